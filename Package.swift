@@ -1,0 +1,39 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+// The domain (StoreCore, StoreSigning, StoreEngine, StoreClient) never imports the terminal;
+// TerminalUI knows nothing of stores; StorefrontApp wires the two together.
+let package = Package(
+    name: "Storefront",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "storefront", targets: ["storefront"]),
+    ],
+    targets: [
+        // C libraries, through system-library shims.
+        .systemLibrary(name: "CNcursesW", path: "Sources/CNcursesW", pkgConfig: "ncursesw"),
+        .systemLibrary(name: "CLibCrypto", path: "Sources/CLibCrypto", pkgConfig: "libcrypto"),
+        .systemLibrary(name: "CSQLite", path: "Sources/CSQLite", pkgConfig: "sqlite3"),
+
+        // Domain: catalog, products, prices, transaction models, JSON.
+        .target(name: "StoreCore", resources: [.copy("Catalog/catalog.schema.json")]),
+        // ES256 JWS and X.509, through libcrypto.
+        .target(name: "StoreSigning", dependencies: ["CLibCrypto"]),
+        // The store side: TransactionSource, LocalAppStore (ledger, clock, signer), ScriptedSource.
+        .target(name: "StoreEngine", dependencies: ["StoreCore", "StoreSigning", "CSQLite"]),
+        // The app side: StoreManager.
+        .target(name: "StoreClient", dependencies: ["StoreCore", "StoreSigning", "StoreEngine"]),
+        // Cell grid, display width, widgets, ncurses backend.
+        .target(name: "TerminalUI", dependencies: ["CNcursesW"]),
+        // Screens, state, reducer, render, key map, commands.
+        .target(name: "StorefrontApp", dependencies: ["StoreCore", "StoreSigning", "StoreEngine", "StoreClient", "TerminalUI"]),
+        .executableTarget(name: "storefront", dependencies: ["StorefrontApp"]),
+
+        .testTarget(name: "StoreCoreTests", dependencies: ["StoreCore"]),
+        .testTarget(name: "StoreSigningTests", dependencies: ["StoreSigning"]),
+        .testTarget(name: "StoreEngineTests", dependencies: ["StoreEngine", "StoreClient"]),
+        .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI"]),
+        .testTarget(name: "StorefrontAppTests", dependencies: ["StorefrontApp"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

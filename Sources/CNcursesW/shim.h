@@ -1,0 +1,15 @@
+// SwiftPM drops pkg-config's -D_XOPEN_SOURCE, so ask for the wide-character API here.
+#define NCURSES_WIDECHAR 1
+#define _XOPEN_SOURCE_EXTENDED 1
+#include <locale.h>
+#include <ncursesw/curses.h>
+
+// Macros and C globals that do not import into Swift 6.
+static inline WINDOW *shim_stdscr(void) { return stdscr; }
+static inline int shim_COLOR_PAIRS(void) { return COLOR_PAIRS; }
+static inline int shim_COLORS(void) { return COLORS; }
+static inline attr_t shim_A_BOLD(void) { return A_BOLD; }
+static inline attr_t shim_A_REVERSE(void) { return A_REVERSE; }
+static inline attr_t shim_A_UNDERLINE(void) { return A_UNDERLINE; }
+static inline attr_t shim_A_DIM(void) { return A_DIM; }
+static inline int shim_KEY_F(int n) { return KEY_F(n); }
