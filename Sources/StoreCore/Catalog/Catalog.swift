@@ -1,0 +1,255 @@
+import Foundation
+
+/// Everything the App Store knows about one app's in-app purchases: the validated, in-memory form
+/// of `catalog.json` or an imported `.storekit` file.
+public struct Catalog: Sendable, Equatable {
+    public var app: AppInfo
+    public var storefronts: [Storefront]
+    /// All products in catalog order; subscriptions appear in their group's order.
+    public var products: [CatalogProduct]
+    public var subscriptionGroups: [SubscriptionGroup]
+    public var offerCodes: [OfferCode]
+    public var settings: TestSettings
+
+    public init(app: AppInfo, storefronts: [Storefront], products: [CatalogProduct],
+                subscriptionGroups: [SubscriptionGroup] = [], offerCodes: [OfferCode] = [],
+                settings: TestSettings = TestSettings()) {
+        self.app = app
+        self.storefronts = storefronts
+        self.products = products
+        self.subscriptionGroups = subscriptionGroups
+        self.offerCodes = offerCodes
+        self.settings = settings
+        self.index = Dictionary(products.enumerated().map { ($1.id, $0) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    private var index: [String: Int]
+
+    public static func == (a: Catalog, b: Catalog) -> Bool {
+        a.app == b.app && a.storefronts == b.storefronts && a.products == b.products
+            && a.subscriptionGroups == b.subscriptionGroups && a.offerCodes == b.offerCodes && a.settings == b.settings
+    }
+
+    public func product(_ id: String) -> CatalogProduct? { index[id].map { products[$0] } }
+
+    public func storefront(_ code: String) -> Storefront? { storefronts.first { $0.code == code.uppercased() } }
+
+    public func group(_ id: String) -> SubscriptionGroup? { subscriptionGroups.first { $0.id == id } }
+
+    /// The products of a group, highest service level (1) first.
+    public func subscriptions(inGroup id: String) -> [CatalogProduct] {
+        products.filter { $0.subscription?.groupID == id }.sorted { $0.subscription!.level < $1.subscription!.level }
+    }
+
+    public func offerCode(_ code: String) -> OfferCode? {
+        let wanted = OfferCode.normalize(code)
+        return offerCodes.first { OfferCode.normalize($0.code) == wanted }
+    }
+
+    /// The locales the catalog has text for, in first-seen order.
+    public var locales: [String] {
+        var seen: [String] = []
+        for product in products { for l in product.localizations where !seen.contains(l.locale) { seen.append(l.locale) } }
+        return seen
+    }
+}
+
+/// The app the products belong to.
+public struct AppInfo: Hashable, Sendable {
+    public var name: String
+    public var bundleID: String
+    /// What `AppTransaction` reports for the customer's first download.
+    public var originalAppVersion: String
+    public var appVersion: String
+    public var originalPurchaseDate: Date?
+    public var originalPlatform: String
+
+    public init(name: String, bundleID: String, originalAppVersion: String = "1.0", appVersion: String = "1.0",
+                originalPurchaseDate: Date? = nil, originalPlatform: String = "iOS") {
+        self.name = name
+        self.bundleID = bundleID
+        self.originalAppVersion = originalAppVersion
+        self.appVersion = appVersion
+        self.originalPurchaseDate = originalPurchaseDate
+        self.originalPlatform = originalPlatform
+    }
+}
+
+/// A product's text in one locale.
+public struct Localization: Hashable, Sendable {
+    public var locale: String
+    public var displayName: String
+    public var description: String
+
+    public init(locale: String, displayName: String, description: String) {
+        self.locale = locale
+        self.displayName = displayName
+        self.description = description
+    }
+}
+
+/// A product as the catalog defines it, for every storefront and locale at once.
+/// `Product` is its view in one storefront and locale.
+public struct CatalogProduct: Hashable, Sendable, Identifiable {
+    public var id: String
+    public var type: ProductType
+    public var referenceName: String
+    public var localizations: [Localization]
+    public var isFamilyShareable: Bool
+    /// Price per storefront code; a storefront missing here does not sell the product.
+    public var prices: [String: Decimal]
+    /// For auto-renewable subscriptions.
+    public var subscription: SubscriptionTerms?
+    /// For non-renewing subscriptions: how long one purchase lasts (the app computes the end).
+    public var duration: Period?
+
+    public init(id: String, type: ProductType, referenceName: String, localizations: [Localization],
+                isFamilyShareable: Bool = false, prices: [String: Decimal],
+                subscription: SubscriptionTerms? = nil, duration: Period? = nil) {
+        self.id = id
+        self.type = type
+        self.referenceName = referenceName
+        self.localizations = localizations
+        self.isFamilyShareable = isFamilyShareable
+        self.prices = prices
+        self.subscription = subscription
+        self.duration = duration
+    }
+}
+
+/// An auto-renewable subscription's place in its group and its offers.
+public struct SubscriptionTerms: Hashable, Sendable {
+    public var groupID: String
+    /// Service level: 1 is the highest.
+    public var level: Int
+    public var period: Period
+    public var introductoryOffer: SubscriptionOffer?
+    public var promotionalOffers: [SubscriptionOffer]
+    public var winBackOffers: [SubscriptionOffer]
+
+    public init(groupID: String, level: Int, period: Period, introductoryOffer: SubscriptionOffer? = nil,
+                promotionalOffers: [SubscriptionOffer] = [], winBackOffers: [SubscriptionOffer] = []) {
+        self.groupID = groupID
+        self.level = level
+        self.period = period
+        self.introductoryOffer = introductoryOffer
+        self.promotionalOffers = promotionalOffers
+        self.winBackOffers = winBackOffers
+    }
+
+    public func offer(id: String) -> SubscriptionOffer? {
+        (promotionalOffers + winBackOffers).first { $0.id == id }
+    }
+}
+
+/// StoreKit's `Product.SubscriptionOffer.OfferType`, and the `offerType` numbers of signed transactions.
+public enum OfferType: String, CaseIterable, Sendable {
+    case introductory, promotional, code, winBack
+
+    public var signedValue: Int {
+        switch self { case .introductory: 1; case .promotional: 2; case .code: 3; case .winBack: 4 }
+    }
+}
+
+/// StoreKit's `PaymentMode` (plus `oneTime`, which code offers for non-subscriptions use).
+public enum PaymentMode: String, CaseIterable, Sendable {
+    case freeTrial, payAsYouGo, payUpFront, oneTime
+
+    /// The `offerDiscountType` of signed transactions.
+    public var signedName: String {
+        switch self {
+        case .freeTrial: "FREE_TRIAL"
+        case .payAsYouGo: "PAY_AS_YOU_GO"
+        case .payUpFront: "PAY_UP_FRONT"
+        case .oneTime: "ONE_TIME"
+        }
+    }
+}
+
+/// An introductory, promotional, win-back or code offer on a subscription.
+public struct SubscriptionOffer: Hashable, Sendable {
+    /// Promotional and win-back offers have an ID; introductory offers don't.
+    public var id: String?
+    public var type: OfferType
+    public var paymentMode: PaymentMode
+    /// For pay as you go, the length of one discounted period; otherwise the whole offer's period.
+    public var period: Period
+    public var periodCount: Int
+    /// Price per storefront (per period for pay as you go; the total for pay up front; empty for a free trial).
+    public var prices: [String: Decimal]
+    /// Win-back offers: eligibility switched by hand, as `.storekit`'s `isEligible`.
+    public var isEligible: Bool
+
+    public init(id: String? = nil, type: OfferType, paymentMode: PaymentMode, period: Period, periodCount: Int = 1,
+                prices: [String: Decimal] = [:], isEligible: Bool = true) {
+        self.id = id
+        self.type = type
+        self.paymentMode = paymentMode
+        self.period = period
+        self.periodCount = periodCount
+        self.prices = prices
+        self.isEligible = isEligible
+    }
+
+    public func price(in storefront: String) -> Decimal {
+        paymentMode == .freeTrial ? 0 : (prices[storefront] ?? 0)
+    }
+}
+
+/// A group of auto-renewable subscriptions; a customer holds at most one of them at a time.
+public struct SubscriptionGroup: Hashable, Sendable, Identifiable {
+    public var id: String
+    public var referenceName: String
+    /// Localized group names by locale, in catalog order.
+    public var localizedNames: [String: String]
+
+    public init(id: String, referenceName: String, localizedNames: [String: String] = [:]) {
+        self.id = id
+        self.referenceName = referenceName
+        self.localizedNames = localizedNames
+    }
+
+    public func name(for locale: String) -> String {
+        LocaleMatch.best(locale, among: Array(localizedNames.keys)).flatMap { localizedNames[$0] } ?? referenceName
+    }
+}
+
+/// Who may redeem an offer code.
+public enum CustomerEligibility: String, CaseIterable, Sendable {
+    /// Never subscribed in the product's group (for non-subscriptions: doesn't own the product).
+    case new
+    /// Subscribed now.
+    case existing
+    /// Subscribed before, lapsed now.
+    case expired
+}
+
+/// A one-time code that grants a product, or an offer on a subscription.
+public struct OfferCode: Hashable, Sendable {
+    public var code: String
+    public var referenceName: String
+    public var productID: String
+    /// For subscriptions: the discounted offer; nil grants the product at no charge (`oneTime` for non-subscriptions).
+    public var offer: SubscriptionOffer?
+    public var eligibility: Set<CustomerEligibility>
+    /// Total redemptions allowed; nil is unlimited.
+    public var redemptionLimit: Int?
+    public var expires: Date?
+
+    public init(code: String, referenceName: String? = nil, productID: String, offer: SubscriptionOffer? = nil,
+                eligibility: Set<CustomerEligibility> = Set(CustomerEligibility.allCases),
+                redemptionLimit: Int? = nil, expires: Date? = nil) {
+        self.code = code
+        self.referenceName = referenceName ?? code
+        self.productID = productID
+        self.offer = offer
+        self.eligibility = eligibility
+        self.redemptionLimit = redemptionLimit
+        self.expires = expires
+    }
+
+    /// Codes are case-insensitive and ignore surrounding spaces.
+    public static func normalize(_ code: String) -> String {
+        code.trimmingCharacters(in: .whitespacesAndNewlines).uppercased()
+    }
+}

@@ -1,0 +1,417 @@
+import Foundation
+
+/// Reads and writes Storefront's own catalog format (`catalog.json`; the README documents it and
+/// `catalog.schema.json` describes it). Reading validates everything, or fails naming the field.
+public enum CatalogFormat {
+    public static let subscriptionPeriods = ["P1W", "P1M", "P2M", "P3M", "P6M", "P1Y"]
+    public static let offerPeriods = ["P3D", "P1W", "P2W", "P1M", "P2M", "P3M", "P6M", "P1Y"]
+
+    public static func decode(_ json: JSONValue, file: String) throws -> Catalog {
+        var reader = Reader(file: file)
+        return try reader.catalog(JSONField(json, file: file))
+    }
+
+    public static func encode(_ catalog: Catalog) -> JSONValue {
+        Writer(catalog: catalog).root()
+    }
+}
+
+// MARK: - Reading
+
+private struct Reader {
+    let file: String
+    var storefronts: [Storefront] = []
+
+    init(file: String) { self.file = file }
+
+    mutating func catalog(_ root: JSONField) throws -> Catalog {
+        try root.allowOnly(["$schema", "format", "app", "storefronts", "products", "subscriptionGroups", "offerCodes", "settings"])
+        let app = try self.app(root.required("app"))
+        storefronts = try root.required("storefronts").array().map(storefront)
+        guard !storefronts.isEmpty else { throw try root.required("storefronts").error("list at least one storefront") }
+        try checkUnique(storefronts.map(\.code), in: root.required("storefronts").array(), what: "storefront")
+
+        var products = try root.optional("products")?.array().map(product) ?? []
+        var groups: [SubscriptionGroup] = []
+        for groupField in try root.optional("subscriptionGroups")?.array() ?? [] {
+            let (group, subscriptions) = try subscriptionGroup(groupField)
+            groups.append(group)
+            products += subscriptions
+        }
+        try checkUniqueProducts(products, root: root)
+        try checkUnique(groups.map(\.id), in: root.optional("subscriptionGroups")?.array() ?? [], what: "subscription group")
+
+        let partial = Catalog(app: app, storefronts: storefronts, products: products, subscriptionGroups: groups)
+        let codes = try root.optional("offerCodes")?.array().map { try offerCode($0, catalog: partial) } ?? []
+        try checkUnique(codes.map { OfferCode.normalize($0.code) }, in: root.optional("offerCodes")?.array() ?? [], what: "offer code")
+        let settings = try root.optional("settings").map(self.settings) ?? TestSettings()
+        return Catalog(app: app, storefronts: storefronts, products: products, subscriptionGroups: groups,
+                       offerCodes: codes, settings: settings)
+    }
+
+    func app(_ field: JSONField) throws -> AppInfo {
+        try field.allowOnly(["name", "bundleID", "version", "originalVersion", "originalPurchaseDate", "originalPlatform"])
+        let platforms = ["iOS", "macOS", "tvOS", "visionOS"]
+        let platform = try field.optional("originalPlatform")?.string() ?? "iOS"
+        guard platforms.contains(platform) else {
+            throw try field.required("originalPlatform").error("\"\(platform)\" is not a platform (use \(platforms.joined(separator: ", ")))")
+        }
+        return AppInfo(
+            name: try field.required("name").nonEmptyString(),
+            bundleID: try field.required("bundleID").nonEmptyString(),
+            originalAppVersion: try field.optional("originalVersion")?.string() ?? "1.0",
+            appVersion: try field.optional("version")?.string() ?? "1.0",
+            originalPurchaseDate: try field.optional("originalPurchaseDate")?.date(),
+            originalPlatform: platform)
+    }
+
+    /// `"USA"` for a known storefront, or an object that sets or overrides its currency, locale and ID.
+    func storefront(_ field: JSONField) throws -> Storefront {
+        if case .string(let code) = field.value {
+            guard let known = Storefront.known(code), code == code.uppercased() else {
+                throw field.error("unknown storefront code \"\(code)\" (use an ISO 3166-1 alpha-3 code such as USA, or an object with code, currency, locale and id)")
+            }
+            return known
+        }
+        try field.allowOnly(["code", "currency", "locale", "id"])
+        let codeField = try field.required("code")
+        let code = try codeField.string()
+        guard code.count == 3, code.allSatisfy({ $0.isASCII && $0.isUppercase }) else {
+            throw codeField.error("\"\(code)\" is not an ISO 3166-1 alpha-3 code (three capital letters, like USA)")
+        }
+        let known = Storefront.known(code)
+        guard let currency = try field.optional("currency")?.string() ?? known?.currency,
+              let locale = try field.optional("locale")?.string() ?? known?.locale,
+              let id = try field.optional("id")?.string() ?? known?.id else {
+            throw codeField.error("unknown storefront code \"\(code)\": give its currency, locale and id")
+        }
+        if let currencyField = field.optional("currency"), !Validation.isCurrency(currency) {
+            throw currencyField.error("\"\(currency)\" is not an ISO 4217 currency code")
+        }
+        if let localeField = field.optional("locale"), !Validation.isLocale(locale) {
+            throw localeField.error("unknown locale \"\(locale)\"")
+        }
+        return Storefront(code: code, currency: currency, locale: locale, id: id)
+    }
+
+    func product(_ field: JSONField) throws -> CatalogProduct {
+        try field.allowOnly(["id", "type", "referenceName", "familyShareable", "localizations", "prices", "duration"])
+        let typeField = try field.required("type")
+        let typeName = try typeField.string()
+        guard let type = ProductType(rawValue: typeName) else {
+            throw typeField.error("unknown type \"\(typeName)\" (use consumable, nonConsumable or nonRenewing)")
+        }
+        if type == .autoRenewable {
+            throw typeField.error("auto-renewable subscriptions belong in subscriptionGroups[].subscriptions")
+        }
+        var duration: Period?
+        if type == .nonRenewing {
+            duration = try field.required("duration").period()
+        } else if let durationField = field.optional("duration") {
+            throw durationField.error("only nonRenewing products have a duration")
+        }
+        return try common(field, type: type) { $0.duration = duration }
+    }
+
+    func common(_ field: JSONField, type: ProductType, finish: (inout CatalogProduct) throws -> Void) throws -> CatalogProduct {
+        let id = try field.required("id").nonEmptyString()
+        var product = CatalogProduct(
+            id: id, type: type,
+            referenceName: try field.optional("referenceName")?.string() ?? id,
+            localizations: try localizations(field.required("localizations")),
+            isFamilyShareable: try field.optional("familyShareable")?.bool() ?? false,
+            prices: try prices(field.required("prices")))
+        try finish(&product)
+        return product
+    }
+
+    func localizations(_ field: JSONField) throws -> [Localization] {
+        let entries = try field.object()
+        guard !entries.isEmpty else { throw field.error("give at least one locale's displayName and description") }
+        return try entries.map { locale, text in
+            try checkLocale(locale, text)
+            try text.allowOnly(["displayName", "description"])
+            return Localization(locale: locale, displayName: try text.required("displayName").nonEmptyString(),
+                                description: try text.optional("description")?.string() ?? "")
+        }
+    }
+
+    func checkLocale(_ locale: String, _ field: JSONField) throws {
+        guard Validation.isLocale(locale) else {
+            throw field.error("unknown locale \"\(locale)\" (use identifiers like en_US, zh_Hans, ja, de)")
+        }
+    }
+
+    func prices(_ field: JSONField) throws -> [String: Decimal] {
+        var prices: [String: Decimal] = [:]
+        for (code, price) in try field.object() {
+            guard storefronts.contains(where: { $0.code == code }) else {
+                throw price.error("unknown storefront code \"\(code)\" (declare it in storefronts first)")
+            }
+            prices[code] = try price.decimal()
+        }
+        return prices
+    }
+
+    func subscriptionGroup(_ field: JSONField) throws -> (SubscriptionGroup, [CatalogProduct]) {
+        try field.allowOnly(["id", "referenceName", "localizations", "subscriptions"])
+        let id = try field.required("id").nonEmptyString()
+        var names: [String: String] = [:]
+        for (locale, name) in try field.optional("localizations")?.object() ?? [] {
+            try checkLocale(locale, name)
+            names[locale] = try name.nonEmptyString()
+        }
+        let subscriptions = try field.required("subscriptions").array().map { try subscription($0, groupID: id) }
+        guard !subscriptions.isEmpty else { throw try field.required("subscriptions").error("a group needs at least one subscription") }
+        let group = SubscriptionGroup(id: id, referenceName: try field.optional("referenceName")?.string() ?? id, localizedNames: names)
+        return (group, subscriptions)
+    }
+
+    func subscription(_ field: JSONField, groupID: String) throws -> CatalogProduct {
+        try field.allowOnly(["id", "referenceName", "familyShareable", "localizations", "prices", "level", "period",
+                             "introductoryOffer", "promotionalOffers", "winBackOffers"])
+        return try common(field, type: .autoRenewable) { product in
+            product.subscription = SubscriptionTerms(
+                groupID: groupID,
+                level: try field.required("level").int(in: 1...100),
+                period: try field.required("period").period(allowed: CatalogFormat.subscriptionPeriods),
+                introductoryOffer: try field.optional("introductoryOffer").map { try offer($0, type: .introductory) },
+                promotionalOffers: try field.optional("promotionalOffers")?.array().map { try offer($0, type: .promotional) } ?? [],
+                winBackOffers: try field.optional("winBackOffers")?.array().map { try offer($0, type: .winBack) } ?? [])
+        }
+    }
+
+    func offer(_ field: JSONField, type: OfferType) throws -> SubscriptionOffer {
+        var keys: Set<String> = ["paymentMode", "period", "periods", "prices"]
+        if type == .promotional || type == .winBack { keys.insert("id") }
+        if type == .winBack { keys.insert("eligible") }
+        try field.allowOnly(keys)
+        let modeField = try field.required("paymentMode")
+        let modeName = try modeField.string()
+        guard let mode = PaymentMode(rawValue: modeName), mode != .oneTime else {
+            throw modeField.error("unknown payment mode \"\(modeName)\" (use freeTrial, payAsYouGo or payUpFront)")
+        }
+        let prices = try field.optional("prices").map(self.prices) ?? [:]
+        if mode != .freeTrial, prices.isEmpty {
+            throw field.error("a \(mode.rawValue) offer needs prices per storefront")
+        }
+        return SubscriptionOffer(
+            id: type == .promotional || type == .winBack ? try field.required("id").nonEmptyString() : nil,
+            type: type, paymentMode: mode,
+            period: try field.required("period").period(allowed: CatalogFormat.offerPeriods),
+            periodCount: try field.optional("periods")?.int(in: 1...12) ?? 1,
+            prices: prices,
+            isEligible: try field.optional("eligible")?.bool() ?? true)
+    }
+
+    func offerCode(_ field: JSONField, catalog: Catalog) throws -> OfferCode {
+        try field.allowOnly(["code", "referenceName", "product", "offer", "eligibility", "redemptions", "expires"])
+        let codeField = try field.required("code")
+        let code = try codeField.nonEmptyString()
+        guard code.trimmingCharacters(in: .whitespaces).allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) }) else {
+            throw codeField.error("\"\(code)\" is not an offer code (letters and digits only)")
+        }
+        let productField = try field.required("product")
+        let productID = try productField.string()
+        guard let product = catalog.product(productID) else {
+            throw productField.error("unknown product \"\(productID)\"")
+        }
+        var offer: SubscriptionOffer?
+        if let offerField = field.optional("offer") {
+            guard product.type == .autoRenewable else {
+                throw offerField.error("only auto-renewable subscriptions take an offer; other products are granted once")
+            }
+            offer = try self.offer(offerField, type: .code)
+        }
+        var eligibility = Set(CustomerEligibility.allCases)
+        if let eligibilityField = field.optional("eligibility") {
+            eligibility = try Set(eligibilityField.array().map { item in
+                let name = try item.string()
+                guard let e = CustomerEligibility(rawValue: name) else {
+                    throw item.error("unknown eligibility \"\(name)\" (use new, existing or expired)")
+                }
+                return e
+            })
+            guard !eligibility.isEmpty else { throw eligibilityField.error("list at least one of new, existing, expired") }
+        }
+        return OfferCode(code: code, referenceName: try field.optional("referenceName")?.string(), productID: productID,
+                         offer: offer, eligibility: eligibility,
+                         redemptionLimit: try field.optional("redemptions")?.int(in: 1...1_000_000_000),
+                         expires: try field.optional("expires")?.date())
+    }
+
+    func settings(_ field: JSONField) throws -> TestSettings {
+        try field.allowOnly(["storefront", "locale", "timeRate", "askToBuy", "interruptedPurchases", "billingRetryOnRenewal",
+                             "gracePeriod", "invalidSignatures", "autoApproveRefunds", "networkDelay", "failures"])
+        var settings = TestSettings()
+        if let sf = field.optional("storefront") {
+            let code = try sf.string()
+            guard storefronts.contains(where: { $0.code == code }) else {
+                throw sf.error("unknown storefront code \"\(code)\" (declare it in storefronts)")
+            }
+            settings.storefront = code
+        }
+        if let localeField = field.optional("locale") {
+            let locale = try localeField.string()
+            try checkLocale(locale, localeField)
+            settings.locale = locale
+        }
+        if let rate = field.optional("timeRate") {
+            let name = rate.value.stringValue ?? rate.value.serialized()
+            guard let timeRate = TimeRate(name: name) else {
+                throw rate.error("unknown time rate \(name) (use a name like monthlyRenewalEveryThirtySeconds or Xcode's integer)")
+            }
+            settings.timeRate = timeRate
+        }
+        settings.askToBuy = try field.optional("askToBuy")?.bool() ?? false
+        settings.interruptedPurchases = try field.optional("interruptedPurchases")?.bool() ?? false
+        settings.billingRetryOnRenewal = try field.optional("billingRetryOnRenewal")?.bool() ?? false
+        settings.gracePeriod = try field.optional("gracePeriod")?.bool() ?? false
+        settings.invalidSignatures = try field.optional("invalidSignatures")?.bool() ?? false
+        settings.autoApproveRefunds = try field.optional("autoApproveRefunds")?.bool() ?? false
+        if let delay = field.optional("networkDelay") {
+            settings.networkDelay = try delay.double()
+            guard (0...30).contains(settings.networkDelay) else { throw delay.error("use 0 to 30 seconds") }
+        }
+        for (api, failure) in try field.optional("failures")?.object() ?? [] {
+            guard let storeAPI = StoreAPI(rawValue: api) else {
+                throw failure.error("unknown API (use one of: \(StoreAPI.allCases.map(\.rawValue).joined(separator: ", ")))")
+            }
+            let name = try failure.string()
+            guard let error = StoreFailure(name: name) else {
+                throw failure.error("unknown error \"\(name)\" (for example networkError, systemError, purchaseNotAllowed)")
+            }
+            settings.failures[storeAPI] = error
+        }
+        return settings
+    }
+
+    func checkUniqueProducts(_ products: [CatalogProduct], root: JSONField) throws {
+        var seen: Set<String> = []
+        for product in products where !seen.insert(product.id).inserted {
+            throw root.error("duplicate product ID \"\(product.id)\" (product IDs must be unique across products and subscriptions)")
+        }
+    }
+
+    func checkUnique(_ keys: [String], in fields: [JSONField], what: String) throws {
+        var seen: Set<String> = []
+        for (key, field) in zip(keys, fields) where !seen.insert(key).inserted {
+            throw field.error("duplicate \(what) \"\(key)\"")
+        }
+    }
+}
+
+enum Validation {
+    static let languages = Set(Locale.LanguageCode.isoLanguageCodes.map(\.identifier))
+    static let currencies = Set(Locale.Currency.isoCurrencies.map(\.identifier))
+
+    static func isLocale(_ identifier: String) -> Bool {
+        let parts = LocaleMatch.Parts(identifier)
+        let pieces = identifier.replacingOccurrences(of: "-", with: "_").split(separator: "_")
+        guard !pieces.isEmpty, pieces.count <= 3, pieces.allSatisfy({ $0.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber) } }) else { return false }
+        return languages.contains(parts.language)
+    }
+
+    static func isCurrency(_ code: String) -> Bool { currencies.contains(code) }
+}
+
+// MARK: - Writing
+
+private struct Writer {
+    let catalog: Catalog
+
+    func root() -> JSONValue {
+        var root: [(String, JSONValue)] = [
+            ("app", app()),
+            ("storefronts", .array(catalog.storefronts.map(storefront))),
+            ("products", .array(catalog.products.filter { $0.type != .autoRenewable }.map(product))),
+            ("subscriptionGroups", .array(catalog.subscriptionGroups.map(group))),
+        ]
+        if !catalog.offerCodes.isEmpty { root.append(("offerCodes", .array(catalog.offerCodes.map(offerCode)))) }
+        root.append(("settings", settings(catalog.settings)))
+        return object(root)
+    }
+
+    func object(_ members: [(String, JSONValue)]) -> JSONValue { .object(members.map { (key: $0.0, value: $0.1) }) }
+
+    func app() -> JSONValue {
+        let app = catalog.app
+        var members: [(String, JSONValue)] = [("name", .string(app.name)), ("bundleID", .string(app.bundleID)),
+                                              ("version", .string(app.appVersion)), ("originalVersion", .string(app.originalAppVersion))]
+        if let date = app.originalPurchaseDate { members.append(("originalPurchaseDate", .string(date.formatted(.iso8601)))) }
+        members.append(("originalPlatform", .string(app.originalPlatform)))
+        return object(members)
+    }
+
+    func storefront(_ s: Storefront) -> JSONValue {
+        if Storefront.known(s.code) == s { return .string(s.code) }
+        return object([("code", .string(s.code)), ("currency", .string(s.currency)), ("locale", .string(s.locale)), ("id", .string(s.id))])
+    }
+
+    func prices(_ prices: [String: Decimal]) -> JSONValue {
+        object(catalog.storefronts.compactMap { sf in prices[sf.code].map { (sf.code, .string("\($0)")) } })
+    }
+
+    func common(_ p: CatalogProduct) -> [(String, JSONValue)] {
+        [("id", .string(p.id)), ("referenceName", .string(p.referenceName)), ("familyShareable", .bool(p.isFamilyShareable)),
+         ("localizations", object(p.localizations.map { ($0.locale, object([("displayName", .string($0.displayName)), ("description", .string($0.description))])) })),
+         ("prices", prices(p.prices))]
+    }
+
+    func product(_ p: CatalogProduct) -> JSONValue {
+        var members = common(p)
+        members.insert(("type", .string(p.type.rawValue)), at: 1)
+        if let duration = p.duration { members.append(("duration", .string(duration.iso))) }
+        return object(members)
+    }
+
+    func group(_ g: SubscriptionGroup) -> JSONValue {
+        object([("id", .string(g.id)), ("referenceName", .string(g.referenceName)),
+                ("localizations", object(g.localizedNames.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) })),
+                ("subscriptions", .array(catalog.products.filter { $0.subscription?.groupID == g.id }.map(subscription)))])
+    }
+
+    func subscription(_ p: CatalogProduct) -> JSONValue {
+        let terms = p.subscription!
+        var members = common(p)
+        members += [("level", .number(String(terms.level))), ("period", .string(terms.period.iso))]
+        if let intro = terms.introductoryOffer { members.append(("introductoryOffer", offer(intro))) }
+        if !terms.promotionalOffers.isEmpty { members.append(("promotionalOffers", .array(terms.promotionalOffers.map(offer)))) }
+        if !terms.winBackOffers.isEmpty { members.append(("winBackOffers", .array(terms.winBackOffers.map(offer)))) }
+        return object(members)
+    }
+
+    func offer(_ o: SubscriptionOffer) -> JSONValue {
+        var members: [(String, JSONValue)] = []
+        if let id = o.id { members.append(("id", .string(id))) }
+        members += [("paymentMode", .string(o.paymentMode.rawValue)), ("period", .string(o.period.iso)),
+                    ("periods", .number(String(o.periodCount)))]
+        if !o.prices.isEmpty { members.append(("prices", prices(o.prices))) }
+        if o.type == .winBack { members.append(("eligible", .bool(o.isEligible))) }
+        return object(members)
+    }
+
+    func offerCode(_ c: OfferCode) -> JSONValue {
+        var members: [(String, JSONValue)] = [("code", .string(c.code)), ("referenceName", .string(c.referenceName)),
+                                              ("product", .string(c.productID))]
+        if let offer = c.offer { members.append(("offer", self.offer(offer))) }
+        members.append(("eligibility", .array(CustomerEligibility.allCases.filter(c.eligibility.contains).map { .string($0.rawValue) })))
+        if let limit = c.redemptionLimit { members.append(("redemptions", .number(String(limit)))) }
+        if let expires = c.expires { members.append(("expires", .string(expires.formatted(.iso8601)))) }
+        return object(members)
+    }
+
+    func settings(_ s: TestSettings) -> JSONValue {
+        var members: [(String, JSONValue)] = []
+        if let sf = s.storefront { members.append(("storefront", .string(sf))) }
+        if let locale = s.locale { members.append(("locale", .string(locale))) }
+        members += [("timeRate", .string(s.timeRate.name)), ("askToBuy", .bool(s.askToBuy)),
+                    ("interruptedPurchases", .bool(s.interruptedPurchases)), ("billingRetryOnRenewal", .bool(s.billingRetryOnRenewal)),
+                    ("gracePeriod", .bool(s.gracePeriod)), ("invalidSignatures", .bool(s.invalidSignatures)),
+                    ("autoApproveRefunds", .bool(s.autoApproveRefunds)), ("networkDelay", .number(String(s.networkDelay)))]
+        if !s.failures.isEmpty {
+            members.append(("failures", object(StoreAPI.allCases.compactMap { api in s.failures[api].map { (api.rawValue, .string($0.name)) } })))
+        }
+        return object(members)
+    }
+}

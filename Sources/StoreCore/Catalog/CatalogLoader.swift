@@ -1,0 +1,38 @@
+import Foundation
+
+/// Loads a catalog from a file: Storefront's `catalog.json` format or Xcode's `.storekit`,
+/// told apart by the keys present (never by extension or version number).
+public enum CatalogLoader {
+    public static func load(path: String) throws -> Catalog {
+        let name = (path as NSString).lastPathComponent
+        guard FileManager.default.fileExists(atPath: path) else {
+            throw CatalogError(file: path, location: .file, message: "no such file")
+        }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw CatalogError(file: path, location: .file, message: "cannot read the file (check its permissions)")
+        }
+        return try load(data: data, file: name)
+    }
+
+    public static func load(data: Data, file: String) throws -> Catalog {
+        let json: JSONValue
+        do {
+            json = try JSONParser.parse(data)
+        } catch {
+            throw CatalogError(file: file, location: .position(line: error.line, column: error.column), message: error.reason)
+        }
+        guard json.objectValue != nil else {
+            throw CatalogError(file: file, location: .file, message: "expected a JSON object at the top level, found \(json.kindName)")
+        }
+        if isStoreKitConfiguration(json) {
+            return try StoreKitImporter.catalog(from: json, file: file)
+        }
+        return try CatalogFormat.decode(json, file: file)
+    }
+
+    /// A `.storekit` file has `products`/`subscriptionGroups` written by Xcode and no `app` object.
+    static func isStoreKitConfiguration(_ json: JSONValue) -> Bool {
+        json["app"] == nil && (json["identifier"] != nil || json["nonRenewingSubscriptions"] != nil
+            || json["version"]?["major"] != nil || json["settings"]?.objectValue?.contains { $0.key.hasPrefix("_") } == true)
+    }
+}

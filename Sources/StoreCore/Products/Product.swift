@@ -1,0 +1,81 @@
+import Foundation
+
+/// A product as StoreKit's `Product` presents it: localized for one storefront and locale.
+public struct Product: Hashable, Sendable, Identifiable {
+    public var id: String
+    public var type: ProductType
+    public var displayName: String
+    public var description: String
+    public var price: Decimal
+    public var displayPrice: String
+    public var currency: String
+    public var locale: String
+    public var storefront: String
+    public var isFamilyShareable: Bool
+    public var subscription: SubscriptionTerms?
+    /// The subscription group's localized name.
+    public var groupName: String?
+    /// Non-renewing subscriptions: how long a purchase lasts.
+    public var duration: Period?
+
+    /// Formats another amount (an offer price) the way this product's price is formatted.
+    public func format(_ amount: Decimal) -> String {
+        PriceFormatter.displayPrice(amount, currency: currency, locale: locale)
+    }
+}
+
+extension Catalog {
+    /// `Product.products(for:)`: the products sold in the storefront, in catalog order; IDs that
+    /// don't exist or aren't sold there are left out, never an error.
+    public func products(for ids: [String]? = nil, storefront code: String, locale: String) -> [Product] {
+        let wanted = ids.map(Set.init)
+        return products.compactMap { item in
+            guard wanted?.contains(item.id) ?? true else { return nil }
+            return localized(item, storefront: code, locale: locale)
+        }
+    }
+
+    /// One product in a storefront and locale; nil when the storefront doesn't sell it.
+    public func localized(_ item: CatalogProduct, storefront code: String, locale: String) -> Product? {
+        guard let price = item.prices[code], let storefront = storefront(code) else { return nil }
+        let text = item.localization(for: locale)
+        return Product(
+            id: item.id, type: item.type, displayName: text.displayName, description: text.description,
+            price: price, displayPrice: PriceFormatter.displayPrice(price, currency: storefront.currency, locale: locale),
+            currency: storefront.currency, locale: locale, storefront: code, isFamilyShareable: item.isFamilyShareable,
+            subscription: item.subscription, groupName: item.subscription.flatMap { group($0.groupID)?.name(for: locale) },
+            duration: item.duration)
+    }
+}
+
+extension CatalogProduct {
+    /// The text for a locale, falling back `zh_CN` → `zh_Hans` → the first localization → the reference name.
+    public func localization(for locale: String) -> Localization {
+        if let match = LocaleMatch.best(locale, among: localizations.map(\.locale)),
+           let text = localizations.first(where: { $0.locale == match }) { return text }
+        return localizations.first ?? Localization(locale: locale, displayName: referenceName, description: "")
+    }
+}
+
+extension Product {
+    /// "1 week free, then $9.99/month": the App Store's wording for an offer followed by the regular price.
+    public func offerText(_ offer: SubscriptionOffer) -> String {
+        let then = subscription.map { ", then \(displayPrice)/\($0.period.perWords)" } ?? ""
+        let price = format(offer.price(in: storefront))
+        switch offer.paymentMode {
+        case .freeTrial:
+            return "\(Period(offer.period.value * offer.periodCount, offer.period.unit).words) free" + then
+        case .payAsYouGo:
+            return "\(price)/\(offer.period.perWords) for \(Period(offer.period.value * offer.periodCount, offer.period.unit).words)" + then
+        case .payUpFront:
+            return "\(price) for \(Period(offer.period.value * offer.periodCount, offer.period.unit).words)" + then
+        case .oneTime:
+            return "\(price) once"
+        }
+    }
+
+    /// "$9.99/month" for subscriptions, the plain display price otherwise.
+    public var priceWithPeriod: String {
+        subscription.map { "\(displayPrice)/\($0.period.perWords)" } ?? displayPrice
+    }
+}

@@ -1,0 +1,33 @@
+/// StoreKit's four product types.
+public enum ProductType: String, CaseIterable, Sendable, Codable {
+    case consumable, nonConsumable, autoRenewable, nonRenewing
+
+    /// The `type` string Apple puts in signed transactions.
+    public var signedName: String {
+        switch self {
+        case .consumable: "Consumable"
+        case .nonConsumable: "Non-Consumable"
+        case .autoRenewable: "Auto-Renewable Subscription"
+        case .nonRenewing: "Non-Renewing Subscription"
+        }
+    }
+
+    public init?(signedName: String) {
+        guard let type = Self.allCases.first(where: { $0.signedName == signedName }) else { return nil }
+        self = type
+    }
+
+    /// Restored by `AppStore.sync()` and listed in `Transaction.all` after a restore.
+    public var isRestorable: Bool { self != .consumable }
+
+    public var isSubscription: Bool { self == .autoRenewable || self == .nonRenewing }
+
+    public var title: String {
+        switch self {
+        case .consumable: "Consumables"
+        case .nonConsumable: "Non-consumables"
+        case .autoRenewable: "Subscriptions"
+        case .nonRenewing: "Non-renewing subscriptions"
+        }
+    }
+}

@@ -1,0 +1,60 @@
+import Foundation
+
+/// An ISO 8601 duration of one unit, as StoreKit uses for subscription periods (`P1W`, `P3M`, `P1Y`, `P3D`).
+public struct Period: Hashable, Sendable, CustomStringConvertible {
+    public enum Unit: String, Sendable, CaseIterable {
+        case day = "D", week = "W", month = "M", year = "Y"
+
+        var calendarComponent: Calendar.Component {
+            switch self { case .day: .day; case .week: .weekOfYear; case .month: .month; case .year: .year }
+        }
+
+        var word: String {
+            switch self { case .day: "day"; case .week: "week"; case .month: "month"; case .year: "year" }
+        }
+    }
+
+    public var value: Int
+    public var unit: Unit
+
+    public init(_ value: Int, _ unit: Unit) {
+        self.value = value
+        self.unit = unit
+    }
+
+    /// Parses `P<n><D|W|M|Y>`; anything else is nil.
+    public init?(iso: String) {
+        guard iso.count >= 3, iso.first == "P", let unit = Unit(rawValue: String(iso.last!)),
+              let value = Int(iso.dropFirst().dropLast()), value > 0, value <= 1000 else { return nil }
+        self.init(value, unit)
+    }
+
+    public var iso: String { "P\(value)\(unit.rawValue)" }
+    public var description: String { iso }
+
+    /// "1 week", "3 months".
+    public var words: String { value == 1 ? "1 \(unit.word)" : "\(value) \(unit.word)s" }
+    /// "week", "3 months": the form that follows "per" or "/".
+    public var perWords: String { value == 1 ? unit.word : words }
+
+    /// Calendar arithmetic in UTC, so a monthly subscription bought on Jan 31 renews on the last day of February.
+    public func advance(_ date: Date, by times: Int = 1) -> Date {
+        Self.calendar.date(byAdding: unit.calendarComponent, value: value * times, to: date) ?? date
+    }
+
+    /// An approximate length in days (for time rates that scale a month, and for proration).
+    public var approximateDays: Double {
+        switch unit {
+        case .day: Double(value)
+        case .week: Double(value) * 7
+        case .month: Double(value) * 30
+        case .year: Double(value) * 365
+        }
+    }
+
+    static let calendar: Calendar = {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        return calendar
+    }()
+}
