@@ -1,1 +1,4 @@
+import Foundation
 import StorefrontApp
+
+exit(await StorefrontProgram.main(Array(CommandLine.arguments.dropFirst())))

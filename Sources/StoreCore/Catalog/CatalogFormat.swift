@@ -301,18 +301,18 @@ private struct Reader {
     }
 }
 
-enum Validation {
+public enum Validation {
     static let languages = Set(Locale.LanguageCode.isoLanguageCodes.map(\.identifier))
     static let currencies = Set(Locale.Currency.isoCurrencies.map(\.identifier))
 
-    static func isLocale(_ identifier: String) -> Bool {
+    public static func isLocale(_ identifier: String) -> Bool {
         let parts = LocaleMatch.Parts(identifier)
         let pieces = identifier.replacingOccurrences(of: "-", with: "_").split(separator: "_")
         guard !pieces.isEmpty, pieces.count <= 3, pieces.allSatisfy({ $0.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber) } }) else { return false }
         return languages.contains(parts.language)
     }
 
-    static func isCurrency(_ code: String) -> Bool { currencies.contains(code) }
+    public static func isCurrency(_ code: String) -> Bool { currencies.contains(code) }
 }
 
 // MARK: - Writing

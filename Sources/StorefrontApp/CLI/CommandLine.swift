@@ -1,0 +1,154 @@
+/// The command line: one table of commands and options drives parsing and `--help`.
+public struct CommandLineOptions: Sendable, Equatable {
+    public var command: Command = .store
+    public var files: [String] = []
+    public var catalogPath: String?
+    public var storefront: String?
+    public var locale: String?
+    public var statePath: String?
+    public var ephemeral = false
+    public var timeRate: String?
+    public var noColor = false
+    public var json = false
+    public var rootCertificate: String?
+    public var atSignedDate = false
+    public var junitPath: String?
+    public var reportPath: String?
+    public var speed: Double = 1
+
+    public init() {}
+}
+
+public enum Command: String, CaseIterable, Sendable {
+    case store, catalog, verify, cert, run, walk, demo
+
+    var usage: String {
+        switch self {
+        case .store: "storefront [--catalog FILE] [options]"
+        case .catalog: "storefront catalog [FILE] [--storefront CODE] [--locale ID] [--json]"
+        case .verify: "storefront verify FILE|- [--root PEM] [--at-signed-date]"
+        case .cert: "storefront cert [--state DIR]"
+        case .run: "storefront run FILE... [--junit FILE] [--report FILE]"
+        case .walk: "storefront walk FILE"
+        case .demo: "storefront demo FILE [--speed X]"
+        }
+    }
+
+    var summary: String {
+        switch self {
+        case .store: "open the storefront in the terminal (the default)"
+        case .catalog: "load, validate and print a catalog or .storekit file"
+        case .verify: "decode a signed JWS, print its payload and whether it verifies"
+        case .cert: "print the local store's signing certificate (PEM) for a backend to trust"
+        case .run: "run scenario files headless; exit non-zero on any failure"
+        case .walk: "open the storefront with a scenario as a checklist to perform by hand"
+        case .demo: "play a scenario in the storefront at human pace"
+        }
+    }
+}
+
+public struct UsageError: Error, Equatable, CustomStringConvertible {
+    public var description: String
+}
+
+struct OptionSpec: Sendable {
+    var names: [String]
+    var value: String?
+    var help: String
+    var apply: @Sendable (inout CommandLineOptions, String) throws(UsageError) -> Void
+}
+
+public enum CommandLineParser {
+    static let version = "0.1.0"
+
+    static let options: [OptionSpec] = [
+        OptionSpec(names: ["--catalog"], value: "FILE", help: "catalog.json or Xcode .storekit file (default: ./catalog.json)") { $0.catalogPath = $1 },
+        OptionSpec(names: ["--storefront"], value: "CODE", help: "storefront, ISO 3166-1 alpha-3 (default: the catalog's, else USA)") { $0.storefront = $1.uppercased() },
+        OptionSpec(names: ["--locale"], value: "ID", help: "locale for text and prices, e.g. ja_JP (default: the storefront's)") { $0.locale = $1 },
+        OptionSpec(names: ["--state"], value: "DIR", help: "state directory (ledger, signing key); default under $XDG_STATE_HOME/storefront") { $0.statePath = $1 },
+        OptionSpec(names: ["--ephemeral"], value: nil, help: "keep everything in memory; nothing is saved") { o, _ in o.ephemeral = true },
+        OptionSpec(names: ["--time-rate"], value: "RATE", help: "store clock speed: an Xcode time rate name or integer") { $0.timeRate = $1 },
+        OptionSpec(names: ["--no-color"], value: nil, help: "monochrome interface (also NO_COLOR or TERM=dumb)") { o, _ in o.noColor = true },
+        OptionSpec(names: ["--json"], value: nil, help: "catalog: print JSON instead of a table") { o, _ in o.json = true },
+        OptionSpec(names: ["--root"], value: "PEM", help: "verify: trusted root certificate (default: the local store's)") { $0.rootCertificate = $1 },
+        OptionSpec(names: ["--at-signed-date"], value: nil, help: "verify: check certificates at the payload's signedDate") { o, _ in o.atSignedDate = true },
+        OptionSpec(names: ["--junit"], value: "FILE", help: "run: write a JUnit XML report") { $0.junitPath = $1 },
+        OptionSpec(names: ["--report"], value: "FILE", help: "run, walk: write a Markdown report") { $0.reportPath = $1 },
+        OptionSpec(names: ["--speed"], value: "X", help: "demo: playback speed multiplier (default 1)") { o, v throws(UsageError) in
+            guard let speed = Double(v), speed > 0, speed <= 100 else { throw UsageError(description: "--speed needs a number above 0, got '\(v)'") }
+            o.speed = speed
+        },
+    ]
+
+    public static var helpText: String {
+        var lines = ["storefront \(version): StoreKit 2 purchase flows in the terminal", "", "Usage:"]
+        lines += Command.allCases.map { "  " + $0.usage.padding(toLength: 66, withPad: " ", startingAt: 0) }
+        lines += ["", "Commands:"]
+        lines += Command.allCases.map { "  " + ($0 == .store ? "(none)" : $0.rawValue).padding(toLength: 10, withPad: " ", startingAt: 0) + $0.summary }
+        lines += ["", "Options:"]
+        for option in options {
+            let flag = option.names.joined(separator: ", ") + (option.value.map { " " + $0 } ?? "")
+            lines.append("  " + flag.padding(toLength: 22, withPad: " ", startingAt: 0) + option.help)
+        }
+        lines.append("  " + "-h, --help".padding(toLength: 22, withPad: " ", startingAt: 0) + "show this help")
+        lines.append("  " + "--version".padding(toLength: 22, withPad: " ", startingAt: 0) + "print the version")
+        lines += ["", "In the storefront, press ? for the keys of each screen."]
+        return lines.joined(separator: "\n")
+    }
+
+    public enum Outcome: Equatable { case run(CommandLineOptions), help, version }
+
+    public static func parse(_ arguments: [String]) throws(UsageError) -> Outcome {
+        var result = CommandLineOptions()
+        var rest = arguments[...]
+        var sawCommand = false
+        while let argument = rest.popFirst() {
+            if argument == "-h" || argument == "--help" || argument == "help" && !sawCommand { return .help }
+            if argument == "--version" { return .version }
+            if argument.hasPrefix("-") && argument != "-" {
+                let (name, inline) = split(argument)
+                guard let spec = options.first(where: { $0.names.contains(name) }) else {
+                    throw UsageError(description: "unknown option '\(name)'")
+                }
+                if spec.value != nil {
+                    guard let value = inline ?? rest.popFirst() else {
+                        throw UsageError(description: "option '\(name)' needs a value (\(spec.value!))")
+                    }
+                    try spec.apply(&result, value)
+                } else {
+                    guard inline == nil else { throw UsageError(description: "option '\(name)' takes no value") }
+                    try spec.apply(&result, "")
+                }
+            } else if !sawCommand && result.files.isEmpty, let command = Command(rawValue: argument), command != .store {
+                result.command = command
+                sawCommand = true
+            } else if !sawCommand && result.files.isEmpty && Command(rawValue: argument) == nil && !argument.contains(".") && !argument.contains("/") {
+                throw UsageError(description: "unknown command '\(argument)'")
+            } else {
+                result.files.append(argument)
+            }
+        }
+        try check(result)
+        return .run(result)
+    }
+
+    private static func split(_ argument: String) -> (String, String?) {
+        guard let eq = argument.firstIndex(of: "=") else { return (argument, nil) }
+        return (String(argument[..<eq]), String(argument[argument.index(after: eq)...]))
+    }
+
+    private static func check(_ o: CommandLineOptions) throws(UsageError) {
+        switch o.command {
+        case .store:
+            if let file = o.files.first { throw UsageError(description: "unexpected argument '\(file)' (use --catalog FILE to open a catalog)") }
+        case .catalog, .cert:
+            if o.files.count > (o.command == .catalog ? 1 : 0) { throw UsageError(description: "unexpected argument '\(o.files.last!)'") }
+        case .verify, .walk, .demo:
+            if o.files.isEmpty { throw UsageError(description: "\(o.command.rawValue) needs a FILE") }
+            if o.files.count > 1 { throw UsageError(description: "unexpected argument '\(o.files[1])'") }
+        case .run:
+            if o.files.isEmpty { throw UsageError(description: "run needs at least one scenario FILE") }
+        }
+        if o.ephemeral && o.statePath != nil { throw UsageError(description: "--ephemeral and --state cannot be used together") }
+    }
+}

@@ -1,0 +1,63 @@
+import Foundation
+import StoreCore
+
+/// The program: parses the command line and runs a command. Returns the exit status.
+public enum StorefrontProgram {
+    public static func main(_ arguments: [String]) async -> Int32 {
+        let options: CommandLineOptions
+        do {
+            switch try CommandLineParser.parse(arguments) {
+            case .help: print(CommandLineParser.helpText); return 0
+            case .version: print("storefront \(CommandLineParser.version)"); return 0
+            case .run(let parsed): options = parsed
+            }
+        } catch {
+            Console.error("storefront: \(error.description)\nRun 'storefront --help' for usage.")
+            return 2
+        }
+        do {
+            switch options.command {
+            case .catalog: return try CatalogCommand.run(options)
+            default:
+                Console.error("storefront: '\(options.command.rawValue)' is not available yet")
+                return 2
+            }
+        } catch let error as CatalogError {
+            Console.error("storefront: \(error)")
+            return 2
+        } catch let error as UsageError {
+            Console.error("storefront: \(error.description)")
+            return 2
+        } catch {
+            Console.error("storefront: \(error)")
+            return 1
+        }
+    }
+}
+
+enum Console {
+    static func error(_ message: String) {
+        FileHandle.standardError.write(Data((message + "\n").utf8))
+    }
+}
+
+/// Where the catalog, storefront and locale come from: options first, then the catalog's settings.
+struct StoreContext {
+    var catalog: Catalog
+    var storefront: Storefront
+    var locale: String
+
+    static func resolve(_ options: CommandLineOptions, catalogPath: String? = nil) throws -> StoreContext {
+        let path = catalogPath ?? options.catalogPath ?? "catalog.json"
+        let catalog = try CatalogLoader.load(path: path)
+        let code = options.storefront ?? catalog.settings.storefront ?? catalog.storefronts.first?.code ?? "USA"
+        guard let storefront = catalog.storefront(code) else {
+            throw UsageError(description: "unknown storefront '\(code)' (this catalog sells in \(catalog.storefronts.map(\.code).joined(separator: ", ")))")
+        }
+        let locale = options.locale ?? (options.storefront == nil ? catalog.settings.locale : nil) ?? storefront.locale
+        guard Validation.isLocale(locale) else {
+            throw UsageError(description: "unknown locale '\(locale)' (use an identifier like en_US, ja_JP or zh_Hans)")
+        }
+        return StoreContext(catalog: catalog, storefront: storefront, locale: locale)
+    }
+}

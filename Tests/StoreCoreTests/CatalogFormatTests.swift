@@ -1,0 +1,153 @@
+import Foundation
+import Testing
+@testable import StoreCore
+
+@Suite("Catalog format")
+struct CatalogFormatTests {
+    @Test("the bundled catalog loads with every product type, 12 storefronts and 4 localizations")
+    func bundledCatalog() throws {
+        let catalog = try CatalogLoader.load(path: Repo.bundledCatalog)
+        let counts = Dictionary(grouping: catalog.products, by: \.type).mapValues(\.count)
+        #expect(counts[.consumable] == 2)
+        #expect(counts[.nonConsumable] == 2)
+        #expect(counts[.nonRenewing] == 1)
+        #expect(counts[.autoRenewable] == 4)
+        #expect(catalog.storefronts.count >= 10)
+        for code in ["USA", "GBR", "DEU", "FRA", "JPN", "CHN", "IND", "CHE", "BRA", "KOR"] { #expect(catalog.storefront(code) != nil) }
+        #expect(Set(catalog.locales) == ["en_US", "zh_Hans", "ja", "de"])
+        let types = Set(catalog.offerCodes.compactMap { catalog.product($0.productID)?.type })
+        #expect(types == Set(ProductType.allCases))
+        let levels = Set(catalog.subscriptions(inGroup: "lumenquest.membership").map { $0.subscription!.level })
+        #expect(levels.count >= 2)
+    }
+
+    @Test("writing a catalog and reading it back gives the same catalog")
+    func roundTrip() throws {
+        let catalog = try CatalogLoader.load(path: Repo.bundledCatalog)
+        let text = CatalogFormat.encode(catalog).serialized()
+        let again = try CatalogLoader.load(data: Data(text.utf8), file: "round-trip.json")
+        #expect(again == catalog)
+        #expect(CatalogFormat.encode(again).serialized() == text)
+    }
+
+    @Test("a JSON syntax error names the file, line and column")
+    func syntaxError() {
+        let text = "{\n  \"app\": {\n    \"name\": \"X\",,\n  }\n}"
+        #expect(throws: CatalogError(file: "broken.json", location: .position(line: 3, column: 17), message: "expected a quoted key")) {
+            try CatalogLoader.load(data: Data(text.utf8), file: "broken.json")
+        }
+    }
+
+    @Test("a missing file says so")
+    func missingFile() {
+        #expect(throws: CatalogError(file: "/nonexistent/catalog.json", location: .file, message: "no such file")) {
+            try CatalogLoader.load(path: "/nonexistent/catalog.json")
+        }
+    }
+
+    @Test("validation errors name the path of the offending field", arguments: [
+        ("subscriptionGroups.0.subscriptions.2.period", JSONValue.string("P5X"), "subscriptionGroups[0].subscriptions[2].period", "not a valid period"),
+        ("products.0.type", "gadget", "products[0].type", "unknown type \"gadget\""),
+        ("products.1.prices.USA", "4,99", "products[1].prices.USA", "not a decimal price"),
+        ("products.1.prices.USA", .number("4.99"), "products[1].prices.USA", "decimal strings"),
+        ("products.1.prices.XYZ", "1.00", "products[1].prices.XYZ", "unknown storefront code \"XYZ\""),
+        ("storefronts.+", "QQQ", "storefronts[12]", "unknown storefront code \"QQQ\""),
+        ("products.0.localizations.xx_YY", ["displayName": "X"], "products[0].localizations.xx_YY", "unknown locale"),
+        ("offerCodes.0.product", "com.example.nothing", "offerCodes[0].product", "unknown product"),
+        ("subscriptionGroups.0.subscriptions.0.level", 0, "subscriptionGroups[0].subscriptions[0].level", "out of range"),
+        ("subscriptionGroups.0.subscriptions.3.introductoryOffer.paymentMode", "halfOff", "subscriptionGroups[0].subscriptions[3].introductoryOffer.paymentMode", "unknown payment mode"),
+        ("settings.timeRate", "warp", "settings.timeRate", "unknown time rate"),
+        ("settings.failures", ["purchase": "oops"], "settings.failures.purchase", "unknown error"),
+        ("products.0.prise", "1", "products[0].prise", "unknown field"),
+        ("app.name", nil, "app.name", "missing required field"),
+    ] as [(String, JSONValue?, String, String)])
+    func validationError(edit: String, value: JSONValue?, path: String, message: String) {
+        let error = catalogError { $0.set(edit, value) }
+        #expect(error?.location == .field(path), "\(String(describing: error))")
+        #expect(error?.message.contains(message) == true, "\(String(describing: error))")
+        #expect(error?.file == "catalog.json")
+    }
+
+    @Test("duplicate product IDs are rejected")
+    func duplicateIDs() {
+        let error = catalogError { $0.set("products.1.id", "com.lumenquest.coins.100") }
+        #expect(error?.message == "duplicate product ID \"com.lumenquest.coins.100\" (product IDs must be unique across products and subscriptions)")
+    }
+
+    @Test("an offer naming an unknown storefront or a paid offer without prices is rejected")
+    func offerPrices() {
+        let error = catalogError { $0.set("subscriptionGroups.0.subscriptions.1.promotionalOffers.0.prices", nil) }
+        #expect(error?.location == .field("subscriptionGroups[0].subscriptions[1].promotionalOffers[0]"))
+    }
+
+    @Test("deeply nested and invalid UTF-8 input is an error, never a crash")
+    func hostileInput() {
+        let deep = String(repeating: "[", count: 10_000)
+        #expect(throws: CatalogError.self) { try CatalogLoader.load(data: Data(deep.utf8), file: "deep.json") }
+        #expect(throws: CatalogError.self) { try CatalogLoader.load(data: Data([0x7B, 0x22, 0xFF, 0x22, 0x3A, 0x31, 0x7D]), file: "utf8.json") }
+        #expect(throws: CatalogError.self) { try CatalogLoader.load(data: Data(), file: "empty.json") }
+    }
+}
+
+@Suite("Products and prices")
+struct ProductTests {
+    let catalog = try! CatalogLoader.load(path: Repo.bundledCatalog)
+
+    @Test("displayPrice uses the storefront's currency in the locale", arguments: [
+        ("USA", "en_US", "com.lumenquest.gems.500", "$4.99"),
+        ("JPN", "ja_JP", "com.lumenquest.gems.500", "¥800"),
+        ("DEU", "de_DE", "com.lumenquest.gems.500", "4,99\u{a0}€"),
+        ("FRA", "fr_FR", "com.lumenquest.gems.500", "4,99\u{a0}€"),
+        ("GBR", "en_GB", "com.lumenquest.gems.500", "£4.99"),
+        ("CHN", "zh_CN", "com.lumenquest.gems.500", "¥30.00"),
+        ("IND", "hi_IN", "com.lumenquest.pro.yearly", "₹8,999.00"),
+        ("CHE", "de_CH", "com.lumenquest.gems.500", "CHF\u{a0}5.00"),
+        ("BRA", "pt_BR", "com.lumenquest.gems.500", "R$\u{a0}27,90"),
+        ("KOR", "ko_KR", "com.lumenquest.gems.500", "₩7,500"),
+        ("JPN", "en_US", "com.lumenquest.gems.500", "¥800"),
+    ])
+    func displayPrice(storefront: String, locale: String, id: String, expected: String) {
+        let product = catalog.products(for: [id], storefront: storefront, locale: locale).first
+        #expect(product?.displayPrice == expected)
+    }
+
+    @Test("Indian rupees use Indian digit grouping")
+    func indianGrouping() {
+        #expect(PriceFormatter.displayPrice(125_000, currency: "INR", locale: "en_IN") == "₹1,25,000.00")
+    }
+
+    @Test("products not sold in the storefront are left out, as Product.products(for:) does")
+    func notSoldLeftOut() {
+        let china = catalog.products(storefront: "CHN", locale: "zh_CN").map(\.id)
+        #expect(!china.contains("com.lumenquest.removeads"))
+        #expect(catalog.products(for: ["com.lumenquest.removeads", "nope"], storefront: "USA", locale: "en_US").map(\.id) == ["com.lumenquest.removeads"])
+    }
+
+    @Test("display names fall back zh_CN → zh_Hans → the first locale")
+    func localeFallback() {
+        let coins = catalog.product("com.lumenquest.coins.100")!
+        #expect(coins.localization(for: "zh_CN").displayName == "100 金币")
+        #expect(coins.localization(for: "ja_JP").displayName == "コイン100枚")
+        #expect(coins.localization(for: "de_CH").displayName == "100 Münzen")
+        #expect(coins.localization(for: "fr_FR").displayName == "100 Coins")
+        #expect(LocaleMatch.best("zh_TW", among: ["zh_Hans", "zh_Hant"]) == "zh_Hant")
+        #expect(LocaleMatch.best("en_GB", among: ["en_US", "en_GB"]) == "en_GB")
+    }
+
+    @Test("intro offer text reads like the App Store's")
+    func offerText() throws {
+        let plus = try #require(catalog.products(for: ["com.lumenquest.plus.monthly"], storefront: "JPN", locale: "ja_JP").first)
+        #expect(plus.offerText(plus.subscription!.introductoryOffer!) == "1 week free, then ¥800/month")
+        let pro = try #require(catalog.products(for: ["com.lumenquest.pro.monthly"], storefront: "USA", locale: "en_US").first)
+        #expect(pro.offerText(pro.subscription!.introductoryOffer!) == "$4.99/month for 3 months, then $14.99/month")
+    }
+
+    @Test("periods parse and advance by calendar months in UTC")
+    func periods() {
+        #expect(Period(iso: "P1M") == Period(1, .month))
+        #expect(Period(iso: "P0M") == nil)
+        #expect(Period(iso: "1M") == nil)
+        let jan31 = Date(timeIntervalSince1970: 1_706_659_200) // 2024-01-31
+        #expect(Period(1, .month).advance(jan31).formatted(.iso8601.year().month().day()) == "2024-02-29")
+    }
+}
