@@ -1,0 +1,141 @@
+import Foundation
+
+/// StoreKit's `Transaction`, as the payload of a signed JWS, with Apple's JSON keys (dates in ms since 1970).
+public struct TransactionPayload: Hashable, Sendable {
+    public enum Ownership: String, Sendable { case purchased = "PURCHASED", familyShared = "FAMILY_SHARED" }
+    public enum Reason: String, Sendable { case purchase = "PURCHASE", renewal = "RENEWAL" }
+    /// `revocationReason`: 0 other, 1 an issue in the app (`.developerIssue`).
+    public enum RevocationReason: Int, Sendable { case other = 0, developerIssue = 1 }
+    public enum RevocationType: String, Sendable { case refundFull = "REFUND_FULL", refundProrated = "REFUND_PRORATED", familyRevoke = "FAMILY_REVOKE" }
+
+    public var transactionID: Int64
+    public var originalTransactionID: Int64
+    public var webOrderLineItemID: String?
+    public var bundleID: String
+    public var productID: String
+    public var productType: ProductType
+    public var subscriptionGroupID: String?
+    public var purchaseDate: Date
+    public var originalPurchaseDate: Date
+    public var expirationDate: Date?
+    public var quantity: Int
+    public var appAccountToken: UUID?
+    public var ownership: Ownership = .purchased
+    public var signedDate: Date
+    public var revocationDate: Date?
+    public var revocationReason: RevocationReason?
+    public var revocationType: RevocationType?
+    public var revocationPercentage: Int?
+    public var isUpgraded = false
+    public var offerType: OfferType?
+    public var offerID: String?
+    public var offerPaymentMode: PaymentMode?
+    public var offerPeriod: Period?
+    public var environment: String = "LocalTesting"
+    public var storefront: String
+    public var storefrontID: String
+    public var reason: Reason = .purchase
+    public var currency: String
+    /// In milliunits of the currency (4.99 USD = 4990).
+    public var priceMilliunits: Int64
+    public var appTransactionID: String
+
+    public init(transactionID: Int64, originalTransactionID: Int64, bundleID: String, productID: String, productType: ProductType,
+                purchaseDate: Date, originalPurchaseDate: Date, quantity: Int, signedDate: Date,
+                storefront: String, storefrontID: String, currency: String, priceMilliunits: Int64, appTransactionID: String) {
+        self.transactionID = transactionID
+        self.originalTransactionID = originalTransactionID
+        self.bundleID = bundleID
+        self.productID = productID
+        self.productType = productType
+        self.purchaseDate = purchaseDate
+        self.originalPurchaseDate = originalPurchaseDate
+        self.quantity = quantity
+        self.signedDate = signedDate
+        self.storefront = storefront
+        self.storefrontID = storefrontID
+        self.currency = currency
+        self.priceMilliunits = priceMilliunits
+        self.appTransactionID = appTransactionID
+    }
+
+    public var isRevoked: Bool { revocationDate != nil }
+    public var price: Decimal { Decimal(priceMilliunits) / 1000 }
+
+    public var json: JSONValue {
+        var m: [(String, JSONValue)] = [
+            ("transactionId", .string(String(transactionID))),
+            ("originalTransactionId", .string(String(originalTransactionID))),
+        ]
+        if let w = webOrderLineItemID { m.append(("webOrderLineItemId", .string(w))) }
+        m += [("bundleId", .string(bundleID)), ("productId", .string(productID))]
+        if let g = subscriptionGroupID { m.append(("subscriptionGroupIdentifier", .string(g))) }
+        m += [("purchaseDate", .ms(purchaseDate)), ("originalPurchaseDate", .ms(originalPurchaseDate))]
+        if let e = expirationDate { m.append(("expiresDate", .ms(e))) }
+        m += [("quantity", .int(quantity)), ("type", .string(productType.signedName))]
+        if let t = appAccountToken { m.append(("appAccountToken", .string(t.uuidString.lowercased()))) }
+        m += [("inAppOwnershipType", .string(ownership.rawValue)), ("signedDate", .ms(signedDate))]
+        if let r = revocationReason { m.append(("revocationReason", .int(r.rawValue))) }
+        if let d = revocationDate { m.append(("revocationDate", .ms(d))) }
+        if let t = revocationType { m.append(("revocationType", .string(t.rawValue))) }
+        if let p = revocationPercentage { m.append(("revocationPercentage", .int(p))) }
+        if isUpgraded { m.append(("isUpgraded", .bool(true))) }
+        if let o = offerType { m.append(("offerType", .int(o.signedValue))) }
+        if let o = offerID { m.append(("offerIdentifier", .string(o))) }
+        if let o = offerPaymentMode { m.append(("offerDiscountType", .string(o.signedName))) }
+        if let o = offerPeriod { m.append(("offerPeriod", .string(o.iso))) }
+        m += [("environment", .string(environment)), ("transactionReason", .string(reason.rawValue)),
+              ("storefront", .string(storefront)), ("storefrontId", .string(storefrontID)),
+              ("price", .number(String(priceMilliunits))), ("currency", .string(currency)),
+              ("appTransactionId", .string(appTransactionID))]
+        return .object(m.map { (key: $0.0, value: $0.1) })
+    }
+
+    /// Decodes a payload; nil when a required key is missing or has the wrong type
+    /// (the app reports that as `missingRequiredProperties`).
+    public init?(json: JSONValue) {
+        guard let id = json["transactionId"]?.int64Text, let original = json["originalTransactionId"]?.int64Text,
+              let productID = json["productId"]?.stringValue, let type = json["type"]?.stringValue.flatMap(ProductType.init(signedName:)),
+              let purchase = json["purchaseDate"]?.date, let signed = json["signedDate"]?.date else { return nil }
+        self.init(transactionID: id, originalTransactionID: original, bundleID: json["bundleId"]?.stringValue ?? "",
+                  productID: productID, productType: type, purchaseDate: purchase,
+                  originalPurchaseDate: json["originalPurchaseDate"]?.date ?? purchase,
+                  quantity: json["quantity"]?.intValue ?? 1, signedDate: signed,
+                  storefront: json["storefront"]?.stringValue ?? "", storefrontID: json["storefrontId"]?.stringValue ?? "",
+                  currency: json["currency"]?.stringValue ?? "", priceMilliunits: json["price"]?.int64Text ?? 0,
+                  appTransactionID: json["appTransactionId"]?.stringValue ?? "")
+        webOrderLineItemID = json["webOrderLineItemId"]?.stringValue
+        subscriptionGroupID = json["subscriptionGroupIdentifier"]?.stringValue
+        expirationDate = json["expiresDate"]?.date
+        appAccountToken = json["appAccountToken"]?.stringValue.flatMap(UUID.init(uuidString:))
+        ownership = json["inAppOwnershipType"]?.stringValue.flatMap(Ownership.init(rawValue:)) ?? .purchased
+        revocationDate = json["revocationDate"]?.date
+        revocationReason = json["revocationReason"]?.intValue.flatMap(RevocationReason.init(rawValue:))
+        revocationType = json["revocationType"]?.stringValue.flatMap(RevocationType.init(rawValue:))
+        revocationPercentage = json["revocationPercentage"]?.intValue
+        isUpgraded = json["isUpgraded"]?.boolValue ?? false
+        offerType = json["offerType"]?.intValue.flatMap { v in OfferType.allCases.first { $0.signedValue == v } }
+        offerID = json["offerIdentifier"]?.stringValue
+        offerPaymentMode = json["offerDiscountType"]?.stringValue.flatMap { v in PaymentMode.allCases.first { $0.signedName == v } }
+        offerPeriod = json["offerPeriod"]?.stringValue.flatMap(Period.init(iso:))
+        environment = json["environment"]?.stringValue ?? ""
+        reason = json["transactionReason"]?.stringValue.flatMap(Reason.init(rawValue:)) ?? .purchase
+    }
+}
+
+extension JSONValue {
+    static func ms(_ date: Date) -> JSONValue { .number(String(Int64((date.timeIntervalSince1970 * 1000).rounded()))) }
+    static func int(_ value: Int) -> JSONValue { .number(String(value)) }
+
+    /// A date from milliseconds since 1970 (Xcode writes fractional milliseconds).
+    public var date: Date? { doubleValue.map { Date(timeIntervalSince1970: $0 / 1000) } }
+
+    /// An integer written as a number or a string (Apple writes transaction IDs as strings).
+    var int64Text: Int64? {
+        switch self {
+        case .number(let n): Int64(n) ?? Double(n).map { Int64($0) }
+        case .string(let s): Int64(s)
+        default: nil
+        }
+    }
+}

@@ -1,0 +1,116 @@
+import CSQLite
+import Foundation
+
+public struct SQLiteError: Error, CustomStringConvertible, Sendable {
+    public var code: Int32
+    public var message: String
+    public var description: String { "SQLite error \(code): \(message)" }
+}
+
+/// A minimal SQLite connection. Not Sendable: it lives inside the actor that owns it.
+final class SQLiteDatabase {
+    private let handle: OpaquePointer
+    private var statements: [String: OpaquePointer] = [:]
+
+    /// Opens (creating) a database file, or an in-memory one for `nil`.
+    init(path: String?) throws {
+        var db: OpaquePointer?
+        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX
+        let rc = sqlite3_open_v2(path ?? ":memory:", &db, flags, nil)
+        guard rc == SQLITE_OK, let db else {
+            let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open"
+            if let db { sqlite3_close(db) }
+            throw SQLiteError(code: rc, message: "\(path ?? ":memory:"): \(message)")
+        }
+        handle = db
+        sqlite3_busy_timeout(handle, 5000)
+        if path != nil {
+            // WAL lets two storefront processes share one ledger; NORMAL sync is durable at each commit in WAL.
+            try execute("PRAGMA journal_mode=WAL")
+            try execute("PRAGMA synchronous=NORMAL")
+        }
+    }
+
+    deinit {
+        for statement in statements.values { sqlite3_finalize(statement) }
+        sqlite3_close(handle)
+    }
+
+    func execute(_ sql: String) throws {
+        var error: UnsafeMutablePointer<CChar>?
+        let rc = sqlite3_exec(handle, sql, nil, nil, &error)
+        if rc != SQLITE_OK {
+            let message = error.map { String(cString: $0) } ?? "unknown"
+            sqlite3_free(error)
+            throw SQLiteError(code: rc, message: message)
+        }
+    }
+
+    enum Value: Equatable {
+        case int(Int64), text(String), null
+    }
+
+    /// Runs a statement (cached by its SQL) and returns its rows.
+    @discardableResult
+    func query(_ sql: String, _ arguments: [Value] = []) throws -> [[Value]] {
+        let statement = try prepared(sql)
+        defer { sqlite3_reset(statement); sqlite3_clear_bindings(statement) }
+        for (i, argument) in arguments.enumerated() {
+            let index = Int32(i + 1)
+            switch argument {
+            case .int(let v): sqlite3_bind_int64(statement, index, v)
+            case .text(let v): sqlite3_bind_text(statement, index, v, -1, shim_sqlite_transient())
+            case .null: sqlite3_bind_null(statement, index)
+            }
+        }
+        var rows: [[Value]] = []
+        while true {
+            let rc = sqlite3_step(statement)
+            if rc == SQLITE_DONE { break }
+            guard rc == SQLITE_ROW else { throw lastError(rc) }
+            rows.append((0..<sqlite3_column_count(statement)).map { column(statement, $0) })
+        }
+        return rows
+    }
+
+    /// Runs `body` in one transaction (BEGIN IMMEDIATE, so two processes never interleave a write).
+    func transaction<T>(_ body: () throws -> T) throws -> T {
+        try execute("BEGIN IMMEDIATE")
+        do {
+            let result = try body()
+            try execute("COMMIT")
+            return result
+        } catch {
+            try? execute("ROLLBACK")
+            throw error
+        }
+    }
+
+    var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+
+    private func prepared(_ sql: String) throws -> OpaquePointer {
+        if let statement = statements[sql] { return statement }
+        var statement: OpaquePointer?
+        let rc = sqlite3_prepare_v2(handle, sql, -1, &statement, nil)
+        guard rc == SQLITE_OK, let statement else { throw lastError(rc) }
+        statements[sql] = statement
+        return statement
+    }
+
+    private func column(_ statement: OpaquePointer, _ index: Int32) -> Value {
+        switch sqlite3_column_type(statement, index) {
+        case SQLITE_INTEGER: .int(sqlite3_column_int64(statement, index))
+        case SQLITE_NULL: .null
+        default: .text(String(cString: sqlite3_column_text(statement, index)))
+        }
+    }
+
+    private func lastError(_ rc: Int32) -> SQLiteError {
+        SQLiteError(code: rc, message: String(cString: sqlite3_errmsg(handle)))
+    }
+}
+
+extension SQLiteDatabase.Value {
+    var int: Int64? { if case .int(let v) = self { v } else { nil } }
+    var text: String? { if case .text(let v) = self { v } else { nil } }
+}
