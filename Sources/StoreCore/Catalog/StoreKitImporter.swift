@@ -18,9 +18,9 @@ enum StoreKitImporter {
     /// the ASCII letters and digits of its `referenceName`, uppercased ("Free month" → `FREEMONTH`,
     /// "Mergeek 推广" → `MERGEEK`); when that leaves nothing, the same of its `internalID`; when that
     /// leaves nothing too, `CODE`. Codes are made in catalog order (`products`, `nonRenewingSubscriptions`,
-    /// then each group's subscriptions, each offer in its `codeOffers` order), and a code already taken
-    /// in the catalog gets 2, 3… appended
-    /// ("Affiliates" after "AFFILIATES" → `AFFILIATES2`), so the same file always yields the same codes.
+    /// then each group's subscriptions, each in its `codeOffers` order); a code already taken in the catalog
+    /// gets 2, 3… appended ("Affiliates" after "AFFILIATES" → `AFFILIATES2`). The same file always yields
+    /// the same codes, and `Catalog.offerCode(_:)` matches them case-insensitively.
     static func code(referenceName: String, internalID: String, taken: Set<String>) -> String {
         func letters(_ s: String) -> String { String(s.uppercased().filter { $0.isASCII && ($0.isLetter || $0.isNumber) }) }
         let base = [letters(referenceName), letters(internalID)].first { !$0.isEmpty } ?? "CODE"
@@ -235,7 +235,7 @@ private struct Reader {
             }
             settings.storefront = known.code
         }
-        settings.locale = try field.optional("_locale")?.nonEmptyString()
+        if let locale = try field.optional("_locale")?.string(), !locale.isEmpty { settings.locale = locale }
         if let rateField = field.optional("_timeRate") {
             let n = try rateField.int()
             guard let rate = TimeRate(rawValue: n) else {
