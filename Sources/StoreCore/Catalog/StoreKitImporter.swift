@@ -1,6 +1,275 @@
+import Foundation
+
 /// Converts Xcode's `.storekit` configuration files (formats 1.0 to 6.3) into a `Catalog`.
+///
+/// Goes by the keys present, never the `version` number, and ignores keys it doesn't know (Xcode adds
+/// some in every release). Deliberately ignored: `_compatibilityTimeRate`, `_disableDialogs`, the
+/// synced-file keys (`_applicationInternalID`, `_developerTeamID`, `_lastSynchronizedDate`), `appPolicies`,
+/// `billingPlans`, `subscriptionBundleGroups`, `subscriptionSuiteGroups` and `subscriptionOffersKeyPair`
+/// (the real App Store's promotional-offer signing key; this store signs with its own).
+/// Every type error fails with a `CatalogError` naming the JSON path of the field.
 enum StoreKitImporter {
     static func catalog(from json: JSONValue, file: String) throws -> Catalog {
-        throw CatalogError(file: file, location: .file, message: ".storekit import is not implemented yet")
+        var reader = Reader(file: file)
+        return try reader.catalog(JSONField(json, file: file))
+    }
+
+    /// The offer code a tester types for a `.storekit` code offer, which has no code strings of its own:
+    /// the ASCII letters and digits of its `referenceName`, uppercased ("Free month" → `FREEMONTH`,
+    /// "Mergeek 推广" → `MERGEEK`); when that leaves nothing, the same of its `internalID`; when that
+    /// leaves nothing too, `CODE`. Codes are made in catalog order (`products`, `nonRenewingSubscriptions`,
+    /// then each group's subscriptions, each in its `codeOffers` order); a code already taken in the catalog
+    /// gets 2, 3… appended ("Affiliates" after "AFFILIATES" → `AFFILIATES2`). The same file always yields
+    /// the same codes, and `Catalog.offerCode(_:)` matches them case-insensitively.
+    static func code(referenceName: String, internalID: String, taken: Set<String>) -> String {
+        func letters(_ s: String) -> String { String(s.uppercased().filter { $0.isASCII && ($0.isLetter || $0.isNumber) }) }
+        let base = [letters(referenceName), letters(internalID)].first { !$0.isEmpty } ?? "CODE"
+        var candidate = base
+        var n = 2
+        while taken.contains(candidate) {
+            candidate = base + String(n)
+            n += 1
+        }
+        return candidate
+    }
+}
+
+private struct Reader {
+    let file: String
+    /// Where each product ID was first defined, to name both places on a duplicate.
+    var productPaths: [String: String] = [:]
+    var offerCodes: [OfferCode] = []
+    var takenCodes: Set<String> = []
+
+    init(file: String) { self.file = file }
+
+    mutating func catalog(_ root: JSONField) throws -> Catalog {
+        _ = try root.object()
+        let settings = try root.optional("settings").map(self.settings) ?? TestSettings()
+        // Xcode sells every product in every storefront at its one price; the chosen storefront comes first.
+        var storefronts = Storefront.all
+        if let code = settings.storefront, let index = storefronts.firstIndex(where: { $0.code == code }) {
+            storefronts.insert(storefronts.remove(at: index), at: 0)
+        }
+
+        var products: [CatalogProduct] = []
+        for key in ["products", "nonRenewingSubscriptions"] {
+            for field in try root.optional(key)?.array() ?? [] { products.append(try product(field)) }
+        }
+        var groups: [SubscriptionGroup] = []
+        var groupPaths: [String: String] = [:]
+        for field in try root.optional("subscriptionGroups")?.array() ?? [] {
+            let (group, subscriptions) = try subscriptionGroup(field)
+            if let first = groupPaths[group.id] {
+                throw try field.required("id").error("duplicate subscription group ID \"\(group.id)\" (also at \(first))")
+            }
+            groupPaths[group.id] = field.path
+            groups.append(group)
+            products += subscriptions
+        }
+        return Catalog(app: app(root), storefronts: storefronts, products: products, subscriptionGroups: groups,
+                       offerCodes: offerCodes, settings: settings)
+    }
+
+    func app(_ root: JSONField) -> AppInfo {
+        let stem = ((file as NSString).lastPathComponent as NSString).deletingPathExtension
+        // The bundle ID shows up in signed transactions: derive it from the file's `identifier` so two
+        // configurations don't look like the same app, and keep it stable across imports.
+        let identifier = (root.value["identifier"]?.stringValue ?? "").lowercased().filter { $0.isASCII && ($0.isLetter || $0.isNumber) }
+        return AppInfo(name: stem.isEmpty ? "StoreKit Configuration" : stem,
+                       bundleID: identifier.isEmpty ? "com.example.storekit-config" : "com.example.storekit-config.\(identifier)")
+    }
+
+    // MARK: Products
+
+    /// A product of `products[]` or `nonRenewingSubscriptions[]`; either list may hold any non-recurring type.
+    mutating func product(_ field: JSONField) throws -> CatalogProduct {
+        let typeField = try field.required("type")
+        let typeName = try typeField.string()
+        let type: ProductType
+        switch typeName {
+        case "Consumable": type = .consumable
+        case "NonConsumable": type = .nonConsumable
+        case "NonRenewingSubscription": type = .nonRenewing
+        case "RecurringSubscription":
+            throw typeField.error("auto-renewable subscriptions belong in subscriptionGroups[].subscriptions")
+        default:
+            throw typeField.error("unknown product type \"\(typeName)\" (expected Consumable, NonConsumable, NonRenewingSubscription or RecurringSubscription)")
+        }
+        var product = try common(field, type: type)
+        // A `.storekit` non-renewing subscription has no duration (the app decides how long it lasts):
+        // assume one year, the most common term, rather than guess from its name.
+        if type == .nonRenewing { product.duration = Period(1, .year) }
+        // Offer codes work for every product type since iOS 18.2; on a non-subscription a code grants the
+        // product once. Not in the sample files: read like a subscription's `codeOffers`, without an offer.
+        for codeField in try field.optional("codeOffers")?.array() ?? [] {
+            offerCodes.append(try offerCode(codeField, productID: product.id, offer: nil))
+        }
+        return product
+    }
+
+    mutating func common(_ field: JSONField, type: ProductType) throws -> CatalogProduct {
+        let idField = try field.required("productID")
+        let id = try idField.nonEmptyString()
+        if let first = productPaths[id] {
+            throw idField.error("duplicate product ID \"\(id)\" (also at \(first))")
+        }
+        productPaths[id] = field.path
+        let referenceName = try field.optional("referenceName")?.string() ?? id
+        return CatalogProduct(
+            id: id, type: type, referenceName: referenceName,
+            localizations: try localizations(field.optional("localizations"), fallbackName: referenceName),
+            isFamilyShareable: try field.optional("familyShareable")?.bool() ?? false,
+            prices: try prices(field.required("displayPrice")))
+    }
+
+    /// `[{locale, displayName, description}]`; an empty or missing displayName falls back to the reference name.
+    func localizations(_ field: JSONField?, fallbackName: String) throws -> [Localization] {
+        try (field?.array() ?? []).map { entry in
+            let name = try entry.optional("displayName")?.string() ?? ""
+            return Localization(locale: try entry.required("locale").nonEmptyString(),
+                                displayName: name.isEmpty ? fallbackName : name,
+                                description: try entry.optional("description")?.string() ?? "")
+        }
+    }
+
+    /// One `displayPrice` for every storefront, each in its own currency, as Xcode does.
+    func prices(_ field: JSONField) throws -> [String: Decimal] {
+        let price = try field.decimal()
+        return Dictionary(uniqueKeysWithValues: Storefront.all.map { ($0.code, price) })
+    }
+
+    // MARK: Subscriptions
+
+    mutating func subscriptionGroup(_ field: JSONField) throws -> (SubscriptionGroup, [CatalogProduct]) {
+        let id = try field.required("id").nonEmptyString()
+        var names: [String: String] = [:]
+        // Group localizations have the product shape; only displayName is a group name.
+        for entry in try field.optional("localizations")?.array() ?? [] {
+            let name = try entry.optional("displayName")?.string() ?? ""
+            if !name.isEmpty { names[try entry.required("locale").nonEmptyString()] = name }
+        }
+        let group = SubscriptionGroup(id: id, referenceName: try field.optional("name")?.string() ?? id, localizedNames: names)
+        // The enclosing group wins over a subscription's own `subscriptionGroupID` (Xcode keeps them equal).
+        let subscriptions = try (field.optional("subscriptions")?.array() ?? []).map { try subscription($0, groupID: id) }
+        return (group, subscriptions)
+    }
+
+    mutating func subscription(_ field: JSONField, groupID: String) throws -> CatalogProduct {
+        if let typeField = field.optional("type"), try typeField.string() != "RecurringSubscription" {
+            throw typeField.error("unknown subscription type \"\(try typeField.string())\" (expected RecurringSubscription)")
+        }
+        var product = try common(field, type: .autoRenewable)
+        // 5.0+ writes `introductoryOffers[]` (6.3 only that); older files the `introductoryOffer` object.
+        let intro = try field.optional("introductoryOffers")?.array().first ?? field.optional("introductoryOffer")
+        let terms = SubscriptionTerms(
+            groupID: groupID,
+            level: try field.required("groupNumber").int(in: 1...1000),
+            period: try field.required("recurringSubscriptionPeriod").period(),
+            introductoryOffer: try intro.map { try offer($0, type: .introductory) },
+            promotionalOffers: try (field.optional("adHocOffers")?.array() ?? []).map { try offer($0, type: .promotional) },
+            winBackOffers: try (field.optional("winbackOffers")?.array() ?? []).map { try offer($0, type: .winBack) })
+        product.subscription = terms
+        for codeField in try field.optional("codeOffers")?.array() ?? [] {
+            offerCodes.append(try offerCode(codeField, productID: product.id, offer: try offer(codeField, type: .code)))
+        }
+        return product
+    }
+
+    /// Any of the four offer kinds: `paymentMode`, `subscriptionPeriod`, `numberOfPeriods` (default 1),
+    /// `displayPrice` (paid modes; one price for every storefront); promotional and win-back offers have
+    /// an `offerID`, win-backs an `isEligible` switch.
+    func offer(_ field: JSONField, type: OfferType) throws -> SubscriptionOffer {
+        let modeField = try field.required("paymentMode")
+        let mode: PaymentMode
+        switch try modeField.string() {
+        case "free", "freeTrial": mode = .freeTrial
+        case "payAsYouGo": mode = .payAsYouGo
+        case "payUpFront": mode = .payUpFront
+        case let other: throw modeField.error("unknown payment mode \"\(other)\" (expected free, payAsYouGo or payUpFront)")
+        }
+        var prices: [String: Decimal] = [:]
+        if mode != .freeTrial {
+            // A paid offer without a price would silently become free: refuse it.
+            guard let price = field.optional("displayPrice") else { throw field.error("a \(mode.rawValue) offer needs a displayPrice") }
+            prices = try self.prices(price)
+        }
+        let id = type == .promotional || type == .winBack ? try field.required("offerID").nonEmptyString() : nil
+        let isEligible = type == .winBack ? try field.optional("isEligible")?.bool() ?? true : true
+        return SubscriptionOffer(
+            id: id, type: type, paymentMode: mode,
+            period: try field.required("subscriptionPeriod").period(),
+            periodCount: try field.optional("numberOfPeriods")?.int(in: 1...1000) ?? 1,
+            prices: prices, isEligible: isEligible)
+    }
+
+    /// A `codeOffers[]` entry. `isStackable` (whether the code may be combined with another offer) is not
+    /// modelled: codes here always apply on their own. No redemption limit, no expiry.
+    mutating func offerCode(_ field: JSONField, productID: String, offer: SubscriptionOffer?) throws -> OfferCode {
+        let referenceName = try field.optional("referenceName")?.string() ?? ""
+        let code = StoreKitImporter.code(referenceName: referenceName,
+                                         internalID: try field.optional("internalID")?.string() ?? "", taken: takenCodes)
+        takenCodes.insert(code)
+        var eligibility = Set(CustomerEligibility.allCases)
+        if let list = field.optional("eligibility") {
+            eligibility = try Set(list.array().map { item in
+                let name = try item.string()
+                guard let e = CustomerEligibility(rawValue: name) else {
+                    throw item.error("unknown eligibility \"\(name)\" (expected new, existing or expired)")
+                }
+                return e
+            })
+        }
+        return OfferCode(code: code, referenceName: referenceName.isEmpty ? code : referenceName, productID: productID,
+                         offer: offer, eligibility: eligibility)
+    }
+
+    // MARK: Settings
+
+    func settings(_ field: JSONField) throws -> TestSettings {
+        var settings = TestSettings()
+        if let sf = field.optional("_storefront") {
+            let code = try sf.string()
+            guard let known = Storefront.known(code) else {
+                throw sf.error("unknown storefront \"\(code)\" (use an ISO 3166-1 alpha-3 code this tool knows, such as USA)")
+            }
+            settings.storefront = known.code
+        }
+        if let locale = try field.optional("_locale")?.string(), !locale.isEmpty { settings.locale = locale }
+        if let rateField = field.optional("_timeRate") {
+            let n = try rateField.int()
+            guard let rate = TimeRate(rawValue: n) else {
+                throw rateField.error("unknown time rate \(n) (Xcode's values are 0, 1–6, 10–13, 15 and 1000–1005)")
+            }
+            settings.timeRate = rate
+        }
+        settings.askToBuy = try field.optional("_askToBuyEnabled")?.bool() ?? false
+        settings.interruptedPurchases = try field.optional("_billingIssuesEnabled")?.bool() ?? false
+        settings.billingRetryOnRenewal = try field.optional("_renewalBillingIssuesEnabled")?.bool() ?? false
+        settings.gracePeriod = try field.optional("_billingGracePeriodEnabled")?.bool() ?? false
+        settings.failures = try failures(field.optional("_storeKitErrors"))
+        // Xcode's older "Fail Transactions" switch: purchases fail. Unless an injected Purchase error says
+        // how, they fail with the Purchase API's default injectable error (purchaseNotAllowed).
+        if try field.optional("_failTransactionsEnabled")?.bool() == true, settings.failures[.purchase] == nil {
+            settings.failures[.purchase] = StoreAPI.purchase.injectableFailures.first
+        }
+        return settings
+    }
+
+    /// `_storeKitErrors`: one `{name, enabled, current: null | {index, type}}` per API, in `StoreAPI` order.
+    /// An entry is matched by `name` (the API's title), else by position. What `current.index` counts is
+    /// unconfirmed: it is taken as an index into the API's `injectableFailures`, falling back to the first.
+    func failures(_ field: JSONField?) throws -> [StoreAPI: StoreFailure] {
+        var failures: [StoreAPI: StoreFailure] = [:]
+        for (position, entry) in try (field?.array() ?? []).enumerated() {
+            let name = try entry.optional("name")?.string()
+            guard let api = StoreAPI.allCases.first(where: { $0.title == name })
+                    ?? (position < StoreAPI.allCases.count ? StoreAPI.allCases[position] : nil) else { continue }
+            guard try entry.optional("enabled")?.bool() == true else { continue }
+            let choices = api.injectableFailures
+            let index = try entry.optional("current")?.optional("index")?.int() ?? 0
+            failures[api] = choices.indices.contains(index) ? choices[index] : choices[0]
+        }
+        return failures
     }
 }
