@@ -7,13 +7,13 @@ public struct SQLiteError: Error, CustomStringConvertible, Sendable {
     public var description: String { "SQLite error \(code): \(message)" }
 }
 
-/// A minimal SQLite connection. Not Sendable: it lives inside the actor that owns it.
-final class SQLiteDatabase {
+/// A minimal SQLite connection. Not Sendable: it lives inside the one actor that owns it.
+public final class SQLiteDatabase {
     private let handle: OpaquePointer
     private var statements: [String: OpaquePointer] = [:]
 
     /// Opens (creating) a database file, or an in-memory one for `nil`.
-    init(path: String?) throws {
+    public init(path: String?) throws {
         var db: OpaquePointer?
         let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX
         let rc = sqlite3_open_v2(path ?? ":memory:", &db, flags, nil)
@@ -36,7 +36,7 @@ final class SQLiteDatabase {
         sqlite3_close(handle)
     }
 
-    func execute(_ sql: String) throws {
+    public func execute(_ sql: String) throws {
         var error: UnsafeMutablePointer<CChar>?
         let rc = sqlite3_exec(handle, sql, nil, nil, &error)
         if rc != SQLITE_OK {
@@ -46,13 +46,13 @@ final class SQLiteDatabase {
         }
     }
 
-    enum Value: Equatable {
+    public enum Value: Equatable {
         case int(Int64), text(String), null
     }
 
     /// Runs a statement (cached by its SQL) and returns its rows.
     @discardableResult
-    func query(_ sql: String, _ arguments: [Value] = []) throws -> [[Value]] {
+    public func query(_ sql: String, _ arguments: [Value] = []) throws -> [[Value]] {
         let statement = try prepared(sql)
         defer { sqlite3_reset(statement); sqlite3_clear_bindings(statement) }
         for (i, argument) in arguments.enumerated() {
@@ -74,7 +74,7 @@ final class SQLiteDatabase {
     }
 
     /// Runs `body` in one transaction (BEGIN IMMEDIATE, so two processes never interleave a write).
-    func transaction<T>(_ body: () throws -> T) throws -> T {
+    public func transaction<T>(_ body: () throws -> T) throws -> T {
         try execute("BEGIN IMMEDIATE")
         do {
             let result = try body()
@@ -111,6 +111,6 @@ final class SQLiteDatabase {
 }
 
 extension SQLiteDatabase.Value {
-    var int: Int64? { if case .int(let v) = self { v } else { nil } }
-    var text: String? { if case .text(let v) = self { v } else { nil } }
+    public var int: Int64? { if case .int(let v) = self { v } else { nil } }
+    public var text: String? { if case .text(let v) = self { v } else { nil } }
 }

@@ -1,0 +1,41 @@
+import Foundation
+import StoreEngine
+
+/// The app's own balance of consumables. Each transaction ID is credited exactly once, even when
+/// StoreKit delivers it twice (a redelivery after a crash between delivery and `finish()`).
+public actor ConsumableWallet {
+    private let db: SQLiteDatabase
+
+    /// `path` nil keeps the wallet in memory.
+    public init(path: String?) throws {
+        db = try SQLiteDatabase(path: path)
+        try db.execute("""
+            CREATE TABLE IF NOT EXISTS credits(transaction_id INTEGER PRIMARY KEY, product_id TEXT NOT NULL, quantity INTEGER NOT NULL);
+            CREATE INDEX IF NOT EXISTS credits_product ON credits(product_id);
+            """)
+    }
+
+    /// Credits a transaction; returns false when it was already credited.
+    @discardableResult
+    public func credit(transactionID: Int64, productID: String, quantity: Int) throws -> Bool {
+        try db.transaction {
+            try db.query("INSERT OR IGNORE INTO credits(transaction_id, product_id, quantity) VALUES (?, ?, ?)",
+                         [.int(transactionID), .text(productID), .int(Int64(quantity))])
+            return try db.query("SELECT changes()").first?.first?.int == 1
+        }
+    }
+
+    public func balances() throws -> [String: Int] {
+        var result: [String: Int] = [:]
+        for row in try db.query("SELECT product_id, SUM(quantity) FROM credits GROUP BY product_id") {
+            if let id = row[0].text, let sum = row[1].int { result[id] = Int(sum) }
+        }
+        return result
+    }
+
+    public func isCredited(_ transactionID: Int64) throws -> Bool {
+        try !db.query("SELECT 1 FROM credits WHERE transaction_id = ?", [.int(transactionID)]).isEmpty
+    }
+
+    public func reset() throws { try db.execute("DELETE FROM credits") }
+}

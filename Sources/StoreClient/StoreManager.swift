@@ -1,0 +1,329 @@
+import Foundation
+import StoreCore
+import StoreEngine
+
+/// What an iOS app's store code does, done correctly: load products, purchase and handle every
+/// result, verify, deliver *then* finish, listen to updates from launch, recompute entitlements,
+/// restore, redeem. The UI reads `snapshot` and `events`; it never reaches past this into a source.
+public actor StoreManager {
+    public let source: any TransactionSource
+    private let verifier: SignedDataVerifier
+    private let wallet: ConsumableWallet
+    private let productIDs: [String]?
+    private var listener: Task<Void, Never>?
+    private var continuations: [UUID: AsyncStream<StoreEvent>.Continuation] = [:]
+
+    public private(set) var snapshot = StoreSnapshot()
+
+    public init(source: any TransactionSource, verifier: SignedDataVerifier, wallet: ConsumableWallet, productIDs: [String]? = nil) {
+        self.source = source
+        self.verifier = verifier
+        self.wallet = wallet
+        self.productIDs = productIDs
+    }
+
+    /// Starts listening to `Transaction.updates` (as an app does at launch), then loads everything.
+    public func start() async {
+        let updates = await source.updates()
+        listener = Task { [weak self] in
+            for await jws in updates { await self?.handleUpdate(jws) }
+        }
+        await loadProducts()
+        await refresh()
+    }
+
+    public func stop() {
+        listener?.cancel()
+        for continuation in continuations.values { continuation.finish() }
+        continuations.removeAll()
+    }
+
+    /// A new stream of events for one listener (the UI loop, a scenario runner).
+    public func events() -> AsyncStream<StoreEvent> {
+        let (stream, continuation) = AsyncStream<StoreEvent>.makeStream(bufferingPolicy: .bufferingNewest(256))
+        let id = UUID()
+        continuations[id] = continuation
+        continuation.onTermination = { [weak self] _ in Task { await self?.removeContinuation(id) } }
+        return stream
+    }
+
+    private func removeContinuation(_ id: UUID) { continuations[id] = nil }
+
+    private func emit(_ event: StoreEvent) {
+        if case .failed(_, let failure) = event { snapshot.lastError = failure }
+        snapshot.lastEvent = event
+        for continuation in continuations.values { continuation.yield(event) }
+    }
+
+    // MARK: Products
+
+    public func loadProducts() async {
+        do {
+            let products = try await source.products(for: productIDs)
+            snapshot.products = products
+            snapshot.missingProductIDs = (productIDs ?? []).filter { id in !products.contains { $0.id == id } }
+            snapshot.loadError = nil
+        } catch {
+            snapshot.loadError = Self.failure(error)
+            emit(.failed(.loadProducts, Self.failure(error)))
+        }
+        snapshot.storefront = await source.storefront()
+        snapshot.locale = await source.locale()
+    }
+
+    // MARK: Purchase
+
+    /// Purchases a product; `answer` is what the customer did at the payment sheet.
+    @discardableResult
+    public func purchase(_ productID: String, options: PurchaseOptions = PurchaseOptions(),
+                         answer: PaymentSheetAnswer = .confirm) async -> PurchaseResult {
+        let result: PurchaseResult
+        do {
+            switch try await source.purchase(productID, options: options, answer: answer) {
+            case .success(let jws):
+                let verification = verifier.transaction(jws)
+                await deliverAndFinish(verification)
+                result = .success(verification)
+                if let error = verification.error {
+                    emit(.failed(.purchase, .verification(error)))
+                } else {
+                    emit(.purchased(productID: productID, quantity: verification.payload?.quantity ?? 1))
+                }
+            case .userCancelled:
+                result = .userCancelled
+                emit(.cancelled(productID: productID))
+            case .pending(let reason):
+                result = .pending(reason)
+                emit(.pending(productID: productID, reason: reason))
+            }
+        } catch {
+            result = .failed(Self.failure(error))
+            emit(.failed(.purchase, Self.failure(error)))
+        }
+        snapshot.lastPurchase = result
+        await refresh()
+        return result
+    }
+
+    /// Deliver, then finish: if the app dies between the two, the unfinished transaction is
+    /// redelivered at launch and the wallet's idempotent credit makes the second delivery a no-op.
+    private func deliverAndFinish(_ verification: VerificationResult<TransactionPayload>) async {
+        guard let transaction = verification.payload else { return }
+        if verification.isVerified, !transaction.isRevoked, transaction.productType == .consumable {
+            do {
+                try await wallet.credit(transactionID: transaction.transactionID, productID: transaction.productID,
+                                        quantity: transaction.quantity)
+            } catch {
+                // Not delivered: leave it unfinished so it comes back.
+                emit(.failed(.purchase, .storeKit(.systemError)))
+                return
+            }
+        }
+        await source.finish(transactionID: transaction.transactionID)
+    }
+
+    private func handleUpdate(_ jws: String) async {
+        let verification = verifier.transaction(jws)
+        await deliverAndFinish(verification)
+        guard let transaction = verification.payload else {
+            emit(.failed(.verification, .verification(verification.error ?? .invalidEncoding)))
+            await refresh()
+            return
+        }
+        if let error = verification.error {
+            emit(.failed(.verification, .verification(error)))
+        } else if transaction.isRevoked {
+            emit(.revoked(productID: transaction.productID))
+        } else if transaction.reason == .renewal {
+            emit(.renewed(productID: transaction.productID))
+        } else {
+            emit(.transactionArrived(productID: transaction.productID, offer: transaction.offerType))
+        }
+        await refresh()
+    }
+
+    // MARK: Entitlements and status
+
+    /// Recomputes what the customer is entitled to, from `currentEntitlements` and subscription status.
+    public func refresh() async {
+        var entitled: Set<String> = []
+        let now = await source.now()
+        for jws in await source.currentEntitlements() {
+            guard case .verified(let t) = verifier.transaction(jws), !t.isRevoked else { continue }
+            if t.productType == .nonRenewing, let end = nonRenewingEnd(t), end <= now { continue }
+            entitled.insert(t.productID)
+        }
+        snapshot.entitlements = entitled
+        snapshot.now = now
+        snapshot.balances = (try? await wallet.balances()) ?? snapshot.balances
+        var statuses: [String: [SubscriptionStatus]] = [:]
+        var eligibility: [String: Bool] = [:]
+        for groupID in Set(snapshot.products.compactMap { $0.subscription?.groupID }) {
+            eligibility[groupID] = await source.isEligibleForIntroOffer(groupID: groupID)
+            do {
+                statuses[groupID] = try await source.subscriptionStatuses(groupID: groupID).map {
+                    SubscriptionStatus(state: $0.state, transaction: verifier.transaction($0.transaction),
+                                       renewalInfo: verifier.renewalInfo($0.renewalInfo))
+                }
+            } catch {
+                snapshot.statusError = Self.failure(error)
+            }
+        }
+        snapshot.subscriptionStatuses = statuses
+        snapshot.introEligibility = eligibility
+        snapshot.history = await source.allTransactions().map(verifier.transaction)
+        snapshot.unfinishedCount = await source.unfinishedTransactions().count
+        snapshot.storefront = await source.storefront()
+        snapshot.locale = await source.locale()
+    }
+
+    /// A non-renewing subscription has no expiration date: the app computes it from the catalog's duration.
+    public func nonRenewingEnd(_ transaction: TransactionPayload) -> Date? {
+        snapshot.products.first { $0.id == transaction.productID }?.duration?.advance(transaction.purchaseDate)
+    }
+
+    // MARK: Restore, redeem, refund
+
+    /// `AppStore.sync()`, only from an explicit Restore Purchases action.
+    public func restore() async {
+        do {
+            try await source.sync()
+            await refresh()
+            let restored = snapshot.history.compactMap { $0.payload }.filter {
+                $0.productType.isRestorable && !$0.isRevoked && snapshot.entitlements.contains($0.productID)
+            }
+            emit(.restored(count: Set(restored.map(\.originalTransactionID)).count))
+        } catch {
+            emit(.failed(.appStoreSync, Self.failure(error)))
+        }
+    }
+
+    /// The offer-code redeem sheet; the transaction itself arrives through updates.
+    @discardableResult
+    public func redeem(offerCode: String) async -> StoreFailure? {
+        do {
+            try await source.redeem(offerCode: offerCode)
+            emit(.redeemed(code: OfferCode.normalize(offerCode)))
+            return nil
+        } catch {
+            emit(.failed(.offerCodeRedeem, Self.failure(error)))
+            return Self.failure(error)
+        }
+    }
+
+    @discardableResult
+    public func requestRefund(transactionID: Int64, reason: String) async -> Result<RefundRequestOutcome, StoreFailure> {
+        do {
+            let outcome = try await source.requestRefund(transactionID: transactionID, reason: reason)
+            emit(.refundRequested(transactionID: transactionID, outcome: outcome))
+            await refresh()
+            return .success(outcome)
+        } catch {
+            emit(.failed(.refundRequest, Self.failure(error)))
+            return .failure(Self.failure(error))
+        }
+    }
+
+    public func resetWallet() async throws {
+        try await wallet.reset()
+        await refresh()
+    }
+
+    static func failure(_ error: any Error) -> StoreFailure {
+        switch error {
+        case let e as StoreFailure: e
+        case let e as StoreKitError: .storeKit(e)
+        case let e as PurchaseError: .purchase(e)
+        case let e as VerificationError: .verification(e)
+        case let e as RefundRequestError: .refund(e)
+        case let e as OfferCodeError: .offerCode(e)
+        default: .storeKit(.unknown)
+        }
+    }
+}
+
+/// `Product.PurchaseResult`, verified, plus a thrown error as a case.
+public enum PurchaseResult: Sendable, Equatable {
+    case success(VerificationResult<TransactionPayload>)
+    case userCancelled
+    case pending(PendingReason)
+    case failed(StoreFailure)
+}
+
+/// `Product.SubscriptionInfo.Status`, verified.
+public struct SubscriptionStatus: Sendable, Equatable {
+    public var state: SubscriptionState
+    public var transaction: VerificationResult<TransactionPayload>
+    public var renewalInfo: VerificationResult<RenewalInfoPayload>
+}
+
+/// Everything the UI shows of the store, as one value.
+public struct StoreSnapshot: Sendable, Equatable {
+    public var products: [Product] = []
+    public var missingProductIDs: [String] = []
+    public var loadError: StoreFailure?
+    public var statusError: StoreFailure?
+    /// Product IDs the customer is entitled to now.
+    public var entitlements: Set<String> = []
+    /// Consumable balances by product ID.
+    public var balances: [String: Int] = [:]
+    public var subscriptionStatuses: [String: [SubscriptionStatus]] = [:]
+    public var introEligibility: [String: Bool] = [:]
+    /// `Transaction.all`, newest first.
+    public var history: [VerificationResult<TransactionPayload>] = []
+    public var unfinishedCount = 0
+    public var storefront = Storefront.usa
+    public var locale = "en_US"
+    public var now = Date(timeIntervalSince1970: 0)
+    public var lastPurchase: PurchaseResult?
+    public var lastError: StoreFailure?
+    public var lastEvent: StoreEvent?
+
+    public init() {}
+
+    /// The status that grants access in a group: the highest service level among those that grant it,
+    /// else the most recent one.
+    public func effectiveStatus(group: String) -> SubscriptionStatus? {
+        let statuses = subscriptionStatuses[group] ?? []
+        func level(_ s: SubscriptionStatus) -> Int {
+            products.first { $0.id == s.transaction.payload?.productID }?.subscription?.level ?? Int.max
+        }
+        let granting = statuses.filter { $0.state.grantsAccess && $0.transaction.isVerified }
+        return granting.min { level($0) < level($1) } ?? statuses.first
+    }
+}
+
+/// What happened, for the UI's status line and for scenario checks.
+public enum StoreEvent: Sendable, Equatable {
+    case purchased(productID: String, quantity: Int)
+    case cancelled(productID: String)
+    case pending(productID: String, reason: PendingReason)
+    /// Delivered through updates: an approval, another device's purchase, a redemption.
+    case transactionArrived(productID: String, offer: OfferType?)
+    case renewed(productID: String)
+    case revoked(productID: String)
+    case restored(count: Int)
+    case redeemed(code: String)
+    case refundRequested(transactionID: Int64, outcome: RefundRequestOutcome)
+    case failed(StoreAPI, StoreFailure)
+
+    /// One line for the status bar.
+    public var message: String {
+        switch self {
+        case .purchased(let id, let q): q > 1 ? "Purchased \(q) × \(id)" : "Purchased \(id)"
+        case .cancelled: "Purchase cancelled"
+        case .pending(_, .askToBuy): "Waiting for approval (Ask to Buy)"
+        case .pending(_, .interrupted): "Purchase interrupted: waiting for the customer to resolve it"
+        case .transactionArrived(let id, .code?): "Offer code redeemed: \(id)"
+        case .transactionArrived(let id, _): "Transaction arrived: \(id)"
+        case .renewed(let id): "Renewed \(id)"
+        case .revoked(let id): "Refunded / revoked: \(id)"
+        case .restored(0): "Nothing to restore"
+        case .restored(let n): n == 1 ? "Restored 1 purchase" : "Restored \(n) purchases"
+        case .redeemed(let code): "Code \(code) accepted"
+        case .refundRequested(_, .success): "Refund requested"
+        case .refundRequested(_, .userCancelled): "Refund request cancelled"
+        case .failed(let api, let failure): "\(api.title) failed: \(failure.message)"
+        }
+    }
+}

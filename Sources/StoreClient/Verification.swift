@@ -1,0 +1,56 @@
+import Foundation
+import StoreCore
+import StoreSigning
+
+/// StoreKit's `VerificationResult`: the decoded payload, and whether its signature and chain held.
+public enum VerificationResult<Payload: Sendable & Equatable>: Sendable, Equatable {
+    case verified(Payload)
+    case unverified(Payload?, VerificationError)
+
+    public var payload: Payload? {
+        switch self { case .verified(let p): p; case .unverified(let p, _): p }
+    }
+    public var isVerified: Bool { if case .verified = self { true } else { false } }
+    public var error: VerificationError? { if case .unverified(_, let e) = self { e } else { nil } }
+}
+
+/// Checks signed data the way StoreKit does before the app sees it.
+public struct SignedDataVerifier: Sendable {
+    let verifier: JWSVerifier
+
+    public init(trustedRoots: [Certificate]) {
+        verifier = JWSVerifier(trustedRoots: trustedRoots)
+    }
+
+    public func transaction(_ jws: String) -> VerificationResult<TransactionPayload> {
+        decode(jws, TransactionPayload.init(json:))
+    }
+
+    public func renewalInfo(_ jws: String) -> VerificationResult<RenewalInfoPayload> {
+        decode(jws, RenewalInfoPayload.init(json:))
+    }
+
+    /// Any payload as JSON (for `storefront verify` and the history's detail view).
+    public func json(_ jws: String, at time: VerificationTime = .signedDate) -> VerificationResult<JSONValue> {
+        decode(jws, at: time) { $0 }
+    }
+
+    func decode<P>(_ jws: String, at time: VerificationTime = .signedDate, _ make: (JSONValue) -> P?) -> VerificationResult<P> {
+        let result = verifier.verify(jws, at: time)
+        let json = result.payload.flatMap { try? JSONParser.parse($0) }
+        let payload = json.flatMap(make)
+        if let error = result.error { return .unverified(payload, Self.storeKitError(error.kind)) }
+        guard let payload else { return .unverified(nil, .missingRequiredProperties) }
+        return .verified(payload)
+    }
+
+    static func storeKitError(_ kind: JWSVerificationError.Kind) -> VerificationError {
+        switch kind {
+        case .invalidEncoding: .invalidEncoding
+        case .invalidSignature: .invalidSignature
+        case .invalidCertificateChain: .invalidCertificateChain
+        case .revokedCertificate: .revokedCertificate
+        case .missingRequiredProperties: .missingRequiredProperties
+        }
+    }
+}

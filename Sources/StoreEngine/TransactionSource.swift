@@ -1,0 +1,156 @@
+import Foundation
+import StoreCore
+
+/// Apple's part of StoreKit: the App Store and StoreKit's daemon. A source hands out *signed*
+/// transactions (compact JWS); it never decides what the app unlocks (that is `StoreManager`'s job).
+public protocol TransactionSource: Sendable {
+    /// The catalog the source sells from, and where the customer is.
+    func storefront() async -> Storefront
+    func locale() async -> String
+    /// The store's clock (runs fast under a time rate).
+    func now() async -> Date
+
+    /// `Product.products(for:)`: products sold in the current storefront; unknown IDs are left out.
+    func products(for ids: [String]?) async throws -> [Product]
+    /// `product.purchase(options:)`; `answer` is what the customer did at the payment sheet.
+    func purchase(_ productID: String, options: PurchaseOptions, answer: PaymentSheetAnswer) async throws -> PurchaseOutcome
+    /// `Transaction.updates`: every unfinished transaction first, then live updates (renewals,
+    /// approvals, other devices' purchases, redemptions, refunds).
+    func updates() async -> AsyncStream<String>
+    /// `Transaction.currentEntitlements`, signed.
+    func currentEntitlements() async -> [String]
+    /// `Transaction.all`, newest first.
+    func allTransactions() async -> [String]
+    /// `Transaction.unfinished`.
+    func unfinishedTransactions() async -> [String]
+    func finish(transactionID: Int64) async
+    /// `AppStore.sync()`.
+    func sync() async throws
+    /// `Product.SubscriptionInfo.status(for:)`.
+    func subscriptionStatuses(groupID: String) async throws -> [SignedSubscriptionStatus]
+    /// `Product.SubscriptionInfo.isEligibleForIntroOffer(for:)`.
+    func isEligibleForIntroOffer(groupID: String) async -> Bool
+    /// The redeem sheet: a successful redemption is delivered through `updates()`.
+    func redeem(offerCode: String) async throws
+    /// `Transaction.beginRefundRequest(for:)`.
+    func requestRefund(transactionID: Int64, reason: String) async throws -> RefundRequestOutcome
+}
+
+/// What the customer did at the payment sheet.
+public enum PaymentSheetAnswer: Sendable, Equatable { case confirm, cancel }
+
+/// `Product.PurchaseOption`s.
+public struct PurchaseOptions: Sendable, Equatable {
+    public var quantity = 1
+    public var appAccountToken: UUID?
+    /// `.promotionalOffer(offerID:signature:)`: the offer and its signed JWS (nil = missing).
+    public var promotionalOffer: (id: String, signature: String?)?
+    public var winBackOfferID: String?
+    public var simulatesAskToBuy = false
+
+    public init(quantity: Int = 1, appAccountToken: UUID? = nil, promotionalOffer: (id: String, signature: String?)? = nil,
+                winBackOfferID: String? = nil, simulatesAskToBuy: Bool = false) {
+        self.quantity = quantity
+        self.appAccountToken = appAccountToken
+        self.promotionalOffer = promotionalOffer
+        self.winBackOfferID = winBackOfferID
+        self.simulatesAskToBuy = simulatesAskToBuy
+    }
+
+    public static func == (a: PurchaseOptions, b: PurchaseOptions) -> Bool {
+        a.quantity == b.quantity && a.appAccountToken == b.appAccountToken && a.promotionalOffer?.id == b.promotionalOffer?.id
+            && a.promotionalOffer?.signature == b.promotionalOffer?.signature && a.winBackOfferID == b.winBackOfferID
+            && a.simulatesAskToBuy == b.simulatesAskToBuy
+    }
+}
+
+/// `Product.PurchaseResult`, with the transaction still signed.
+public enum PurchaseOutcome: Sendable, Equatable {
+    case success(jws: String)
+    case userCancelled
+    case pending(PendingReason)
+}
+
+public enum PendingReason: String, Sendable, Equatable {
+    /// Ask to Buy: waits for a parent's approval.
+    case askToBuy
+    /// Interrupted purchase: waits for the customer to resolve an issue (e.g. accept terms).
+    case interrupted
+}
+
+public enum RefundRequestOutcome: Sendable, Equatable { case success, userCancelled }
+
+/// One `Product.SubscriptionInfo.Status`, signed.
+public struct SignedSubscriptionStatus: Sendable, Equatable {
+    public var state: SubscriptionState
+    public var transaction: String
+    public var renewalInfo: String
+
+    public init(state: SubscriptionState, transaction: String, renewalInfo: String) {
+        self.state = state
+        self.transaction = transaction
+        self.renewalInfo = renewalInfo
+    }
+}
+
+/// What Xcode's Transaction Manager and `SKTestSession` do: the QA panel and scenarios drive a
+/// source through this, never through its internals.
+public protocol StoreTestControls: Sendable {
+    func settings() async -> TestSettings
+    func update(_ change: @Sendable (inout TestSettings) -> Void) async
+    func setStorefront(_ code: String, locale: String?) async throws
+    /// Every transaction the ledger holds, with what the tester needs to see (pending, declined…).
+    func ledger() async -> [LedgerEntry]
+
+    func approveAskToBuy(transactionID: Int64) async throws
+    func declineAskToBuy(transactionID: Int64) async throws
+    func resolveInterruptedPurchase(transactionID: Int64) async throws
+    func refund(transactionID: Int64, prorated: Bool) async throws
+    func revokeFamilySharing(transactionID: Int64) async throws
+    func decideRefundRequest(transactionID: Int64, approve: Bool) async throws
+    func deleteTransaction(_ transactionID: Int64) async throws
+    func clearTransactions() async throws
+    /// `SKTestSession.buyProduct`: a purchase made outside the app (another device, the App Store).
+    func buyOutsideApp(productID: String, familyShared: Bool) async throws
+    /// Issues a valid promotional offer signature (the developer's server's job).
+    func signPromotionalOffer(productID: String, offerID: String) async throws -> String
+
+    func advanceTime(by period: Period) async
+    func setTimeRate(_ rate: TimeRate) async
+    func expireSubscription(productID: String) async throws
+    func forceRenewal(productID: String) async throws
+    func setAutoRenew(productID: String, enabled: Bool) async throws
+    func requestPriceIncrease(productID: String) async throws
+    func respondToPriceIncrease(productID: String, agree: Bool) async throws
+    func resolveBillingIssue(productID: String) async throws
+    func reset() async throws
+}
+
+/// One ledger row as the tester sees it.
+public struct LedgerEntry: Sendable, Equatable, Identifiable {
+    public enum Status: String, Sendable {
+        case completed, pendingApproval, declined, interrupted
+    }
+    public var id: Int64 { payload.transactionID }
+    public var payload: TransactionPayload
+    public var status: Status
+    public var isFinished: Bool
+    public var refundRequest: RefundRequestStatus?
+    /// The signed form handed to the app (nil while pending).
+    public var jws: String?
+
+    public init(payload: TransactionPayload, status: Status, isFinished: Bool, refundRequest: RefundRequestStatus? = nil, jws: String?) {
+        self.payload = payload
+        self.status = status
+        self.isFinished = isFinished
+        self.refundRequest = refundRequest
+        self.jws = jws
+    }
+}
+
+public enum RefundRequestStatus: String, Sendable { case pending, approved, declined }
+
+public struct TestControlError: Error, Equatable, Sendable, CustomStringConvertible {
+    public var description: String
+    public init(_ description: String) { self.description = description }
+}
