@@ -1,0 +1,233 @@
+import CLibCrypto
+import Foundation
+
+/// The instant at which certificates must be valid.
+public enum VerificationTime: Sendable, Equatable {
+    case now
+    case date(Date)
+    /// The payload's `signedDate` (ms since 1970, possibly fractional); now when absent.
+    /// This is how stored App Store payloads are checked after their leaf has expired.
+    case signedDate
+}
+
+/// Why a token did not verify; the kinds mirror StoreKit's `VerificationResult.VerificationError`.
+public struct JWSVerificationError: Error, Sendable, Equatable, CustomStringConvertible {
+    public enum Kind: Sendable, Equatable {
+        /// Not three base64url parts, or the header or payload is not a JSON object.
+        case invalidEncoding
+        /// `alg` is not ES256, the signature is not 64 bytes, or it does not match the leaf key.
+        case invalidSignature
+        /// `x5c` is missing or unreadable, or the chain does not lead to a trusted root at the time.
+        case invalidCertificateChain
+        /// Kept for parity with StoreKit; revocation is not checked.
+        case revokedCertificate
+        /// The header has no `alg`.
+        case missingRequiredProperties
+    }
+    public let kind: Kind
+    public let message: String
+    public var description: String { "\(kind): \(message)" }
+}
+
+/// What `JWSVerifier.verify` found out about a token.
+public struct JWSVerification: Sendable {
+    /// The decoded header and payload bytes, when those parts were valid base64url.
+    public let header: Data?
+    public let payload: Data?
+    /// nil when the token verified.
+    public let error: JWSVerificationError?
+    public var isVerified: Bool { error == nil }
+}
+
+/// Verifies compact ES256 JWS tokens whose `x5c` chain leads to one of the configured roots.
+public struct JWSVerifier: Sendable {
+    private let store: StoreHandle
+    private let strict: Bool
+    private let cache = ChainCache()
+
+    /// Only `trustedRoots` are anchors; a token's own last `x5c` certificate is never trusted.
+    /// `strict` adds OpenSSL's X509_STRICT checks, which Apple's test certificates fail.
+    public init(trustedRoots: [Certificate], strict: Bool = false) {
+        store = StoreHandle(roots: trustedRoots)
+        self.strict = strict
+    }
+
+    public func verify(_ token: String, at time: VerificationTime) -> JWSVerification {
+        var token = token
+        return token.withUTF8 { verify(bytes: $0, at: time) }
+    }
+
+    private struct Header: Decodable {
+        var alg: String?
+        var x5c: [String]?
+        // Wrong types read as absent, so they get the error that matches the field, not invalidEncoding.
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            alg = try? container.decodeIfPresent(String.self, forKey: .alg)
+            x5c = try? container.decodeIfPresent([String].self, forKey: .x5c)
+        }
+        enum CodingKeys: CodingKey { case alg, x5c }
+    }
+
+    private struct Payload: Decodable {
+        var signedDate: Double?
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            signedDate = try? container.decodeIfPresent(Double.self, forKey: .signedDate)
+        }
+        enum CodingKeys: CodingKey { case signedDate }
+    }
+
+    private func verify(bytes: UnsafeBufferPointer<UInt8>, at time: VerificationTime) -> JWSVerification {
+        func failure(_ kind: JWSVerificationError.Kind, _ message: String, _ header: [UInt8]? = nil, _ payload: [UInt8]? = nil) -> JWSVerification {
+            JWSVerification(header: header.map { Data($0) }, payload: payload.map { Data($0) },
+                            error: JWSVerificationError(kind: kind, message: message))
+        }
+        let dots = bytes.indices.filter { bytes[$0] == UInt8(ascii: ".") }
+        guard dots.count == 2 else { return failure(.invalidEncoding, "a compact JWS has exactly three dot-separated parts") }
+        func part(_ range: Range<Int>) -> [UInt8]? { Base64URL.decode(UnsafeBufferPointer(rebasing: bytes[range])) }
+        guard let header = part(0..<dots[0]) else { return failure(.invalidEncoding, "header is not base64url") }
+        guard let payload = part(dots[0] + 1..<dots[1]) else { return failure(.invalidEncoding, "payload is not base64url", header) }
+        guard let signature = part(dots[1] + 1..<bytes.count) else { return failure(.invalidEncoding, "signature is not base64url", header, payload) }
+
+        let decoder = JSONDecoder()
+        guard let fields = try? decoder.decode(Header.self, from: Data(header)) else {
+            return failure(.invalidEncoding, "header is not a JSON object", header, payload)
+        }
+        guard let dates = try? decoder.decode(Payload.self, from: Data(payload)) else {
+            return failure(.invalidEncoding, "payload is not a JSON object", header, payload)
+        }
+        guard let alg = fields.alg else { return failure(.missingRequiredProperties, "header has no alg", header, payload) }
+        guard alg == "ES256" else { return failure(.invalidSignature, "alg \(alg) is not ES256", header, payload) }
+        guard signature.count == 64 else {
+            return failure(.invalidSignature, "an ES256 signature is 64 bytes, not \(signature.count)", header, payload)
+        }
+        guard let x5c = fields.x5c, !x5c.isEmpty else {
+            return failure(.invalidCertificateChain, "header has no x5c certificate chain", header, payload)
+        }
+
+        let seconds: Int? = switch time {
+        case .now: nil
+        case .date(let date): Int(date.timeIntervalSince1970.rounded(.down))
+        case .signedDate: dates.signedDate.map { Int(($0 / 1000).rounded(.down)) }
+        }
+        let leafKey: PKeyHandle
+        switch validatedLeafKey(x5c, at: seconds) {
+        case .success(let key): leafKey = key
+        case .failure(let error): return failure(error.kind, error.message, header, payload)
+        }
+
+        let digest = ECDSA.sha256(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[0..<dots[1]])))
+        guard let der = ECDSA.derSignature(fromRaw: signature),
+              ECDSA.verifyDigest(digest, derSignature: der, key: leafKey)
+        else { return failure(.invalidSignature, "signature does not match the leaf certificate's key", header, payload) }
+        return JWSVerification(header: Data(header), payload: Data(payload), error: nil)
+    }
+
+    /// The leaf's key once its chain validates at `seconds` (nil: now).
+    /// A chain that validated before is reused while `seconds` lies inside every certificate's validity,
+    /// so the cache never skips the time check, and the caller always checks the signature.
+    private func validatedLeafKey(_ x5c: [String], at seconds: Int?) -> Result<PKeyHandle, JWSVerificationError> {
+        let cacheKey = x5c.joined(separator: ".")  // "." is outside base64, so the join is unambiguous
+        let instant = seconds ?? Int(Date().timeIntervalSince1970)
+        if let entry = cache[cacheKey], entry.validity.contains(instant) { return .success(entry.leafKey) }
+
+        func chainError(_ message: String) -> JWSVerificationError { .init(kind: .invalidCertificateChain, message: message) }
+        var certificates: [Certificate] = []
+        for (index, base64) in x5c.enumerated() {
+            guard let der = Data(base64Encoded: base64), let certificate = try? Certificate(der: der) else {
+                ERR_clear_error()
+                return .failure(chainError("x5c[\(index)] is not a base64 DER certificate"))
+            }
+            certificates.append(certificate)
+        }
+        let validity: Range<Int>
+        switch store.validate(certificates, at: seconds, strict: strict) {
+        case .success(let range): validity = range
+        case .failure(let error): return .failure(chainError(error.message))
+        }
+        guard let leafKey = certificates[0].publicKey?.handle else {
+            return .failure(.init(kind: .invalidSignature, message: "leaf certificate key is not P-256"))
+        }
+        cache[cacheKey] = ChainCache.Entry(leafKey: leafKey, validity: validity)
+        return .success(leafKey)
+    }
+}
+
+/// Owns the `X509_STORE` of trusted roots.
+/// Sendable because the store is filled in init and only read afterwards; OpenSSL locks its
+/// internal lookups, and each validation uses its own `X509_STORE_CTX`.
+private final class StoreHandle: @unchecked Sendable {
+    let pointer: OpaquePointer?
+
+    init(roots: [Certificate]) {
+        pointer = X509_STORE_new()
+        for root in roots { X509_STORE_add_cert(pointer, root.handle.pointer) }  // the store takes its own reference
+        ERR_clear_error()  // adding the same root twice queues a harmless error
+    }
+    deinit { X509_STORE_free(pointer) }
+
+    /// Validates `chain` (leaf first, the rest untrusted helpers) against the roots.
+    /// Returns the seconds range in which every certificate of the built chain is valid.
+    func validate(_ chain: [Certificate], at seconds: Int?, strict: Bool) -> Result<Range<Int>, SigningError> {
+        guard let pointer, let context = X509_STORE_CTX_new(), let untrusted = shim_sk_X509_new_null() else {
+            return .failure(SigningError("out of memory"))
+        }
+        defer { X509_STORE_CTX_free(context); shim_sk_X509_free(untrusted) }
+        return withExtendedLifetime(chain) {
+            for certificate in chain.dropFirst() { _ = shim_sk_X509_push(untrusted, certificate.handle.pointer) }
+            guard X509_STORE_CTX_init(context, pointer, chain[0].handle.pointer, untrusted) == 1 else {
+                return .failure(SigningError.openSSL("X509_STORE_CTX_init"))
+            }
+            if strict { X509_STORE_CTX_set_flags(context, UInt(X509_V_FLAG_X509_STRICT)) }
+            if let seconds { X509_STORE_CTX_set_time(context, 0, seconds) }
+            guard X509_verify_cert(context) == 1 else {
+                let code = X509_STORE_CTX_get_error(context)
+                ERR_clear_error()
+                let reason = X509_verify_cert_error_string(Int(code)).map { String(cString: $0) } ?? "error \(code)"
+                let message = switch code {
+                case X509_V_ERR_CERT_HAS_EXPIRED: "a certificate had expired at the verification time (\(reason))"
+                case X509_V_ERR_CERT_NOT_YET_VALID: "a certificate was not yet valid at the verification time (\(reason))"
+                case X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT_LOCALLY, X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT,
+                     X509_V_ERR_DEPTH_ZERO_SELF_SIGNED_CERT, X509_V_ERR_SELF_SIGNED_CERT_IN_CHAIN:
+                    "certificate chain does not lead to a trusted root (\(reason))"
+                default: "certificate chain is invalid (\(reason))"
+                }
+                return .failure(SigningError(message))
+            }
+            // The built chain ends at the trusted root, which may differ from the token's last x5c entry.
+            var start = Int.min, end = Int.max
+            if let built = X509_STORE_CTX_get0_chain(context) {
+                for index in 0..<OPENSSL_sk_num(built) {
+                    let x509 = OpaquePointer(OPENSSL_sk_value(built, index))
+                    start = max(start, epochSeconds(X509_get0_notBefore(x509)) ?? .max)
+                    // OpenSSL treats a certificate as expired from its notAfter second on.
+                    end = min(end, epochSeconds(X509_get0_notAfter(x509)) ?? .min)
+                }
+            }
+            return .success(start < end ? start..<end : 0..<0)
+        }
+    }
+}
+
+/// Chains that validated, by their exact x5c strings.
+/// Sendable because every access to `entries` holds `lock`.
+private final class ChainCache: @unchecked Sendable {
+    struct Entry {
+        let leafKey: PKeyHandle
+        let validity: Range<Int>
+    }
+    private let lock = NSLock()
+    private var entries: [String: Entry] = [:]
+    private let limit = 256
+
+    subscript(key: String) -> Entry? {
+        get { lock.withLock { entries[key] } }
+        set {
+            lock.withLock {
+                if entries.count >= limit { entries.removeAll(keepingCapacity: true) }  // crude, but bounded
+                entries[key] = newValue
+            }
+        }
+    }
+}
