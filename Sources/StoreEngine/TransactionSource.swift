@@ -100,7 +100,7 @@ public protocol StoreTestControls: Sendable {
     func update(_ change: @Sendable (inout TestSettings) -> Void) async
     func setStorefront(_ code: String, locale: String?) async throws
     /// Every transaction the ledger holds, with what the tester needs to see (pending, declined…).
-    func ledger() async -> [LedgerEntry]
+    func ledgerEntries() async -> [LedgerEntry]
 
     func approveAskToBuy(transactionID: Int64) async throws
     func declineAskToBuy(transactionID: Int64) async throws

@@ -1,0 +1,216 @@
+import Foundation
+import StoreCore
+
+/// The store's durable record, in one SQLite file (WAL): transactions, subscription renewal
+/// state, the events other processes pick up, offer-code redemptions, used offer nonces, settings.
+final class Ledger {
+    let db: SQLiteDatabase
+
+    init(path: String?) throws {
+        db = try SQLiteDatabase(path: path)
+        try db.execute("""
+            CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+            CREATE TABLE IF NOT EXISTS transactions(
+                id INTEGER PRIMARY KEY, original_id INTEGER NOT NULL, product_id TEXT NOT NULL,
+                product_type TEXT NOT NULL, status TEXT NOT NULL, finished INTEGER NOT NULL DEFAULT 0,
+                revoked INTEGER NOT NULL DEFAULT 0, payload TEXT NOT NULL, jws TEXT, refund_request TEXT);
+            CREATE INDEX IF NOT EXISTS transactions_entitled ON transactions(product_type, status, revoked);
+            CREATE INDEX IF NOT EXISTS transactions_unfinished ON transactions(finished, status);
+            CREATE TABLE IF NOT EXISTS subscriptions(original_id INTEGER PRIMARY KEY, group_id TEXT NOT NULL, record TEXT NOT NULL);
+            CREATE INDEX IF NOT EXISTS subscriptions_group ON subscriptions(group_id);
+            CREATE TABLE IF NOT EXISTS events(seq INTEGER PRIMARY KEY AUTOINCREMENT, transaction_id INTEGER NOT NULL,
+                kind TEXT NOT NULL, origin TEXT NOT NULL);
+            CREATE TABLE IF NOT EXISTS redemptions(code TEXT NOT NULL, transaction_id INTEGER NOT NULL);
+            CREATE TABLE IF NOT EXISTS nonces(nonce TEXT PRIMARY KEY);
+            """)
+    }
+
+    // MARK: Meta
+
+    func meta(_ key: String) throws -> String? {
+        try db.query("SELECT value FROM meta WHERE key = ?", [.text(key)]).first?.first?.text
+    }
+
+    func setMeta(_ key: String, _ value: String) throws {
+        try db.query("INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                     [.text(key), .text(value)])
+    }
+
+    // MARK: Transactions
+
+    struct Row {
+        var payload: TransactionPayload
+        var status: LedgerEntry.Status
+        var finished: Bool
+        var jws: String?
+        var refundRequest: RefundRequestStatus?
+    }
+
+    func nextTransactionID() throws -> Int64 {
+        (try db.query("SELECT MAX(id) FROM transactions").first?.first?.int ?? 2_000_000_000) + 1
+    }
+
+    func insert(_ row: Row) throws {
+        try db.query("""
+            INSERT INTO transactions(id, original_id, product_id, product_type, status, finished, revoked, payload, jws, refund_request)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """, values(row))
+    }
+
+    func update(_ row: Row) throws {
+        try db.query("""
+            UPDATE transactions SET original_id = ?2, product_id = ?3, product_type = ?4, status = ?5, finished = ?6,
+                revoked = ?7, payload = ?8, jws = ?9, refund_request = ?10 WHERE id = ?1
+            """, values(row))
+    }
+
+    private func values(_ row: Row) -> [SQLiteDatabase.Value] {
+        [.int(row.payload.transactionID), .int(row.payload.originalTransactionID), .text(row.payload.productID),
+         .text(row.payload.productType.rawValue), .text(row.status.rawValue), .int(row.finished ? 1 : 0),
+         .int(row.payload.isRevoked ? 1 : 0), .text(row.payload.json.compact), row.jws.map { .text($0) } ?? .null,
+         row.refundRequest.map { .text($0.rawValue) } ?? .null]
+    }
+
+    private static let columns = "payload, status, finished, jws, refund_request"
+
+    func row(_ id: Int64) throws -> Row? {
+        try rows("SELECT \(Self.columns) FROM transactions WHERE id = ?", [.int(id)]).first
+    }
+
+    func rows(_ sql: String, _ arguments: [SQLiteDatabase.Value] = []) throws -> [Row] {
+        try db.query(sql, arguments).compactMap { columns in
+            guard let text = columns[0].text, let json = try? JSONParser.parse(text), let payload = TransactionPayload(json: json),
+                  let status = columns[1].text.flatMap(LedgerEntry.Status.init(rawValue:)) else { return nil }
+            return Row(payload: payload, status: status, finished: columns[2].int == 1, jws: columns[3].text,
+                       refundRequest: columns[4].text.flatMap(RefundRequestStatus.init(rawValue:)))
+        }
+    }
+
+    func allRows() throws -> [Row] {
+        try rows("SELECT \(Self.columns) FROM transactions ORDER BY id DESC")
+    }
+
+    func completedRows() throws -> [Row] {
+        try rows("SELECT \(Self.columns) FROM transactions WHERE status = 'completed' ORDER BY id DESC")
+    }
+
+    func unfinishedRows() throws -> [Row] {
+        try rows("SELECT \(Self.columns) FROM transactions WHERE finished = 0 AND status = 'completed' ORDER BY id")
+    }
+
+    /// Non-consumables and non-renewing subscriptions that are not revoked (subscriptions come from `subscriptions`).
+    func ownedOneTimeRows() throws -> [Row] {
+        try rows("""
+            SELECT \(Self.columns) FROM transactions WHERE product_type IN ('nonConsumable', 'nonRenewing')
+            AND status = 'completed' AND revoked = 0 ORDER BY id
+            """)
+    }
+
+    func hasCompletedPurchase(productID: String) throws -> Bool {
+        try !db.query("SELECT 1 FROM transactions WHERE product_id = ? AND status = 'completed' AND revoked = 0 LIMIT 1",
+                      [.text(productID)]).isEmpty
+    }
+
+    func setFinished(_ id: Int64) throws {
+        try db.query("UPDATE transactions SET finished = 1 WHERE id = ?", [.int(id)])
+    }
+
+    func delete(_ id: Int64) throws {
+        try db.query("DELETE FROM transactions WHERE id = ?", [.int(id)])
+    }
+
+    func clear() throws {
+        try db.execute("DELETE FROM transactions; DELETE FROM subscriptions; DELETE FROM redemptions; DELETE FROM nonces;")
+    }
+
+    // MARK: Subscriptions
+
+    func subscription(_ originalID: Int64) throws -> SubscriptionRecord? {
+        try db.query("SELECT record FROM subscriptions WHERE original_id = ?", [.int(originalID)]).first?.first?.text
+            .flatMap { try? JSONDecoder().decode(SubscriptionRecord.self, from: Data($0.utf8)) }
+    }
+
+    func subscriptions(group: String? = nil) throws -> [SubscriptionRecord] {
+        let rows = if let group { try db.query("SELECT record FROM subscriptions WHERE group_id = ? ORDER BY original_id", [.text(group)]) }
+                   else { try db.query("SELECT record FROM subscriptions ORDER BY original_id") }
+        return rows.compactMap { $0[0].text.flatMap { try? JSONDecoder().decode(SubscriptionRecord.self, from: Data($0.utf8)) } }
+    }
+
+    func save(_ record: SubscriptionRecord) throws {
+        let text = String(decoding: try JSONEncoder().encode(record), as: UTF8.self)
+        try db.query("""
+            INSERT INTO subscriptions(original_id, group_id, record) VALUES (?, ?, ?)
+            ON CONFLICT(original_id) DO UPDATE SET record = excluded.record, group_id = excluded.group_id
+            """, [.int(record.originalID), .text(record.groupID), .text(text)])
+    }
+
+    func deleteSubscription(_ originalID: Int64) throws {
+        try db.query("DELETE FROM subscriptions WHERE original_id = ?", [.int(originalID)])
+    }
+
+    // MARK: Events, redemptions, nonces
+
+    enum EventKind: String {
+        /// A purchase the app made itself: its result came back from `purchase()`; other processes see it as an update.
+        case purchase
+        /// Reaches every app through `Transaction.updates`.
+        case update
+        /// Recorded for the tester only (an Ask to Buy decline).
+        case silent
+    }
+
+    func appendEvent(transactionID: Int64, kind: EventKind, origin: String) throws {
+        try db.query("INSERT INTO events(transaction_id, kind, origin) VALUES (?, ?, ?)",
+                     [.int(transactionID), .text(kind.rawValue), .text(origin)])
+    }
+
+    func events(after seq: Int64) throws -> [(seq: Int64, transactionID: Int64, kind: EventKind, origin: String)] {
+        try db.query("SELECT seq, transaction_id, kind, origin FROM events WHERE seq > ? ORDER BY seq", [.int(seq)]).compactMap {
+            guard let seq = $0[0].int, let id = $0[1].int, let kind = $0[2].text.flatMap(EventKind.init(rawValue:)),
+                  let origin = $0[3].text else { return nil }
+            return (seq, id, kind, origin)
+        }
+    }
+
+    func lastEventSeq() throws -> Int64 {
+        try db.query("SELECT COALESCE(MAX(seq), 0) FROM events").first?.first?.int ?? 0
+    }
+
+    func redemptionCount(code: String) throws -> Int {
+        Int(try db.query("SELECT COUNT(*) FROM redemptions WHERE code = ?", [.text(code)]).first?.first?.int ?? 0)
+    }
+
+    func recordRedemption(code: String, transactionID: Int64) throws {
+        try db.query("INSERT INTO redemptions(code, transaction_id) VALUES (?, ?)", [.text(code), .int(transactionID)])
+    }
+
+    /// Records a promotional-offer nonce; false when it was used before.
+    func useNonce(_ nonce: String) throws -> Bool {
+        try db.query("INSERT OR IGNORE INTO nonces(nonce) VALUES (?)", [.text(nonce)])
+        return try db.query("SELECT changes()").first?.first?.int == 1
+    }
+}
+
+/// The renewal state of one subscription (one per original transaction) in a group.
+struct SubscriptionRecord: Codable, Equatable {
+    var originalID: Int64
+    var groupID: String
+    var productID: String
+    var autoRenewProductID: String
+    var willAutoRenew = true
+    var latestTransactionID: Int64
+    var expirationDate: Date
+    var state: SubscriptionState
+    var expirationReason: RenewalInfoPayload.ExpirationReason?
+    var gracePeriodEnd: Date?
+    var billingRetryEnd: Date?
+    var priceIncrease: PriceIncrease?
+    var familyShared = false
+    var recentStartDate: Date
+    var appAccountToken: UUID?
+
+    enum PriceIncrease: String, Codable { case notYetResponded, agreed, declined }
+}
+
+extension SubscriptionState: Codable {}
+extension RenewalInfoPayload.ExpirationReason: Codable {}

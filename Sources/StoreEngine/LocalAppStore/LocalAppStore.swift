@@ -1,0 +1,462 @@
+import Foundation
+import StoreCore
+import StoreSigning
+
+/// The embedded simulated App Store: a durable ledger, a clock that can run fast, a signer, and
+/// StoreKit's rules for purchases, Ask to Buy, interrupted purchases, offers, codes, refunds and
+/// subscriptions. It plays Apple's part only: it hands out signed data and never decides what
+/// the app unlocks.
+public actor LocalAppStore: TransactionSource, StoreTestControls {
+    public let catalog: Catalog
+    public nonisolated let identity: StoreIdentity
+    let ledger: Ledger
+    let time: any RealTimeSource
+    /// Tells this process's events from another's on the same ledger.
+    let origin = UUID().uuidString
+    var clock: StoreClock
+    var currentSettings: TestSettings
+    var currentStorefront: Storefront
+    var currentLocale: String
+    var lastSeenEvent: Int64
+    var subscribers: [UUID: AsyncStream<String>.Continuation] = [:]
+    var poller: Task<Void, Never>?
+    lazy var rogueSigner: JWSSigner? = try? StoreIdentity.ephemeral().signer
+
+    /// Opens a store. `stateDirectory` nil keeps everything in memory (`--ephemeral`).
+    public init(catalog: Catalog, stateDirectory: String?, storefront: String? = nil, locale: String? = nil,
+                time: any RealTimeSource = SystemTime()) throws {
+        self.catalog = catalog
+        self.time = time
+        if let directory = stateDirectory {
+            try StateDirectory.create(directory)
+            identity = try StoreIdentity.load(directory: directory)
+            ledger = try Ledger(path: directory + "/ledger.sqlite")
+        } else {
+            identity = try StoreIdentity.ephemeral()
+            ledger = try Ledger(path: nil)
+        }
+        currentSettings = catalog.settings
+        let real = time.now()
+        clock = StoreClock(rate: catalog.settings.timeRate, realAnchor: real, storeAnchor: real)
+        if let saved = try ledger.meta("clock"), let restored = try? JSONDecoder().decode(StoreClock.self, from: Data(saved.utf8)) {
+            clock = restored
+        }
+        let code = storefront ?? catalog.settings.storefront ?? catalog.storefronts.first?.code ?? "USA"
+        guard let sf = catalog.storefront(code) else { throw StoreFailure.storeKit(.notAvailableInStorefront) }
+        currentStorefront = sf
+        currentLocale = locale ?? (storefront == nil ? catalog.settings.locale : nil) ?? sf.locale
+        lastSeenEvent = try ledger.lastEventSeq()
+        if try ledger.meta("appTransactionID") == nil {
+            try ledger.setMeta("appTransactionID", String(UInt64.random(in: 700_000_000_000_000_000...799_999_999_999_999_999)))
+        }
+        try ledger.setMeta("clock", String(decoding: try JSONEncoder().encode(clock), as: UTF8.self))
+    }
+
+    public nonisolated var certificate: Certificate { identity.certificate }
+
+    // MARK: Clock
+
+    public func now() -> Date { clock.now(real: time.now()) }
+
+    func saveClock() {
+        try? ledger.setMeta("clock", String(decoding: (try? JSONEncoder().encode(clock)) ?? Data(), as: UTF8.self))
+    }
+
+    var appTransactionID: String { (try? ledger.meta("appTransactionID")) ?? "0" }
+
+    // MARK: Products
+
+    public func storefront() -> Storefront { currentStorefront }
+    public func locale() -> String { currentLocale }
+
+    public func products(for ids: [String]?) async throws -> [Product] {
+        try await simulateNetwork(.loadProducts)
+        return catalog.products(for: ids, storefront: currentStorefront.code, locale: currentLocale)
+    }
+
+    func simulateNetwork(_ api: StoreAPI, delay: Bool = false) async throws {
+        if delay, currentSettings.networkDelay > 0 {
+            try? await Task.sleep(for: .milliseconds(Int(currentSettings.networkDelay * 1000)))
+        }
+        if let failure = currentSettings.failures[api] { throw failure }
+    }
+
+    // MARK: Purchase
+
+    public func purchase(_ productID: String, options: PurchaseOptions, answer: PaymentSheetAnswer) async throws -> PurchaseOutcome {
+        catchUp()
+        if let failure = currentSettings.failures[.purchase] { throw failure }
+        guard let item = catalog.product(productID) else { throw StoreFailure.purchase(.productUnavailable) }
+        guard let price = item.prices[currentStorefront.code] else { throw StoreFailure.storeKit(.notAvailableInStorefront) }
+        let limit = item.type == .consumable ? 10 : 1
+        guard (1...limit).contains(options.quantity) else { throw StoreFailure.purchase(.invalidQuantity) }
+        if item.type == .nonConsumable, try ledger.hasCompletedPurchase(productID: productID) {
+            throw StoreFailure.purchase(.purchaseNotAllowed)
+        }
+        let offer = try offerFor(item, options: options)
+        guard answer == .confirm else { return .userCancelled }
+        try await simulateNetwork(.purchase, delay: true)
+
+        if item.type == .autoRenewable, let change = try planChange(to: item) {
+            return try applyChange(change, to: item, options: options, offer: offer)
+        }
+        let pending: LedgerEntry.Status? = currentSettings.askToBuy || options.simulatesAskToBuy ? .pendingApproval
+            : currentSettings.interruptedPurchases ? .interrupted : nil
+        let payload = try newPayload(item, price: price, options: options, offer: offer)
+        if let pending {
+            try ledger.db.transaction {
+                try ledger.insert(.init(payload: payload, status: pending, finished: false))
+                try ledger.appendEvent(transactionID: payload.transactionID, kind: .silent, origin: origin)
+            }
+            return .pending(pending == .pendingApproval ? .askToBuy : .interrupted)
+        }
+        let jws = try commit(payload, kind: .purchase)
+        if let nonce = options.promotionalOffer.flatMap({ promotionalNonce($0.signature) }) { _ = try ledger.useNonce(nonce) }
+        return .success(jws: present(jws))
+    }
+
+    /// Signs and stores a completed transaction (and its subscription state) in one ledger transaction.
+    @discardableResult
+    func commit(_ payload: TransactionPayload, kind: Ledger.EventKind) throws -> String {
+        var payload = payload
+        payload.signedDate = now()
+        let jws = try sign(payload.json)
+        try ledger.db.transaction {
+            try ledger.insert(.init(payload: payload, status: .completed, finished: false, jws: jws))
+            if payload.productType == .autoRenewable { try startOrExtendSubscription(with: payload) }
+            try ledger.appendEvent(transactionID: payload.transactionID, kind: kind, origin: origin)
+        }
+        pumpEvents()
+        return jws
+    }
+
+    func newPayload(_ item: CatalogProduct, price: Decimal, options: PurchaseOptions, offer: SubscriptionOffer?,
+                    originalID: Int64? = nil, originalDate: Date? = nil, purchaseDate: Date? = nil,
+                    reason: TransactionPayload.Reason = .purchase) throws -> TransactionPayload {
+        let id = try ledger.nextTransactionID()
+        let date = purchaseDate ?? now()
+        let charged = offer.map { offerCharge($0) } ?? price
+        var payload = TransactionPayload(
+            transactionID: id, originalTransactionID: originalID ?? id, bundleID: catalog.app.bundleID,
+            productID: item.id, productType: item.type, purchaseDate: date, originalPurchaseDate: originalDate ?? date,
+            quantity: options.quantity, signedDate: now(), storefront: currentStorefront.code, storefrontID: currentStorefront.id,
+            currency: currentStorefront.currency, priceMilliunits: Self.milliunits(charged * Decimal(options.quantity)),
+            appTransactionID: appTransactionID)
+        payload.reason = reason
+        payload.appAccountToken = options.appAccountToken
+        if let terms = item.subscription {
+            payload.subscriptionGroupID = terms.groupID
+            payload.webOrderLineItemID = String(id + 1_000_000_000)
+            let length = offer.map { Period($0.period.value * ($0.paymentMode == .payAsYouGo ? 1 : $0.periodCount), $0.period.unit) }
+            payload.expirationDate = (length ?? terms.period).advance(date)
+        }
+        if let offer {
+            payload.offerType = offer.type
+            payload.offerID = offer.id
+            payload.offerPaymentMode = offer.paymentMode
+            payload.offerPeriod = offer.type == .code && item.type != .autoRenewable ? nil : offer.period
+        }
+        return payload
+    }
+
+    func offerCharge(_ offer: SubscriptionOffer) -> Decimal {
+        offer.paymentMode == .oneTime ? 0 : offer.price(in: currentStorefront.code)
+    }
+
+    static func milliunits(_ amount: Decimal) -> Int64 {
+        Int64(truncating: NSDecimalNumber(decimal: amount * 1000))
+    }
+
+    // MARK: Signing and handing out
+
+    func sign(_ json: JSONValue) throws -> String {
+        try identity.signer.sign(payload: Data(json.compact.utf8))
+    }
+
+    /// What the app receives: the signed data, or a broken copy when a verification failure is injected.
+    func present(_ jws: String) -> String {
+        let failure: VerificationError? = if case .verification(let e)? = currentSettings.failures[.verification] { e }
+            else if currentSettings.invalidSignatures { .invalidSignature } else { nil }
+        guard let failure else { return jws }
+        let parts = jws.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+        guard parts.count == 3 else { return jws }
+        switch failure {
+        case .invalidEncoding: return parts[0] + "." + parts[1]
+        case .invalidSignature, .invalidDeviceVerification:
+            let flipped = parts[2].first == "A" ? "B" + parts[2].dropFirst() : "A" + parts[2].dropFirst()
+            return parts[0] + "." + parts[1] + "." + flipped
+        case .invalidCertificateChain, .revokedCertificate:
+            return (try? rogueSigner?.sign(payload: Base64URL.decode(parts[1]) ?? Data())) ?? jws
+        case .missingRequiredProperties:
+            return (try? identity.signer.sign(payload: Data("{\"signedDate\":\(Int64(now().timeIntervalSince1970 * 1000))}".utf8))) ?? jws
+        }
+    }
+
+    // MARK: Updates
+
+    public func updates() -> AsyncStream<String> {
+        let (stream, continuation) = AsyncStream<String>.makeStream()
+        let id = UUID()
+        subscribers[id] = continuation
+        continuation.onTermination = { [weak self] _ in Task { await self?.unsubscribe(id) } }
+        // StoreKit redelivers every unfinished transaction at launch.
+        for row in (try? ledger.unfinishedRows()) ?? [] { if let jws = row.jws { continuation.yield(present(jws)) } }
+        startPolling()
+        return stream
+    }
+
+    func unsubscribe(_ id: UUID) {
+        subscribers[id] = nil
+        if subscribers.isEmpty { poller?.cancel(); poller = nil }
+    }
+
+    /// Renewals happen while the program runs, and other processes' purchases arrive, without any call from the app.
+    func startPolling() {
+        guard poller == nil else { return }
+        poller = Task { [weak self] in
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .milliseconds(250))
+                await self?.tick()
+            }
+        }
+    }
+
+    public func tick() {
+        catchUp()
+        pumpEvents()
+    }
+
+    /// Delivers ledger events this process hasn't seen: its own updates, and everything another process did.
+    func pumpEvents() {
+        guard let events = try? ledger.events(after: lastSeenEvent) else { return }
+        for event in events {
+            lastSeenEvent = event.seq
+            guard event.kind == .update || (event.kind == .purchase && event.origin != origin),
+                  let jws = try? ledger.row(event.transactionID)?.jws else { continue }
+            for subscriber in subscribers.values { subscriber.yield(present(jws)) }
+        }
+    }
+
+    public func shutdown() {
+        poller?.cancel()
+        poller = nil
+        for subscriber in subscribers.values { subscriber.finish() }
+        subscribers.removeAll()
+    }
+
+    // MARK: Transaction queries
+
+    public func currentEntitlements() -> [String] {
+        catchUp()
+        let oneTime = ((try? ledger.ownedOneTimeRows()) ?? []).compactMap(\.jws)
+        let subscriptions = ((try? ledger.subscriptions()) ?? []).filter { $0.state.grantsAccess }
+            .compactMap { try? ledger.row($0.latestTransactionID)?.jws }
+        return (oneTime + subscriptions).map(present)
+    }
+
+    public func allTransactions() -> [String] {
+        catchUp()
+        return ((try? ledger.completedRows()) ?? []).compactMap(\.jws).map(present)
+    }
+
+    public func unfinishedTransactions() -> [String] {
+        ((try? ledger.unfinishedRows()) ?? []).compactMap(\.jws).map(present)
+    }
+
+    public func finish(transactionID: Int64) {
+        try? ledger.setFinished(transactionID)
+    }
+
+    public func sync() async throws {
+        try await simulateNetwork(.appStoreSync, delay: true)
+        catchUp()
+    }
+
+    // MARK: Offer codes
+
+    public func redeem(offerCode: String) async throws {
+        catchUp()
+        try await simulateNetwork(.offerCodeRedeem, delay: true)
+        guard let code = catalog.offerCode(offerCode), let item = catalog.product(code.productID) else {
+            throw StoreFailure.offerCode(.unknownCode)
+        }
+        if let expires = code.expires, now() >= expires { throw StoreFailure.offerCode(.expired) }
+        if let limit = code.redemptionLimit, try ledger.redemptionCount(code: code.code) >= limit {
+            throw StoreFailure.offerCode(.usedUp)
+        }
+        guard let price = item.prices[currentStorefront.code] else { throw StoreFailure.offerCode(.notAvailableInStorefront) }
+        guard code.eligibility.contains(try customerEligibility(for: item)) else { throw StoreFailure.offerCode(.notEligible) }
+        if item.type == .nonConsumable, try ledger.hasCompletedPurchase(productID: item.id) { throw StoreFailure.offerCode(.alreadyOwned) }
+        if item.type == .autoRenewable, let group = item.subscription?.groupID, activeSubscription(group: group) != nil {
+            throw StoreFailure.offerCode(.alreadyOwned)
+        }
+        let offer = code.offer ?? SubscriptionOffer(type: .code, paymentMode: .oneTime, period: Period(1, .day))
+        let payload = try newPayload(item, price: price, options: PurchaseOptions(), offer: offer)
+        try ledger.db.transaction {
+            try ledger.recordRedemption(code: code.code, transactionID: payload.transactionID)
+        }
+        try commit(payload, kind: .update)
+    }
+
+    /// Who the customer is for a product, as offer codes' eligibility sees it.
+    func customerEligibility(for item: CatalogProduct) throws -> CustomerEligibility {
+        guard let group = item.subscription?.groupID else {
+            return try ledger.hasCompletedPurchase(productID: item.id) && item.type != .consumable ? .existing : .new
+        }
+        let records = try ledger.subscriptions(group: group)
+        if records.isEmpty { return .new }
+        return records.contains { $0.state.grantsAccess || $0.state == .inBillingRetryPeriod } ? .existing : .expired
+    }
+
+    // MARK: Refund requests
+
+    public func requestRefund(transactionID: Int64, reason: String) async throws -> RefundRequestOutcome {
+        try await simulateNetwork(.refundRequest, delay: true)
+        guard var row = try ledger.row(transactionID), row.status == .completed, !row.payload.isRevoked else {
+            throw StoreFailure.refund(.failed)
+        }
+        if row.refundRequest == .pending { throw StoreFailure.refund(.duplicateRequest) }
+        row.refundRequest = .pending
+        try ledger.update(row)
+        if currentSettings.autoApproveRefunds { try await decideRefundRequest(transactionID: transactionID, approve: true) }
+        return .success
+    }
+
+    // MARK: Test controls
+
+    public func settings() -> TestSettings { currentSettings }
+
+    public func update(_ change: @Sendable (inout TestSettings) -> Void) {
+        change(&currentSettings)
+        if currentSettings.timeRate != clock.rate { setTimeRate(currentSettings.timeRate) }
+    }
+
+    public func setStorefront(_ code: String, locale: String?) throws {
+        guard let sf = catalog.storefront(code) else {
+            throw TestControlError("unknown storefront \(code) (the catalog sells in \(catalog.storefronts.map(\.code).joined(separator: ", ")))")
+        }
+        currentStorefront = sf
+        currentLocale = locale ?? sf.locale
+    }
+
+    public func ledgerEntries() -> [LedgerEntry] {
+        catchUp()
+        return ((try? ledger.allRows()) ?? []).map {
+            LedgerEntry(payload: $0.payload, status: $0.status, isFinished: $0.finished, refundRequest: $0.refundRequest, jws: $0.jws)
+        }
+    }
+
+    func pendingRow(_ id: Int64, _ status: LedgerEntry.Status) throws -> Ledger.Row {
+        guard let row = try ledger.row(id) else { throw TestControlError("no transaction \(id)") }
+        guard row.status == status else { throw TestControlError("transaction \(id) is \(row.status.rawValue), not \(status.rawValue)") }
+        return row
+    }
+
+    /// Completes a pending purchase; the app learns of it through updates.
+    func complete(_ row: Ledger.Row) throws {
+        var payload = row.payload
+        payload.purchaseDate = now()
+        payload.originalPurchaseDate = payload.purchaseDate
+        if let terms = catalog.product(payload.productID)?.subscription {
+            let offerLength = payload.offerPeriod.map { p in payload.offerPaymentMode == .payAsYouGo ? p : p }
+            payload.expirationDate = (offerLength ?? terms.period).advance(payload.purchaseDate)
+        }
+        try ledger.delete(payload.transactionID)
+        try commit(payload, kind: .update)
+    }
+
+    public func approveAskToBuy(transactionID: Int64) throws {
+        try complete(pendingRow(transactionID, .pendingApproval))
+    }
+
+    public func declineAskToBuy(transactionID: Int64) throws {
+        var row = try pendingRow(transactionID, .pendingApproval)
+        row.status = .declined
+        try ledger.db.transaction {
+            try ledger.update(row)
+            try ledger.appendEvent(transactionID: transactionID, kind: .silent, origin: origin)
+        }
+    }
+
+    public func resolveInterruptedPurchase(transactionID: Int64) throws {
+        try complete(pendingRow(transactionID, .interrupted))
+    }
+
+    public func refund(transactionID: Int64, prorated: Bool) throws {
+        try revoke(transactionID, reason: .other, type: prorated ? .refundProrated : .refundFull, percentage: prorated ? 50 : nil)
+    }
+
+    public func revokeFamilySharing(transactionID: Int64) throws {
+        try revoke(transactionID, reason: .other, type: .familyRevoke, percentage: nil)
+    }
+
+    public func decideRefundRequest(transactionID: Int64, approve: Bool) throws {
+        guard var row = try ledger.row(transactionID), row.refundRequest == .pending else {
+            throw TestControlError("transaction \(transactionID) has no pending refund request")
+        }
+        row.refundRequest = approve ? .approved : .declined
+        try ledger.update(row)
+        if approve { try revoke(transactionID, reason: .other, type: .refundFull, percentage: nil) }
+    }
+
+    /// Marks a transaction revoked, re-signs it, ends its subscription, and tells the app through updates.
+    func revoke(_ id: Int64, reason: TransactionPayload.RevocationReason, type: TransactionPayload.RevocationType, percentage: Int?) throws {
+        guard var row = try ledger.row(id), row.status == .completed else { throw TestControlError("no completed transaction \(id)") }
+        guard !row.payload.isRevoked else { throw TestControlError("transaction \(id) is already revoked") }
+        row.payload.revocationDate = now()
+        row.payload.revocationReason = reason
+        row.payload.revocationType = type
+        row.payload.revocationPercentage = percentage
+        row.payload.signedDate = now()
+        row.jws = try sign(row.payload.json)
+        row.finished = false
+        try ledger.db.transaction {
+            try ledger.update(row)
+            if var sub = try ledger.subscription(row.payload.originalTransactionID), sub.latestTransactionID == id {
+                sub.state = .revoked
+                sub.willAutoRenew = false
+                try ledger.save(sub)
+            }
+            try ledger.appendEvent(transactionID: id, kind: .update, origin: origin)
+        }
+        pumpEvents()
+    }
+
+    public func deleteTransaction(_ transactionID: Int64) throws {
+        guard let row = try ledger.row(transactionID) else { throw TestControlError("no transaction \(transactionID)") }
+        try ledger.db.transaction {
+            try ledger.delete(transactionID)
+            if let sub = try ledger.subscription(row.payload.originalTransactionID), sub.latestTransactionID == transactionID {
+                try ledger.deleteSubscription(sub.originalID)
+            }
+        }
+    }
+
+    public func clearTransactions() throws {
+        try ledger.db.transaction { try ledger.clear() }
+    }
+
+    public func buyOutsideApp(productID: String, familyShared: Bool) throws {
+        guard let item = catalog.product(productID) else { throw TestControlError("unknown product \(productID)") }
+        guard let price = item.prices[currentStorefront.code] else { throw StoreFailure.storeKit(.notAvailableInStorefront) }
+        if familyShared, !item.isFamilyShareable { throw TestControlError("\(productID) is not family shareable") }
+        if item.type == .autoRenewable, let change = try planChange(to: item) {
+            guard !familyShared else { throw TestControlError("the family already shares a subscription in this group") }
+            _ = try applyChange(change, to: item, options: PurchaseOptions(), offer: nil, kind: .update)
+            return
+        }
+        var payload = try newPayload(item, price: price, options: PurchaseOptions(), offer: nil)
+        if familyShared { payload.ownership = .familyShared }
+        try commit(payload, kind: .update)
+    }
+
+    public func reset() throws {
+        try clearTransactions()
+        currentSettings = catalog.settings
+        let real = time.now()
+        clock = StoreClock(rate: catalog.settings.timeRate, realAnchor: real, storeAnchor: real)
+        saveClock()
+        if let sf = catalog.storefront(catalog.settings.storefront ?? currentStorefront.code) { currentStorefront = sf }
+        currentLocale = catalog.settings.locale ?? currentStorefront.locale
+    }
+}

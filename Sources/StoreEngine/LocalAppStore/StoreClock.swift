@@ -1,0 +1,36 @@
+import Foundation
+import StoreCore
+
+/// The store's clock: real time scaled by a time rate, plus explicit jumps ("advance by P1M").
+/// Kept as an anchor pair so that after a restart the store catches up on all the time that passed.
+struct StoreClock: Codable, Equatable {
+    var rate: TimeRate
+    var realAnchor: Date
+    var storeAnchor: Date
+
+    func now(real: Date) -> Date {
+        storeAnchor.addingTimeInterval(real.timeIntervalSince(realAnchor) * rate.speed)
+    }
+
+    mutating func setRate(_ newRate: TimeRate, real: Date) {
+        storeAnchor = now(real: real)
+        realAnchor = real
+        rate = newRate
+    }
+
+    mutating func advance(to date: Date, real: Date) {
+        storeAnchor = date
+        realAnchor = real
+    }
+}
+
+/// Where real time comes from; tests pass a manual one.
+public protocol RealTimeSource: Sendable {
+    func now() -> Date
+}
+
+public struct SystemTime: RealTimeSource {
+    public init() {}
+    public func now() -> Date { Date() }
+}
+
