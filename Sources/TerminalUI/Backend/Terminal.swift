@@ -4,6 +4,24 @@ import Foundation
 /// The ncurses backend: owns the terminal from `start` to `stop`, draws canvases by writing
 /// only the cells that changed, and reads keys. ncurses is not thread-safe, so everything
 /// here runs on the main actor; only `inputReady` comes from another thread.
+///
+/// A run loop (render and reduce are the app's pure functions):
+///
+///     let terminal = try Terminal.start(colorMode: .detect(
+///         environment: ProcessInfo.processInfo.environment, arguments: CommandLine.arguments))
+///     defer { terminal.stop() }
+///     terminal.draw(render(state, terminal.size))
+///     for await _ in terminal.inputReady {          // or merged with the app's own events
+///         for key in terminal.readKeys() {
+///             if key == .control("c") { return }     // raw mode: Ctrl-C is a key
+///             reduce(&state, .key(key))               // .resize: re-render at terminal.size
+///         }
+///         terminal.draw(render(state, terminal.size))
+///     }
+///
+/// To wait for keys and other events together, forward `inputReady` into the app's own
+/// event stream from a task and call `readKeys()` on the main actor when it arrives.
+/// Esc followed quickly by a key (Alt-key) arrives as `.escape` then the key.
 @MainActor
 public final class Terminal {
     public enum StartError: Error, Equatable {
