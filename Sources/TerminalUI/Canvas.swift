@@ -61,19 +61,20 @@ public struct Canvas: Sendable, Hashable {
 
     /// Fills `rect` (clipped to the canvas) with `character` in `style`.
     public mutating func fill(_ rect: Rect, style: Style = .plain, character: Character = " ") {
-        let ys = max(rect.y, 0)..<min(rect.maxY, height)
-        let xs = max(rect.x, 0)..<min(rect.maxX, width)
-        guard !ys.isEmpty, !xs.isEmpty else { return }
+        let (xs, ys) = clip(rect)
         for y in ys { for x in xs { set(Cell(String(character), style: style), x: x, y: y) } }
     }
 
     /// Changes the style of the cells in `rect` and keeps their text (e.g. to highlight a row).
     public mutating func restyle(_ rect: Rect, _ transform: (inout Style) -> Void) {
-        for y in max(rect.y, 0)..<max(max(rect.y, 0), min(rect.maxY, height)) {
-            for x in max(rect.x, 0)..<max(max(rect.x, 0), min(rect.maxX, width)) {
-                transform(&cells[y * width + x].style)
-            }
-        }
+        let (xs, ys) = clip(rect)
+        for y in ys { for x in xs { transform(&cells[y * width + x].style) } }
+    }
+
+    /// The column and row ranges of `rect` that lie on the canvas (possibly empty).
+    private func clip(_ rect: Rect) -> (Range<Int>, Range<Int>) {
+        let x0 = min(max(rect.x, 0), width), y0 = min(max(rect.y, 0), height)
+        return (x0..<max(x0, min(rect.maxX, width)), y0..<max(y0, min(rect.maxY, height)))
     }
 
     /// Sets one cell, first blanking the other half of any wide grapheme it overwrites.

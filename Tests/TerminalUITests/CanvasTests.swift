@@ -104,3 +104,15 @@ struct CanvasTests {
         #expect(new.changedRuns(from: Canvas(width: 5, height: 2)).count == 2)
     }
 }
+
+@Suite("Canvas styling")
+struct CanvasStylingTests {
+    @Test("restyle changes style only, and clips like fill")
+    func restyle() {
+        var canvas = Canvas(width: 5, height: 2)
+        canvas.put("abcde", at: 0, 1)
+        canvas.restyle(Rect(x: 3, y: 1, width: 9, height: 9)) { $0.reverse = true }
+        canvas.restyle(Rect(x: -4, y: -4, width: 2, height: 2)) { $0.bold = true }  // entirely off-canvas
+        #expect(canvas.annotatedText == "\nabcde\n~  rr")
+    }
+}
