@@ -13,3 +13,5 @@ static inline attr_t shim_A_REVERSE(void) { return A_REVERSE; }
 static inline attr_t shim_A_UNDERLINE(void) { return A_UNDERLINE; }
 static inline attr_t shim_A_DIM(void) { return A_DIM; }
 static inline int shim_KEY_F(int n) { return KEY_F(n); }
+static inline FILE *shim_stdin(void) { return stdin; }
+static inline FILE *shim_stdout(void) { return stdout; }

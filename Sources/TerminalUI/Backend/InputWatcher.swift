@@ -1,0 +1,83 @@
+import Dispatch
+import Foundation
+import Synchronization
+
+/// Tells the main actor when keys can be read, without touching ncurses (which is not
+/// thread-safe): a dedicated thread `poll()`s the input descriptor and yields into an
+/// `AsyncStream`, then waits until the keys were drained so it does not spin on unread input.
+/// Polling uses a short timeout and compares the window size on each wake-up, because
+/// ncurses' SIGWINCH handler may run on any thread and only sets a flag that `get_wch` reads.
+final class InputWatcher: Sendable {
+    let stream: AsyncStream<Void>
+    private let continuation: AsyncStream<Void>.Continuation
+    private let inputFD: Int32
+    private let outputFD: Int32
+    private let state = Mutex(State())
+    private let drainedSignal = DispatchSemaphore(value: 0)
+
+    private struct State {
+        var waitingForDrain = false
+        var stopped = false
+    }
+
+    /// How long one `poll()` waits, bounding how late a resize is noticed.
+    static let pollTimeoutMilliseconds: Int32 = 50
+
+    init(inputFD: Int32, outputFD: Int32) {
+        self.inputFD = inputFD
+        self.outputFD = outputFD
+        (stream, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+    }
+
+    func start() {
+        let thread = Thread { [self] in run() }
+        thread.name = "TerminalUI input"
+        thread.start()
+    }
+
+    /// Called on the main actor after draining `get_wch`; lets the thread poll again.
+    func drained() {
+        let wasWaiting = state.withLock { s in
+            defer { s.waitingForDrain = false }
+            return s.waitingForDrain
+        }
+        if wasWaiting { drainedSignal.signal() }
+    }
+
+    func stop() {
+        state.withLock { $0.stopped = true }
+        drainedSignal.signal()
+        continuation.finish()
+    }
+
+    private func run() {
+        var lastSize = windowSize()
+        while !state.withLock({ $0.stopped }) {
+            var pfd = pollfd(fd: inputFD, events: Int16(POLLIN), revents: 0)
+            if poll(&pfd, 1, Self.pollTimeoutMilliseconds) > 0 {
+                if pfd.revents & Int16(POLLIN) == 0 {
+                    // Input closed or invalid (POLLHUP/POLLNVAL): nothing more will come.
+                    continuation.yield()
+                    continuation.finish()
+                    return
+                }
+                state.withLock { $0.waitingForDrain = true }
+                continuation.yield()
+                // The timeout only guards against a drain that never comes.
+                _ = drainedSignal.wait(timeout: .now() + .milliseconds(500))
+            } else {
+                let size = windowSize()
+                if size != lastSize {
+                    lastSize = size
+                    continuation.yield()  // get_wch will report KEY_RESIZE
+                }
+            }
+        }
+    }
+
+    private func windowSize() -> Size? {
+        var ws = winsize()
+        guard ioctl(outputFD, UInt(TIOCGWINSZ), &ws) == 0 else { return nil }
+        return Size(width: Int(ws.ws_col), height: Int(ws.ws_row))
+    }
+}

@@ -1,0 +1,194 @@
+import CNcursesW
+import Foundation
+
+/// The ncurses backend: owns the terminal from `start` to `stop`, draws canvases by writing
+/// only the cells that changed, and reads keys. ncurses is not thread-safe, so everything
+/// here runs on the main actor; only `inputReady` comes from another thread.
+///
+/// A run loop (render and reduce are the app's pure functions):
+///
+///     let terminal = try Terminal.start(colorMode: .detect(
+///         environment: ProcessInfo.processInfo.environment, arguments: CommandLine.arguments))
+///     defer { terminal.stop() }
+///     terminal.draw(render(state, terminal.size))
+///     for await _ in terminal.inputReady {          // or merged with the app's own events
+///         for key in terminal.readKeys() {
+///             if key == .control("c") { return }     // raw mode: Ctrl-C is a key
+///             reduce(&state, .key(key))               // .resize: re-render at terminal.size
+///         }
+///         terminal.draw(render(state, terminal.size))
+///     }
+///
+/// To wait for keys and other events together, forward `inputReady` into the app's own
+/// event stream from a task and call `readKeys()` on the main actor when it arrives.
+/// Esc followed quickly by a key (Alt-key) arrives as `.escape` then the key.
+@MainActor
+public final class Terminal {
+    public enum StartError: Error, Equatable {
+        /// `newterm` failed, e.g. unknown `TERM`.
+        case cannotOpenTerminal(term: String)
+        case alreadyActive
+    }
+
+    /// The terminal's size in cells, updated when `readKeys` sees a resize.
+    public private(set) var size: Size
+    /// The mode in effect: the requested one, downgraded when the terminal has no colours.
+    public let colorMode: ColorMode
+    /// Yields when keys may be waiting (or the window changed size); then call `readKeys()`.
+    /// Finishes when input is closed.
+    public nonisolated let inputReady: AsyncStream<Void>
+
+    private let screen: OpaquePointer
+    private let window: UnsafeMutablePointer<WINDOW>
+    private let watcher: InputWatcher
+    private let usesDefaultColors: Bool
+    private var colorPairs: [ColorPairKey: Int16] = [:]
+    private var previous: Canvas?
+    private var stopped = false
+
+    private struct ColorPairKey: Hashable {
+        var foreground: Color?
+        var background: Color?
+    }
+
+    /// Takes over the terminal.
+    /// - Parameters:
+    ///   - colorMode: usually `ColorMode.detect(environment:arguments:)`.
+    ///   - input, output: the terminal's streams; default stdin/stdout. A benchmark can pass
+    ///     a pseudo-terminal's streams to count the bytes drawing writes.
+    public static func start(colorMode: ColorMode, input: UnsafeMutablePointer<FILE>? = nil,
+                             output: UnsafeMutablePointer<FILE>? = nil) throws -> Terminal {
+        guard !cursesActive.load(ordering: .sequentiallyConsistent) else { throw StartError.alreadyActive }
+        setUTF8Locale()
+        let input = input ?? shim_stdin()!
+        let output = output ?? shim_stdout()!
+        // newterm rather than initscr: same set-up, but reports failure instead of exiting.
+        guard let screen = newterm(nil, output, input) else {
+            throw StartError.cannotOpenTerminal(term: ProcessInfo.processInfo.environment["TERM"] ?? "")
+        }
+        set_term(screen)
+        cursesActive.store(true, ordering: .sequentiallyConsistent)
+        TerminalRestore.install()
+        return Terminal(screen: screen, colorMode: colorMode, inputFD: fileno(input), outputFD: fileno(output))
+    }
+
+    private init(screen: OpaquePointer, colorMode: ColorMode, inputFD: Int32, outputFD: Int32) {
+        self.screen = screen
+        window = shim_stdscr()
+        raw()  // Ctrl-C, Ctrl-Z arrive as keys; the app decides to quit
+        noecho()
+        nonl()
+        keypad(window, true)
+        nodelay(window, true)
+        set_escdelay(25)  // the default 1 s makes Esc feel broken
+        curs_set(0)
+        if colorMode == .color && has_colors() {
+            start_color()
+            usesDefaultColors = use_default_colors() == OK
+            self.colorMode = .color
+        } else {
+            usesDefaultColors = false
+            self.colorMode = .monochrome
+        }
+        size = Size(width: Int(getmaxx(window)), height: Int(getmaxy(window)))
+        watcher = InputWatcher(inputFD: inputFD, outputFD: outputFD)
+        inputReady = watcher.stream
+        watcher.start()
+    }
+
+    /// `setlocale` must run before curses starts or UTF-8 prints as garbage; a non-UTF-8
+    /// environment locale (LANG unset, LANG=C) falls back to C.UTF-8.
+    private static func setUTF8Locale() {
+        let name = setlocale(LC_ALL, "").map { String(cString: $0) } ?? ""
+        let lower = name.lowercased()
+        if !(lower.contains("utf-8") || lower.contains("utf8")) {
+            setlocale(LC_ALL, "C.UTF-8")
+        }
+    }
+
+    /// Draws `canvas`, writing only the cells that differ from the last drawn one (everything
+    /// after a resize or `invalidate()`). Cells beyond the terminal's size are clipped.
+    public func draw(_ canvas: Canvas) {
+        guard !stopped else { return }
+        if previous == nil { werase(window) }
+        for run in canvas.changedRuns(from: previous) where run.y < size.height {
+            for (i, cell) in run.cells.enumerated() where !cell.isContinuation {
+                let x = run.x + i
+                guard x < size.width else { break }
+                write(cell, x: x, y: run.y)
+            }
+        }
+        wnoutrefresh(window)
+        doupdate()
+        previous = canvas
+    }
+
+    /// Forgets what is on screen: the next `draw` clears and repaints everything
+    /// (use after something else wrote to the terminal).
+    public func invalidate() {
+        previous = nil
+        clearok(window, true)
+    }
+
+    /// Every key waiting, without blocking. A resize appears as `.resize` after `size` was updated.
+    public func readKeys() -> [Key] {
+        guard !stopped else { return [] }
+        var keys: [Key] = []
+        var value: wint_t = 0
+        while true {
+            let status = wget_wch(window, &value)
+            if status == ERR { break }
+            guard let key = KeyDecoder.decode(status: status, value: UInt32(value)) else { continue }
+            if key == .resize {
+                size = Size(width: Int(getmaxx(window)), height: Int(getmaxy(window)))
+                previous = nil
+            }
+            keys.append(key)
+        }
+        watcher.drained()
+        return keys
+    }
+
+    /// Gives the terminal back (endwin). Safe to call more than once.
+    public func stop() {
+        guard !stopped else { return }
+        stopped = true
+        watcher.stop()
+        restoreTerminal()
+        TerminalRestore.uninstall()
+        delscreen(screen)
+    }
+
+    // MARK: Writing cells
+
+    private func write(_ cell: Cell, x: Int, y: Int) {
+        let style = cell.style.resolved(for: colorMode)
+        var attributes = attr_t(A_NORMAL)
+        if style.bold { attributes |= shim_A_BOLD() }
+        if style.dim { attributes |= shim_A_DIM() }
+        if style.reverse { attributes |= shim_A_REVERSE() }
+        if style.underline { attributes |= shim_A_UNDERLINE() }
+        // A cchar_t holds a base character and a few combining ones; longer clusters are cut.
+        var characters = cell.text.unicodeScalars.prefix(Int(CCHARW_MAX)).map { wchar_t(bitPattern: $0.value) }
+        characters.append(0)
+        var cc = cchar_t()
+        setcchar(&cc, characters, attributes, colorPair(style), nil)
+        // Errors only at the bottom-right corner, where the cursor cannot advance: harmless.
+        mvwadd_wch(window, Int32(y), Int32(x), &cc)
+    }
+
+    /// A colour pair for the style's colours, allocated on first use; pair 0 (the terminal's
+    /// colours) when colours are off, not wanted, or all pairs are taken.
+    private func colorPair(_ style: Style) -> Int16 {
+        guard colorMode == .color, style.foreground != nil || style.background != nil else { return 0 }
+        let key = ColorPairKey(foreground: style.foreground, background: style.background)
+        if let pair = colorPairs[key] { return pair }
+        let pair = Int16(colorPairs.count + 1)
+        guard Int32(pair) < shim_COLOR_PAIRS() else { return 0 }
+        let defaultForeground: Int16 = usesDefaultColors ? -1 : Color.white.rawValue
+        let defaultBackground: Int16 = usesDefaultColors ? -1 : Color.black.rawValue
+        init_pair(pair, style.foreground?.rawValue ?? defaultForeground, style.background?.rawValue ?? defaultBackground)
+        colorPairs[key] = pair
+        return pair
+    }
+}

@@ -1,0 +1,74 @@
+/// A modal sheet: a centred, bordered box that clears what is under it, with a title,
+/// wrapped body text and a row of buttons (the selected one in reverse video).
+public struct Sheet: Sendable {
+    public var title: String
+    /// Paragraphs; each is wrapped to the sheet's width. An empty string is a blank line.
+    public var body: [String]
+    public var buttons: [String]
+    public var selectedButton: Int?
+    /// The widest the text area may grow, in cells; the screen may make it narrower.
+    public var maxTextWidth: Int
+    public var style: Style
+    public var selectedStyle: Style
+
+    public init(title: String, body: [String], buttons: [String] = [], selectedButton: Int? = nil,
+                maxTextWidth: Int = 50, style: Style = .plain, selectedStyle: Style = .selected) {
+        self.title = title
+        self.body = body
+        self.buttons = buttons
+        self.selectedButton = selectedButton
+        self.maxTextWidth = maxTextWidth
+        self.style = style
+        self.selectedStyle = selectedStyle
+    }
+
+    /// Border plus one column of padding on each side.
+    private static let chrome = 4
+
+    private var buttonLabels: [String] { buttons.map { "[ \($0) ]" } }
+    private var buttonRowWidth: Int {
+        buttonLabels.map { DisplayWidth.of($0) }.reduce(0, +) + 2 * max(0, buttons.count - 1)
+    }
+
+    /// Where the sheet goes when centred in `area`.
+    public func frame(in area: Rect) -> Rect {
+        let textWidth = self.textWidth(in: area)
+        let lines = bodyLines(width: textWidth).count + (buttons.isEmpty ? 0 : 2)
+        return area.centered(width: textWidth + Self.chrome, height: lines + 2)
+    }
+
+    private func textWidth(in area: Rect) -> Int {
+        let natural = max(DisplayWidth.of(title) + 2, buttonRowWidth, body.map { DisplayWidth.of($0) }.max() ?? 0)
+        return max(1, min(natural, maxTextWidth, area.width - Self.chrome))
+    }
+
+    private func bodyLines(width: Int) -> [String] { body.flatMap { DisplayWidth.wrap($0, width: width) } }
+
+    /// Draws the sheet centred in `area` and returns its frame.
+    @discardableResult
+    public func draw(in area: Rect, on canvas: inout Canvas) -> Rect {
+        let frame = frame(in: area)
+        canvas.fill(frame, style: style)
+        let inner = Box(title: title, style: style, titleStyle: Style.bold.merged(over: style))
+            .draw(in: frame, on: &canvas).inset(dx: 1, dy: 0)
+        for (i, line) in bodyLines(width: inner.width).prefix(inner.height).enumerated() {
+            canvas.put(line, at: inner.x, inner.y + i, maxWidth: inner.width, style: style)
+        }
+        guard !buttons.isEmpty, inner.height >= 1 else { return frame }
+        var x = inner.x + max(0, (inner.width - buttonRowWidth) / 2)
+        for (i, label) in buttonLabels.enumerated() {
+            let s = i == selectedButton ? selectedStyle : style
+            x += canvas.put(label, at: x, inner.maxY - 1, maxWidth: inner.maxX - x, style: s) + 2
+        }
+        return frame
+    }
+}
+
+extension Style {
+    /// This style's attributes added to `base`, keeping base colours where this has none.
+    func merged(over base: Style) -> Style {
+        Style(foreground: foreground ?? base.foreground, background: background ?? base.background,
+              bold: bold || base.bold, dim: dim || base.dim, reverse: reverse || base.reverse,
+              underline: underline || base.underline)
+    }
+}
