@@ -25,55 +25,73 @@ public enum Base64URL {
         return string.withUTF8 { decode($0) }.map { Data($0) }
     }
 
+    /// Appends the encoding of `input` to `out`. Writes into reserved memory directly: per-byte
+    /// `append` costs several times more, and signing spends most of its non-ECDSA time here.
     static func append(encoding input: UnsafeRawBufferPointer, to out: inout [UInt8]) {
-        out.reserveCapacity(out.count + (input.count * 4 + 2) / 3)
-        alphabet.withUnsafeBufferPointer { table in
-            var index = 0
-            while index + 3 <= input.count {
-                let chunk = UInt32(input[index]) << 16 | UInt32(input[index + 1]) << 8 | UInt32(input[index + 2])
-                out.append(table[Int(chunk >> 18 & 63)])
-                out.append(table[Int(chunk >> 12 & 63)])
-                out.append(table[Int(chunk >> 6 & 63)])
-                out.append(table[Int(chunk & 63)])
-                index += 3
+        let full = input.count / 3, rest = input.count % 3
+        let added = full * 4 + (rest == 0 ? 0 : rest + 1)
+        let encoded = [UInt8](unsafeUninitializedCapacity: added) { buffer, count in
+            alphabet.withUnsafeBufferPointer { table in
+                var o = 0
+                func put(_ chunk: UInt32, _ characters: Int) {  // the top `characters` sextets of 24 bits
+                    var shift: UInt32 = 18
+                    for _ in 0..<characters {
+                        buffer[o] = table[Int(chunk >> shift & 63)]
+                        o += 1
+                        shift &-= 6
+                    }
+                }
+                for group in 0..<full {
+                    let i = group * 3
+                    put(UInt32(input[i]) << 16 | UInt32(input[i + 1]) << 8 | UInt32(input[i + 2]), 4)
+                }
+                let i = full * 3
+                if rest == 1 { put(UInt32(input[i]) << 16, 2) }
+                if rest == 2 { put(UInt32(input[i]) << 16 | UInt32(input[i + 1]) << 8, 3) }
             }
-            switch input.count - index {
-            case 1:
-                let chunk = UInt32(input[index]) << 16
-                out.append(table[Int(chunk >> 18 & 63)])
-                out.append(table[Int(chunk >> 12 & 63)])
-            case 2:
-                let chunk = UInt32(input[index]) << 16 | UInt32(input[index + 1]) << 8
-                out.append(table[Int(chunk >> 18 & 63)])
-                out.append(table[Int(chunk >> 12 & 63)])
-                out.append(table[Int(chunk >> 6 & 63)])
-            default:
-                break
-            }
+            count = added
         }
+        out.append(contentsOf: encoded)
     }
 
     static func decode(_ input: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
-        let remainder = input.count % 4
-        guard remainder != 1 else { return nil }
-        var out: [UInt8] = []
-        out.reserveCapacity(input.count * 3 / 4)
-        return values.withUnsafeBufferPointer { table -> [UInt8]? in
-            var accumulator: UInt32 = 0
-            var bits = 0
-            for byte in input {
-                let value = table[Int(byte)]
-                guard value != 0xFF else { return nil }
-                accumulator = accumulator << 6 | UInt32(value)
-                bits += 6
-                if bits >= 8 {
-                    bits -= 8
-                    out.append(UInt8(truncatingIfNeeded: accumulator >> UInt32(bits)))
+        let full = input.count / 4, rest = input.count % 4
+        guard rest != 1 else { return nil }
+        let outputCount = full * 3 + (rest == 0 ? 0 : rest - 1)
+        var valid = true
+        let output = [UInt8](unsafeUninitializedCapacity: outputCount) { buffer, count in
+            values.withUnsafeBufferPointer { table in
+                // Sextets of the 4 characters from `i`, or nil if any is outside the alphabet
+                // (the table maps those to 0xFF, so or-ing them sets bits above 63).
+                func quad(_ i: Int, _ characters: Int) -> UInt32? {
+                    var chunk: UInt32 = 0, seen: UInt8 = 0
+                    for k in 0..<4 {
+                        let value = k < characters ? table[Int(input[i + k])] : 0
+                        seen |= value
+                        chunk = chunk << 6 | UInt32(value)
+                    }
+                    return seen < 64 ? chunk : nil
                 }
+                var o = 0
+                for group in 0..<full {
+                    guard let chunk = quad(group * 4, 4) else { valid = false; break }
+                    buffer[o] = UInt8(truncatingIfNeeded: chunk >> 16)
+                    buffer[o + 1] = UInt8(truncatingIfNeeded: chunk >> 8)
+                    buffer[o + 2] = UInt8(truncatingIfNeeded: chunk)
+                    o += 3
+                }
+                if valid && rest > 0 {
+                    // Leftover bits must be zero, so each byte string has exactly one encoding.
+                    if let chunk = quad(full * 4, rest), chunk & (rest == 2 ? 0xFFFF : 0xFF) == 0 {
+                        buffer[o] = UInt8(truncatingIfNeeded: chunk >> 16)
+                        if rest == 3 { buffer[o + 1] = UInt8(truncatingIfNeeded: chunk >> 8) }
+                    } else {
+                        valid = false
+                    }
+                }
+                count = valid ? outputCount : 0
             }
-            // Leftover bits must be zero, so each byte string has exactly one encoding.
-            guard accumulator & ((1 << UInt32(bits)) - 1) == 0 else { return nil }
-            return out
         }
+        return valid ? output : nil
     }
 }

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import StoreSigning
+import StoreSigning
 
 /// Checks that `token` is refused with `kind`, and that refusing it did not crash.
 private func expectRefused(
