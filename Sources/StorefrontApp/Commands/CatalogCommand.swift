@@ -1,5 +1,6 @@
 import Foundation
 import StoreCore
+import TerminalUI
 
 /// `storefront catalog`: the catalog as the chosen storefront sells it, as a table or JSON.
 enum CatalogCommand {
@@ -41,9 +42,9 @@ enum CatalogCommand {
 enum TextTable {
     static func render(header: [String], rows: [[String]]) -> [String] {
         let all = [header] + rows
-        let widths = header.indices.map { column in all.map { TextWidth.of($0[column]) }.max() ?? 0 }
+        let widths = header.indices.map { column in all.map { DisplayWidth.of($0[column]) }.max() ?? 0 }
         return all.map { row in
-            row.enumerated().map { $1 + String(repeating: " ", count: widths[$0] - TextWidth.of($1)) }
+            row.enumerated().map { $1 + String(repeating: " ", count: widths[$0] - DisplayWidth.of($1)) }
                 .joined(separator: "  ").trimmingCharacters(in: .whitespaces)
         }
     }
