@@ -1,0 +1,84 @@
+import Foundation
+import Synchronization
+import Testing
+import StoreCore
+import StoreEngine
+import StoreClient
+
+enum Repo {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let catalog = try! CatalogLoader.load(path: root.appendingPathComponent("catalog.json").path)
+}
+
+/// Real time that only moves when a test says so.
+final class ManualTime: RealTimeSource {
+    private let current = Mutex(Date(timeIntervalSince1970: 1_780_000_000))
+    func now() -> Date { current.withLock { $0 } }
+    func advance(_ seconds: TimeInterval) { current.withLock { $0 = $0.addingTimeInterval(seconds) } }
+}
+
+enum ID {
+    static let coins = "com.lumenquest.coins.100"
+    static let gems = "com.lumenquest.gems.500"
+    static let pro = "com.lumenquest.pro"
+    static let removeAds = "com.lumenquest.removeads"
+    static let season = "com.lumenquest.seasonpass"
+    static let proYearly = "com.lumenquest.pro.yearly"
+    static let proMonthly = "com.lumenquest.pro.monthly"
+    static let plusYearly = "com.lumenquest.plus.yearly"
+    static let plusMonthly = "com.lumenquest.plus.monthly"
+    static let group = "lumenquest.membership"
+}
+
+/// A store and the app's StoreManager on it, as a test sees them.
+struct Harness {
+    let store: LocalAppStore
+    let manager: StoreManager
+    let time: ManualTime
+    let directory: String?
+
+    static func make(directory: String? = nil, time: ManualTime = ManualTime(), settings: (inout TestSettings) -> Void = { _ in }) async throws -> Harness {
+        var catalog = Repo.catalog
+        catalog.settings.networkDelay = 0
+        catalog.settings.gracePeriod = false
+        settings(&catalog.settings)
+        let store = try LocalAppStore(catalog: catalog, stateDirectory: directory, time: time)
+        let wallet = try ConsumableWallet(path: directory.map { $0 + "/wallet.sqlite" })
+        let manager = StoreManager(source: store, verifier: SignedDataVerifier(trustedRoots: [store.certificate]), wallet: wallet)
+        await manager.start()
+        return Harness(store: store, manager: manager, time: time, directory: directory)
+    }
+
+    func snapshot() async -> StoreSnapshot { await manager.snapshot }
+
+    func entitled(_ id: String) async -> Bool { await manager.snapshot.entitlements.contains(id) }
+
+    func balance(_ id: String) async -> Int { await manager.snapshot.balances[id] ?? 0 }
+
+    func entry(_ productID: String) async -> LedgerEntry? {
+        await store.ledgerEntries().first { $0.payload.productID == productID }
+    }
+
+    func close() async {
+        await manager.stop()
+        await store.shutdown()
+    }
+}
+
+/// Waits (up to 3 s) for something that arrives through `Transaction.updates`.
+func eventually(_ condition: () async -> Bool) async -> Bool {
+    for _ in 0..<300 {
+        if await condition() { return true }
+        try? await Task.sleep(for: .milliseconds(10))
+    }
+    return false
+}
+
+func temporaryDirectory() -> String {
+    let path = NSTemporaryDirectory() + "storefront-test-" + UUID().uuidString
+    return path
+}
+
+extension PurchaseResult {
+    var transaction: TransactionPayload? { if case .success(.verified(let t)) = self { t } else { nil } }
+}
