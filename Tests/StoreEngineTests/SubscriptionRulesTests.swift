@@ -1,0 +1,247 @@
+import Foundation
+import Testing
+import StoreCore
+import StoreEngine
+import StoreClient
+
+@Suite("Subscriptions, offers and codes (LocalAppStore)")
+struct SubscriptionRulesTests {
+    func status(_ h: Harness) async -> SubscriptionStatus? {
+        await h.manager.refresh()
+        return await h.manager.snapshot.effectiveStatus(group: ID.group)
+    }
+
+    @Test("renewal transactions share originalID, carry reason renewal and a new expirationDate")
+    func renewals() async throws {
+        let h = try await Harness.make()
+        let first = try #require(await h.manager.purchase(ID.proYearly).transaction)
+        await h.store.advanceTime(by: Period(1, .year))
+        await h.store.advanceTime(by: Period(1, .year))
+        let all = await h.store.ledgerEntries().map(\.payload).filter { $0.productID == ID.proYearly }
+        #expect(all.count == 3)
+        #expect(Set(all.map(\.originalTransactionID)) == [first.transactionID])
+        #expect(all.filter { $0.reason == .renewal }.count == 2)
+        #expect(all.map(\.expirationDate).compactMap { $0 }.sorted() == all.compactMap(\.expirationDate).sorted())
+        #expect(await eventually { await h.entitled(ID.proYearly) })
+        await h.close()
+    }
+
+    @Test("a simulated year of monthly renewals is processed in order")
+    func yearOfRenewals() async throws {
+        let h = try await Harness.make()
+        _ = await h.manager.purchase(ID.plusMonthly) // one week free trial first
+        await h.store.advanceTime(by: Period(1, .year))
+        let renewals = await h.store.ledgerEntries().filter { $0.payload.reason == .renewal }
+        #expect(renewals.count == 12)
+        let dates = renewals.map(\.payload.purchaseDate)
+        #expect(dates == dates.sorted(by: >))
+        await h.close()
+    }
+
+    @Test("auto-renew off expires at period end with expirationReason autoRenewDisabled")
+    func autoRenewOff() async throws {
+        let h = try await Harness.make()
+        _ = await h.manager.purchase(ID.proMonthly)
+        try await h.store.setAutoRenew(productID: ID.proMonthly, enabled: false)
+        await h.store.advanceTime(by: Period(4, .month))
+        let s = try #require(await status(h))
+        #expect(s.state == .expired)
+        #expect(s.renewalInfo.payload?.expirationReason == .autoRenewDisabled)
+        #expect(await !h.entitled(ID.proMonthly))
+        await h.close()
+    }
+
+    @Test("billing retry without grace period loses access, then expires with billingError")
+    func billingRetry() async throws {
+        let h = try await Harness.make { $0.billingRetryOnRenewal = true }
+        _ = await h.manager.purchase(ID.proYearly)
+        await h.store.advanceTime(by: Period(1, .year))
+        #expect(await status(h)?.state == .inBillingRetryPeriod)
+        #expect(await status(h)?.renewalInfo.payload?.isInBillingRetry == true)
+        #expect(await !h.entitled(ID.proYearly))
+        await h.store.advanceTime(by: Period(3, .month))
+        let s = try #require(await status(h))
+        #expect(s.state == .expired && s.renewalInfo.payload?.expirationReason == .billingError)
+        await h.close()
+    }
+
+    @Test("billing retry with grace period keeps access until gracePeriodExpirationDate; fixing payment recovers")
+    func gracePeriod() async throws {
+        let h = try await Harness.make { $0.billingRetryOnRenewal = true; $0.gracePeriod = true }
+        _ = await h.manager.purchase(ID.proYearly)
+        await h.store.advanceTime(by: Period(1, .year))
+        let s = try #require(await status(h))
+        #expect(s.state == .inGracePeriod)
+        #expect(s.renewalInfo.payload?.gracePeriodExpirationDate != nil)
+        #expect(await h.entitled(ID.proYearly))
+        await h.store.update { $0.billingRetryOnRenewal = false }
+        try await h.store.resolveBillingIssue(productID: ID.proYearly)
+        #expect(await status(h)?.state == .subscribed)
+        await h.close()
+    }
+
+    @Test("declining a price increase expires at period end with didNotConsentToPriceIncrease")
+    func priceIncreaseDeclined() async throws {
+        let h = try await Harness.make()
+        _ = await h.manager.purchase(ID.proYearly)
+        try await h.store.requestPriceIncrease(productID: ID.proYearly)
+        #expect(await status(h)?.renewalInfo.payload?.priceIncreaseStatus == .notYetResponded)
+        try await h.store.respondToPriceIncrease(productID: ID.proYearly, agree: false)
+        await h.store.advanceTime(by: Period(1, .year))
+        let s = try #require(await status(h))
+        #expect(s.state == .expired && s.renewalInfo.payload?.expirationReason == .didNotConsentToPriceIncrease)
+        await h.close()
+    }
+
+    @Test("agreeing to a price increase renews")
+    func priceIncreaseAgreed() async throws {
+        let h = try await Harness.make()
+        _ = await h.manager.purchase(ID.proYearly)
+        try await h.store.requestPriceIncrease(productID: ID.proYearly)
+        try await h.store.respondToPriceIncrease(productID: ID.proYearly, agree: true)
+        #expect(await status(h)?.renewalInfo.payload?.priceIncreaseStatus == .agreed)
+        await h.store.advanceTime(by: Period(1, .year))
+        #expect(await status(h)?.state == .subscribed)
+        await h.close()
+    }
+
+    @Test("an upgrade takes effect at once and marks the old transaction isUpgraded")
+    func upgrade() async throws {
+        let h = try await Harness.make()
+        let plus = try #require(await h.manager.purchase(ID.plusYearly).transaction)
+        let pro = try #require(await h.manager.purchase(ID.proYearly).transaction)
+        #expect(pro.originalTransactionID == plus.originalTransactionID)
+        #expect(await h.store.ledgerEntries().first { $0.id == plus.transactionID }?.payload.isUpgraded == true)
+        #expect(await h.entitled(ID.proYearly))
+        #expect(await !h.entitled(ID.plusYearly))
+        await h.close()
+    }
+
+    @Test("a downgrade takes effect at the next renewal; autoRenewPreference shows it now")
+    func downgrade() async throws {
+        let h = try await Harness.make()
+        _ = await h.manager.purchase(ID.proYearly)
+        _ = await h.manager.purchase(ID.plusYearly)
+        let s = try #require(await status(h))
+        #expect(s.transaction.payload?.productID == ID.proYearly)
+        #expect(s.renewalInfo.payload?.autoRenewProductID == ID.plusYearly)
+        await h.store.advanceTime(by: Period(1, .year))
+        #expect(await status(h)?.transaction.payload?.productID == ID.plusYearly)
+        await h.close()
+    }
+
+    @Test("a crossgrade to another period takes effect at the next renewal")
+    func crossgrade() async throws {
+        let h = try await Harness.make()
+        _ = await h.manager.purchase(ID.proMonthly)
+        _ = await h.manager.purchase(ID.proYearly)
+        #expect(await status(h)?.renewalInfo.payload?.autoRenewProductID == ID.proYearly)
+        #expect(await status(h)?.transaction.payload?.productID == ID.proMonthly)
+        await h.close()
+    }
+
+    @Test("intro offer eligibility is once per group per customer")
+    func introEligibility() async throws {
+        let h = try await Harness.make()
+        #expect(await h.store.isEligibleForIntroOffer(groupID: ID.group))
+        let t = try #require(await h.manager.purchase(ID.plusMonthly).transaction)
+        #expect(t.offerType == .introductory && t.offerPaymentMode == .freeTrial && t.priceMilliunits == 0)
+        #expect(await !h.store.isEligibleForIntroOffer(groupID: ID.group))
+        await h.close()
+    }
+
+    @Test("a promotional offer needs a valid, unused signature")
+    func promotionalOffer() async throws {
+        let h = try await Harness.make()
+        let offer = "pro.comeback50"
+        #expect(await h.manager.purchase(ID.proMonthly, options: PurchaseOptions(promotionalOffer: (offer, nil))) == .failed(.purchase(.missingOfferParameters)))
+        #expect(await h.manager.purchase(ID.proMonthly, options: PurchaseOptions(promotionalOffer: ("nope", "x"))) == .failed(.purchase(.invalidOfferIdentifier)))
+        #expect(await h.manager.purchase(ID.proMonthly, options: PurchaseOptions(promotionalOffer: (offer, "a.b.c"))) == .failed(.purchase(.invalidOfferSignature)))
+        let signature = try await h.store.signPromotionalOffer(productID: ID.proMonthly, offerID: offer)
+        // Not a subscriber of the group yet: not eligible.
+        #expect(await h.manager.purchase(ID.proMonthly, options: PurchaseOptions(promotionalOffer: (offer, signature))) == .failed(.purchase(.ineligibleForOffer)))
+        _ = await h.manager.purchase(ID.plusMonthly)
+        try await h.store.expireSubscription(productID: ID.plusMonthly)
+        let t = try #require(await h.manager.purchase(ID.proMonthly, options: PurchaseOptions(promotionalOffer: (offer, signature))).transaction)
+        #expect(t.offerType == .promotional && t.offerID == offer)
+        try await h.store.expireSubscription(productID: ID.proMonthly)
+        #expect(await h.manager.purchase(ID.proMonthly, options: PurchaseOptions(promotionalOffer: (offer, signature))) == .failed(.purchase(.invalidOfferSignature)))
+        await h.close()
+    }
+
+    @Test("win-back offers are listed for lapsed subscribers and purchasable")
+    func winBack() async throws {
+        let h = try await Harness.make()
+        _ = await h.manager.purchase(ID.plusMonthly)
+        try await h.store.expireSubscription(productID: ID.plusMonthly)
+        #expect(await status(h)?.renewalInfo.payload?.eligibleWinBackOfferIDs == ["plus.winback"])
+        let t = try #require(await h.manager.purchase(ID.plusMonthly, options: PurchaseOptions(winBackOfferID: "plus.winback")).transaction)
+        #expect(t.offerType == .winBack)
+        await h.close()
+    }
+
+    @Test("offer codes redeem for every product type, delivered through updates with offer type code")
+    func offerCodes() async throws {
+        let h = try await Harness.make()
+        for code in ["coins100", "  ADFREE ", "Season2026", "PLUSMONTH"] {
+            #expect(await h.manager.redeem(offerCode: code) == nil)
+        }
+        #expect(await eventually { await h.balance(ID.coins) == 1 })
+        #expect(await eventually { await h.manager.snapshot.entitlements.isSuperset(of: [ID.removeAds, ID.season, ID.plusMonthly]) })
+        let codes = await h.store.ledgerEntries().map(\.payload)
+        #expect(codes.allSatisfy { $0.offerType == .code })
+        #expect(codes.first { $0.productID == ID.removeAds }?.offerPaymentMode == .oneTime)
+        #expect(codes.first { $0.productID == ID.plusMonthly }?.offerPaymentMode == .freeTrial)
+        await h.close()
+    }
+
+    @Test("an unknown, used-up, expired or ineligible code fails with a specific error and changes nothing")
+    func offerCodeErrors() async throws {
+        let h = try await Harness.make()
+        #expect(await h.manager.redeem(offerCode: "NOSUCHCODE") == .offerCode(.unknownCode))
+        #expect(await h.manager.redeem(offerCode: "LAUNCH2025") == .offerCode(.expired))
+        #expect(await h.manager.redeem(offerCode: "ONESHOT") == nil)
+        #expect(await h.manager.redeem(offerCode: "ONESHOT") == .offerCode(.usedUp))
+        #expect(await h.manager.redeem(offerCode: "PROHALF") == .offerCode(.notEligible))
+        #expect(await h.store.ledgerEntries().count == 1)
+        await h.close()
+    }
+
+    @Test("non-renewing subscriptions have no expirationDate; the app computes the end from the catalog")
+    func nonRenewing() async throws {
+        let h = try await Harness.make()
+        let t = try #require(await h.manager.purchase(ID.season).transaction)
+        #expect(t.expirationDate == nil)
+        #expect(await h.manager.nonRenewingEnd(t) == Period(3, .month).advance(t.purchaseDate))
+        #expect(await h.entitled(ID.season))
+        await h.store.advanceTime(by: Period(4, .month))
+        await h.manager.refresh()
+        #expect(await !h.entitled(ID.season))
+        await h.close()
+    }
+
+    @Test("a family member's purchase is familyShared and unlocks")
+    func familySharing() async throws {
+        let h = try await Harness.make()
+        try await h.store.buyOutsideApp(productID: ID.pro, familyShared: true)
+        #expect(await eventually { await h.entitled(ID.pro) })
+        #expect(await h.entry(ID.pro)?.payload.ownership == .familyShared)
+        try await h.store.revokeFamilySharing(transactionID: try #require(await h.entry(ID.pro)?.id))
+        #expect(await eventually { await !h.entitled(ID.pro) })
+        await h.close()
+    }
+
+    @Test("after a restart the store catches up on renewals for all the time that passed")
+    func catchUpAfterRestart() async throws {
+        let dir = temporaryDirectory()
+        let time = ManualTime()
+        let first = try await Harness.make(directory: dir, time: time) { $0.timeRate = .monthlyRenewalEveryThirtySeconds }
+        _ = await first.manager.purchase(ID.proMonthly)
+        await first.close()
+        time.advance(95) // about three monthly renewals at 30 s each
+        let second = try await Harness.make(directory: dir, time: time) { $0.timeRate = .monthlyRenewalEveryThirtySeconds }
+        let renewals = await second.store.ledgerEntries().filter { $0.payload.reason == .renewal }
+        #expect(renewals.count >= 2)
+        await second.close()
+    }
+}
