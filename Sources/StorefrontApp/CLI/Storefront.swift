@@ -18,6 +18,8 @@ public enum StorefrontProgram {
         do {
             switch options.command {
             case .catalog: return try CatalogCommand.run(options)
+            case .verify: return try SigningCommands.verify(options)
+            case .cert: return try SigningCommands.cert(options)
             default:
                 Console.error("storefront: '\(options.command.rawValue)' is not available yet")
                 return 2
