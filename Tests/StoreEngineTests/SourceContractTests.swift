@@ -1,0 +1,171 @@
+import Foundation
+import Testing
+import StoreCore
+import StoreEngine
+import StoreClient
+import StoreSigning
+
+/// The behaviour every `TransactionSource` must have, run against each one: the proof that
+/// `StoreManager` depends only on the contract.
+enum SourceKind: String, CaseIterable, CustomTestStringConvertible {
+    case local, scripted
+    var testDescription: String { rawValue }
+
+    func make() throws -> (source: any TransactionSource & StoreTestControls, certificate: Certificate) {
+        var catalog = Repo.catalog
+        catalog.settings.networkDelay = 0
+        switch self {
+        case .local:
+            let store = try LocalAppStore(catalog: catalog, stateDirectory: nil, time: ManualTime())
+            return (store, store.certificate)
+        case .scripted:
+            let store = try ScriptedSource(catalog: catalog)
+            return (store, store.certificate)
+        }
+    }
+
+    /// Makes the next purchase wait for a parent: a setting for the local store, a queued outcome for the scripted one.
+    func arrangeAskToBuy(_ source: any TransactionSource & StoreTestControls) async {
+        if let scripted = source as? ScriptedSource { await scripted.enqueue(.pending(.askToBuy)) }
+        else { await source.update { $0.askToBuy = true } }
+    }
+
+    func arrangeFailure(_ source: any TransactionSource & StoreTestControls, _ failure: StoreFailure) async {
+        if let scripted = source as? ScriptedSource { await scripted.enqueue(.failure(failure)) }
+        else { await source.update { $0.failures[.purchase] = failure } }
+    }
+}
+
+struct App {
+    let source: any TransactionSource & StoreTestControls
+    let manager: StoreManager
+    let wallet: ConsumableWallet
+
+    /// An app launching on a source (again, when given the same wallet).
+    static func launch(_ source: any TransactionSource & StoreTestControls, certificate: Certificate,
+                       wallet: ConsumableWallet? = nil) async throws -> App {
+        let wallet = try wallet ?? ConsumableWallet(path: nil)
+        let manager = StoreManager(source: source, verifier: SignedDataVerifier(trustedRoots: [certificate]), wallet: wallet)
+        await manager.start()
+        return App(source: source, manager: manager, wallet: wallet)
+    }
+
+    func entitled(_ id: String) async -> Bool { await manager.snapshot.entitlements.contains(id) }
+    func balance(_ id: String) async -> Int { await manager.snapshot.balances[id] ?? 0 }
+}
+
+@Suite("TransactionSource contract (every source)")
+struct SourceContractTests {
+    @Test("confirm gives a verified success, delivered then finished", arguments: SourceKind.allCases)
+    func confirm(kind: SourceKind) async throws {
+        let (source, cert) = try kind.make()
+        let app = try await App.launch(source, certificate: cert)
+        #expect(await app.manager.purchase(ID.pro).transaction?.productID == ID.pro)
+        #expect(await app.entitled(ID.pro))
+        #expect(await source.unfinishedTransactions().isEmpty)
+        await app.manager.stop()
+    }
+
+    @Test("cancel gives userCancelled and unlocks nothing", arguments: SourceKind.allCases)
+    func cancel(kind: SourceKind) async throws {
+        let (source, cert) = try kind.make()
+        let app = try await App.launch(source, certificate: cert)
+        #expect(await app.manager.purchase(ID.pro, answer: .cancel) == .userCancelled)
+        #expect(await !app.entitled(ID.pro))
+        await app.manager.stop()
+    }
+
+    @Test("pending unlocks nothing; approval arrives through updates", arguments: SourceKind.allCases)
+    func approval(kind: SourceKind) async throws {
+        let (source, cert) = try kind.make()
+        let app = try await App.launch(source, certificate: cert)
+        await kind.arrangeAskToBuy(source)
+        #expect(await app.manager.purchase(ID.removeAds) == .pending(.askToBuy))
+        #expect(await !app.entitled(ID.removeAds))
+        let id = try #require(await source.ledgerEntries().first?.id)
+        try await source.approveAskToBuy(transactionID: id)
+        #expect(await eventually { await app.entitled(ID.removeAds) })
+        await app.manager.stop()
+    }
+
+    @Test("declined Ask to Buy never unlocks", arguments: SourceKind.allCases)
+    func declined(kind: SourceKind) async throws {
+        let (source, cert) = try kind.make()
+        let app = try await App.launch(source, certificate: cert)
+        await kind.arrangeAskToBuy(source)
+        _ = await app.manager.purchase(ID.removeAds)
+        let id = try #require(await source.ledgerEntries().first?.id)
+        try await source.declineAskToBuy(transactionID: id)
+        await app.manager.refresh()
+        #expect(await !app.entitled(ID.removeAds))
+        #expect(await source.ledgerEntries().first?.status == .declined)
+        await app.manager.stop()
+    }
+
+    @Test("unfinished transaction is redelivered at launch and credited once", arguments: SourceKind.allCases)
+    func redelivery(kind: SourceKind) async throws {
+        let (source, cert) = try kind.make()
+        let wallet = try ConsumableWallet(path: nil)
+        // The app crashed after the store charged but before it delivered.
+        _ = try await source.purchase(ID.gems, options: PurchaseOptions(), answer: .confirm)
+        let app = try await App.launch(source, certificate: cert, wallet: wallet)
+        #expect(await eventually { await app.balance(ID.gems) == 1 })
+        #expect(await eventually { await source.unfinishedTransactions().isEmpty })
+        await app.manager.stop()
+        // A second launch redelivers nothing, and a duplicate delivery is not credited twice.
+        let again = try await App.launch(source, certificate: cert, wallet: wallet)
+        #expect(await again.balance(ID.gems) == 1)
+        await again.manager.stop()
+    }
+
+    @Test("a refund removes the entitlement through updates", arguments: SourceKind.allCases)
+    func refund(kind: SourceKind) async throws {
+        let (source, cert) = try kind.make()
+        let app = try await App.launch(source, certificate: cert)
+        let t = try #require(await app.manager.purchase(ID.pro).transaction)
+        try await source.refund(transactionID: t.transactionID, prorated: false)
+        #expect(await eventually { await !app.entitled(ID.pro) })
+        await app.manager.stop()
+    }
+
+    @Test("another device's purchase arrives through updates", arguments: SourceKind.allCases)
+    func outsidePurchase(kind: SourceKind) async throws {
+        let (source, cert) = try kind.make()
+        let app = try await App.launch(source, certificate: cert)
+        try await source.buyOutsideApp(productID: ID.season, familyShared: false)
+        #expect(await eventually { await app.entitled(ID.season) })
+        await app.manager.stop()
+    }
+
+    @Test("a purchase error reaches the app as that StoreKit error", arguments: SourceKind.allCases)
+    func failure(kind: SourceKind) async throws {
+        let (source, cert) = try kind.make()
+        let app = try await App.launch(source, certificate: cert)
+        await kind.arrangeFailure(source, .storeKit(.networkError))
+        #expect(await app.manager.purchase(ID.pro) == .failed(.storeKit(.networkError)))
+        #expect(await app.manager.snapshot.lastError == .storeKit(.networkError))
+        await app.manager.stop()
+    }
+
+    @Test("restore counts restorable purchases", arguments: SourceKind.allCases)
+    func restore(kind: SourceKind) async throws {
+        let (source, cert) = try kind.make()
+        let app = try await App.launch(source, certificate: cert)
+        _ = await app.manager.purchase(ID.pro)
+        _ = await app.manager.purchase(ID.coins)
+        await app.manager.restore()
+        #expect(await app.manager.snapshot.lastEvent == .restored(count: 1))
+        await app.manager.stop()
+    }
+
+    @Test("data signed by another store is unverified and never delivered", arguments: SourceKind.allCases)
+    func foreignSigner(kind: SourceKind) async throws {
+        let (source, _) = try kind.make()
+        let stranger = try StoreIdentity.ephemeral()
+        let app = try await App.launch(source, certificate: stranger.certificate)
+        guard case .success(.unverified(_, let error)) = await app.manager.purchase(ID.gems) else { Issue.record("expected unverified"); return }
+        #expect(error == .invalidCertificateChain)
+        #expect(await app.balance(ID.gems) == 0)
+        await app.manager.stop()
+    }
+}
