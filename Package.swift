@@ -8,6 +8,7 @@ let package = Package(
     platforms: [.macOS(.v14)],
     products: [
         .executable(name: "storefront", targets: ["storefront"]),
+        .executable(name: "storefront-bench", targets: ["storefront-bench"]),
     ],
     targets: [
         // C libraries, through system-library shims.
@@ -28,10 +29,13 @@ let package = Package(
         // Screens, state, reducer, render, key map, commands.
         .target(name: "StorefrontApp", dependencies: ["StoreCore", "StoreSigning", "StoreEngine", "StoreClient", "TerminalUI"]),
         .executableTarget(name: "storefront", dependencies: ["StorefrontApp"]),
+        // Speed and memory targets, measured against baselines in the same run; also the crash-test worker.
+        .executableTarget(name: "storefront-bench", dependencies: ["StorefrontApp", "CLibCrypto", "CSQLite"]),
 
         .testTarget(name: "StoreCoreTests", dependencies: ["StoreCore"]),
         .testTarget(name: "StoreSigningTests", dependencies: ["StoreSigning"]),
-        .testTarget(name: "StoreEngineTests", dependencies: ["StoreEngine", "StoreClient"]),
+        .testTarget(name: "StoreEngineTests", dependencies: ["StoreEngine", "StoreClient", "StoreSigning"]),
+        .testTarget(name: "ReliabilityTests", dependencies: ["StorefrontApp"]),
         .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI"]),
         .testTarget(name: "StorefrontAppTests", dependencies: ["StorefrontApp"]),
     ],

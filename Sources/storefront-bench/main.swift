@@ -1,0 +1,1 @@
+print("storefront-bench: not yet")
