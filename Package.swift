@@ -21,7 +21,7 @@ let package = Package(
         // ES256 JWS and X.509, through libcrypto.
         .target(name: "StoreSigning", dependencies: ["CLibCrypto"]),
         // The store side: TransactionSource, LocalAppStore (ledger, clock, signer), ScriptedSource.
-        .target(name: "StoreEngine", dependencies: ["StoreCore", "StoreSigning", "CSQLite"]),
+        .target(name: "StoreEngine", dependencies: ["StoreCore", "StoreSigning", "CSQLite", "CLibCrypto"]),
         // The app side: StoreManager.
         .target(name: "StoreClient", dependencies: ["StoreCore", "StoreSigning", "StoreEngine"]),
         // Cell grid, display width, widgets, ncurses backend.

@@ -29,7 +29,35 @@ public actor StoreManager {
             for await jws in updates { await self?.handleUpdate(jws) }
         }
         await loadProducts()
+        await loadAppTransaction()
         await refresh()
+    }
+
+    /// `AppTransaction.shared`: what the app knows of its own purchase (for business-model migrations).
+    public func loadAppTransaction() async {
+        do {
+            snapshot.appTransaction = verifier.appTransaction(try await source.appTransaction())
+        } catch {
+            snapshot.appTransaction = nil
+            emit(.failed(.appTransaction, Self.failure(error)))
+        }
+    }
+
+    /// The manage-subscriptions sheet; what changed reaches the app through updates and status.
+    @discardableResult
+    public func manageSubscription(groupID: String, _ action: ManageSubscriptionAction) async -> StoreFailure? {
+        do {
+            try await source.manageSubscription(groupID: groupID, action)
+            await refresh()
+            return nil
+        } catch let error as TestControlError {
+            emit(.failed(.manageSubscriptions, .storeKit(.unsupported)))
+            snapshot.lastMessage = error.description
+            return .storeKit(.unsupported)
+        } catch {
+            emit(.failed(.manageSubscriptions, Self.failure(error)))
+            return Self.failure(error)
+        }
     }
 
     public func stop() {
@@ -278,6 +306,8 @@ public struct StoreSnapshot: Sendable, Equatable {
     public var lastPurchase: PurchaseResult?
     public var lastError: StoreFailure?
     public var lastEvent: StoreEvent?
+    public var lastMessage: String?
+    public var appTransaction: VerificationResult<AppTransactionPayload>?
 
     public init() {}
 

@@ -30,6 +30,10 @@ public struct SignedDataVerifier: Sendable {
         decode(jws, RenewalInfoPayload.init(json:))
     }
 
+    public func appTransaction(_ jws: String) -> VerificationResult<AppTransactionPayload> {
+        decode(jws, AppTransactionPayload.init(json:))
+    }
+
     /// Any payload as JSON (for `storefront verify` and the history's detail view).
     public func json(_ jws: String, at time: VerificationTime = .signedDate) -> VerificationResult<JSONValue> {
         decode(jws, at: time) { $0 }

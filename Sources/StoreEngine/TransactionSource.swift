@@ -34,6 +34,20 @@ public protocol TransactionSource: Sendable {
     func redeem(offerCode: String) async throws
     /// `Transaction.beginRefundRequest(for:)`.
     func requestRefund(transactionID: Int64, reason: String) async throws -> RefundRequestOutcome
+    /// `AppTransaction.shared`, signed.
+    func appTransaction() async throws -> String
+    /// What the customer does in `AppStore.showManageSubscriptions(in:)`.
+    func manageSubscription(groupID: String, _ action: ManageSubscriptionAction) async throws
+}
+
+/// An action in the manage-subscriptions sheet.
+public enum ManageSubscriptionAction: Sendable, Equatable {
+    /// Turn auto-renew off: the subscription runs to the end of its period.
+    case cancel
+    /// Turn auto-renew back on.
+    case reenable
+    /// Switch plans: an upgrade takes effect now, a downgrade or crossgrade to another period at the next renewal.
+    case switchTo(productID: String)
 }
 
 /// What the customer did at the payment sheet.
@@ -123,6 +137,8 @@ public protocol StoreTestControls: Sendable {
     func requestPriceIncrease(productID: String) async throws
     func respondToPriceIncrease(productID: String, agree: Bool) async throws
     func resolveBillingIssue(productID: String) async throws
+    /// Sets what `AppTransaction` reports of the customer's first download (business-model migrations).
+    func setOriginalApp(version: String?, purchaseDate: Date?, platform: String?) async throws
     func reset() async throws
 }
 

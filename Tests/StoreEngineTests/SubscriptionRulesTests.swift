@@ -245,3 +245,89 @@ struct SubscriptionRulesTests {
         await second.close()
     }
 }
+
+@Suite("AppTransaction, refund requests and manage subscriptions (LocalAppStore)")
+struct AppSurfaceTests {
+    @Test("AppTransaction is signed with the catalog's app facts and the same appTransactionID as every transaction")
+    func appTransaction() async throws {
+        let h = try await Harness.make()
+        let app = try #require(await h.manager.snapshot.appTransaction)
+        guard case .verified(let payload) = app else { Issue.record("unverified \(app)"); return }
+        #expect(payload.bundleID == "com.lumenquest.app" && payload.originalAppVersion == "2.4" && payload.originalPlatform == "iOS")
+        let t = try #require(await h.manager.purchase(ID.pro).transaction)
+        #expect(t.appTransactionID == payload.appTransactionID)
+        await h.close()
+    }
+
+    @Test("the QA panel sets the original app version for a migration check")
+    func migration() async throws {
+        let h = try await Harness.make()
+        try await h.store.setOriginalApp(version: "1.9", purchaseDate: Date(timeIntervalSince1970: 1_600_000_000), platform: "macOS")
+        await h.manager.loadAppTransaction()
+        let payload = try #require(await h.manager.snapshot.appTransaction?.payload)
+        #expect(AppTransactionPayload.version(payload.originalAppVersion, isBefore: "2.0"))
+        #expect(payload.originalPlatform == "macOS")
+        #expect(!AppTransactionPayload.version("2.10", isBefore: "2.9"))
+        await h.close()
+    }
+
+    @Test("an injected app transaction failure reaches the app")
+    func appTransactionFailure() async throws {
+        let h = try await Harness.make { $0.failures[.appTransaction] = .storeKit(.networkError) }
+        #expect(await h.manager.snapshot.appTransaction == nil)
+        #expect(await h.manager.snapshot.lastError == .storeKit(.networkError))
+        await h.close()
+    }
+
+    @Test("a refund request stays pending until the tester decides; a second request is duplicateRequest")
+    func refundRequest() async throws {
+        let h = try await Harness.make()
+        let t = try #require(await h.manager.purchase(ID.pro).transaction)
+        #expect(await h.manager.requestRefund(transactionID: t.transactionID, reason: "didn't mean to") == .success(.success))
+        #expect(await h.manager.requestRefund(transactionID: t.transactionID, reason: "again") == .failure(.refund(.duplicateRequest)))
+        #expect(await h.entitled(ID.pro))
+        try await h.store.decideRefundRequest(transactionID: t.transactionID, approve: false)
+        #expect(await h.entry(ID.pro)?.refundRequest == .declined)
+        #expect(await h.entitled(ID.pro))
+        _ = await h.manager.requestRefund(transactionID: t.transactionID, reason: "please")
+        try await h.store.decideRefundRequest(transactionID: t.transactionID, approve: true)
+        #expect(await eventually { await !h.entitled(ID.pro) })
+        #expect(await h.manager.snapshot.lastEvent == .revoked(productID: ID.pro))
+        await h.close()
+    }
+
+    @Test("with Xcode's behaviour a refund request is approved at once")
+    func refundAutoApproved() async throws {
+        let h = try await Harness.make { $0.autoApproveRefunds = true }
+        let t = try #require(await h.manager.purchase(ID.removeAds).transaction)
+        _ = await h.manager.requestRefund(transactionID: t.transactionID, reason: "x")
+        #expect(await eventually { await !h.entitled(ID.removeAds) })
+        await h.close()
+    }
+
+    @Test("the manage-subscriptions sheet cancels, re-enables and schedules a downgrade")
+    func manageSubscriptions() async throws {
+        let h = try await Harness.make()
+        _ = await h.manager.purchase(ID.proYearly)
+        #expect(await h.manager.manageSubscription(groupID: ID.group, .cancel) == nil)
+        #expect(await h.manager.snapshot.effectiveStatus(group: ID.group)?.renewalInfo.payload?.willAutoRenew == false)
+        #expect(await h.manager.manageSubscription(groupID: ID.group, .reenable) == nil)
+        #expect(await h.manager.snapshot.effectiveStatus(group: ID.group)?.renewalInfo.payload?.willAutoRenew == true)
+        #expect(await h.manager.manageSubscription(groupID: ID.group, .switchTo(productID: ID.plusMonthly)) == nil)
+        #expect(await h.manager.snapshot.effectiveStatus(group: ID.group)?.renewalInfo.payload?.autoRenewProductID == ID.plusMonthly)
+        await h.store.advanceTime(by: Period(1, .year))
+        await h.manager.refresh()
+        #expect(await h.manager.snapshot.effectiveStatus(group: ID.group)?.transaction.payload?.productID == ID.plusMonthly)
+        await h.close()
+    }
+
+    @Test("an upgrade in the manage-subscriptions sheet reaches the app through updates")
+    func manageUpgrade() async throws {
+        let h = try await Harness.make()
+        _ = await h.manager.purchase(ID.plusMonthly)
+        _ = await h.manager.manageSubscription(groupID: ID.group, .switchTo(productID: ID.proMonthly))
+        #expect(await eventually { await h.entitled(ID.proMonthly) })
+        #expect(await !h.entitled(ID.plusMonthly))
+        await h.close()
+    }
+}

@@ -120,7 +120,23 @@ public actor ScriptedSource: TransactionSource, StoreTestControls {
         return .success
     }
 
+    public func appTransaction() throws -> String {
+        if let failure = currentSettings.failures[.appTransaction] { throw failure }
+        return try sign(AppTransactionPayload(
+            appTransactionID: "1", bundleID: catalog.app.bundleID, appVersion: catalog.app.appVersion,
+            originalAppVersion: catalog.app.originalAppVersion, originalPurchaseDate: catalog.app.originalPurchaseDate ?? clock,
+            originalPlatform: catalog.app.originalPlatform, deviceVerification: "", deviceVerificationNonce: UUID(), signedDate: clock).json)
+    }
+
+    public func manageSubscription(groupID: String, _ action: ManageSubscriptionAction) throws {
+        throw unsupported("the manage-subscriptions sheet")
+    }
+
     // MARK: Test controls
+
+    public func setOriginalApp(version: String?, purchaseDate: Date?, platform: String?) throws {
+        throw unsupported("the original app purchase")
+    }
 
     public func settings() -> TestSettings { currentSettings }
     public func update(_ change: @Sendable (inout TestSettings) -> Void) { change(&currentSettings) }
