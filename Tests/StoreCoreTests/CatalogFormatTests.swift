@@ -151,3 +151,13 @@ struct ProductTests {
         #expect(Period(1, .month).advance(jan31).formatted(.iso8601.year().month().day()) == "2024-02-29")
     }
 }
+
+@Suite("Catalog schema")
+struct CatalogSchemaTests {
+    @Test("the JSON Schema ships with the module and names every top-level field the reader accepts")
+    func schema() throws {
+        let schema = try #require(CatalogFormat.schema)
+        let keys = Set(schema["properties"]?.objectValue?.map(\.key) ?? [])
+        #expect(keys == ["$schema", "format", "app", "storefronts", "products", "subscriptionGroups", "offerCodes", "settings"])
+    }
+}

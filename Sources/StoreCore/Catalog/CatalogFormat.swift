@@ -14,6 +14,12 @@ public enum CatalogFormat {
     public static func encode(_ catalog: Catalog) -> JSONValue {
         Writer(catalog: catalog).root()
     }
+
+    /// The JSON Schema of this format (a resource of this module), for editors and CI checks.
+    public static var schema: JSONValue? {
+        Bundle.module.url(forResource: "catalog.schema", withExtension: "json")
+            .flatMap { try? Data(contentsOf: $0) }.flatMap { try? JSONParser.parse($0) }
+    }
 }
 
 // MARK: - Reading
