@@ -1,0 +1,57 @@
+import Foundation
+import Testing
+import StoreCore
+import StoreClient
+import StoreSigning
+
+/// The app-side verifier against real data signed by Apple's libraries and by Xcode.
+@Suite("Signed fixtures through SignedDataVerifier")
+struct SignedFixtureTests {
+    static let jws = Repo.root.deletingLastPathComponent().appendingPathComponent("shared/fixtures/jws")
+
+    func text(_ name: String) throws -> String {
+        try String(contentsOf: Self.jws.appendingPathComponent(name), encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    @Test("Xcode's signed transaction decodes field by field and verifies against its own certificate")
+    func xcodeTransaction() throws {
+        let token = try text("xcode-signed-transaction")
+        let header = try JSONParser.parse(Base64URL.decode(String(token.split(separator: ".")[0]))!)
+        let certificate = try Certificate(der: Data(base64Encoded: header["x5c"]!.arrayValue![0].stringValue!)!)
+        let result = SignedDataVerifier(trustedRoots: [certificate]).transaction(token)
+        guard case .verified(let t) = result else { Issue.record("expected verified, got \(result)"); return }
+        #expect(t.transactionID == 0 && t.productID == "pass.premium" && t.productType == .autoRenewable)
+        #expect(t.subscriptionGroupID == "6F3A93AB" && t.offerType == .introductory && t.environment == "Xcode")
+        #expect(abs(t.purchaseDate.timeIntervalSince1970 - 1_697_679_936.0497297) < 0.000_001)
+        #expect(t.expirationDate != nil && t.storefront == "USA" && t.storefrontID == "143441")
+    }
+
+    @Test("Apple's test transaction verifies against the test CA but lacks a transaction's required properties")
+    func appleTestTransaction() throws {
+        let root = try Certificate(der: Data(contentsOf: Self.jws.appendingPathComponent("testCA.der")))
+        let verifier = SignedDataVerifier(trustedRoots: [root])
+        #expect(verifier.json(try text("transactionInfo")).isVerified)
+        #expect(verifier.transaction(try text("transactionInfo")).error == .missingRequiredProperties)
+    }
+
+    @Test("a real App Store notification verifies against Apple Root CA G3 at its signedDate, not today")
+    func realNotification() throws {
+        let root = try Certificate(pem: text("AppleRootCA-G3.pem"))
+        let verifier = SignedDataVerifier(trustedRoots: [root])
+        let token = try text("real-sandbox-TEST-notification.jws")
+        #expect(verifier.json(token, at: .signedDate).payload?["notificationType"]?.stringValue == "TEST")
+        #expect(verifier.json(token, at: .signedDate).isVerified)
+        #expect(verifier.json(token, at: .now).error == .invalidCertificateChain)
+    }
+
+    @Test("a tampered copy of a real token is unverified with invalidSignature")
+    func tampered() throws {
+        let root = try Certificate(pem: text("AppleRootCA-G3.pem"))
+        var parts = try text("real-sandbox-TEST-notification.jws").split(separator: ".").map(String.init)
+        var payload = String(decoding: Base64URL.decode(parts[1])!, as: UTF8.self)
+        payload = payload.replacingOccurrences(of: "TEST", with: "REFUND")
+        parts[1] = Base64URL.encode(Data(payload.utf8))
+        let result = SignedDataVerifier(trustedRoots: [root]).json(parts.joined(separator: "."), at: .signedDate)
+        #expect(result.error == .invalidSignature)
+    }
+}
