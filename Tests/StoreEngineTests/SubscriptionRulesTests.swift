@@ -331,3 +331,21 @@ struct AppSurfaceTests {
         await h.close()
     }
 }
+
+@Suite("Refunds (LocalAppStore)")
+struct RefundRulesTests {
+    @Test("a prorated refund of a subscription records the unused share in milliunits and revokes it")
+    func proratedRefund() async throws {
+        let h = try await Harness.make()
+        let t = try #require(await h.manager.purchase(ID.proYearly).transaction)
+        let half = t.expirationDate!.timeIntervalSince(t.purchaseDate) / 2
+        h.time.advance(half)
+        try await h.store.refund(transactionID: t.transactionID, prorated: true)
+        let revoked = try #require(await h.entry(ID.proYearly)?.payload)
+        #expect(revoked.revocationType == .refundProrated)
+        #expect((49_000...51_000).contains(revoked.revocationPercentage ?? 0))
+        #expect(await eventually { await h.manager.snapshot.effectiveStatus(group: ID.group)?.state == .revoked })
+        #expect(await !h.entitled(ID.proYearly))
+        await h.close()
+    }
+}

@@ -383,7 +383,12 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
     }
 
     public func refund(transactionID: Int64, prorated: Bool) throws {
-        try revoke(transactionID, reason: .other, type: prorated ? .refundProrated : .refundFull, percentage: prorated ? 50 : nil)
+        guard prorated, let row = try ledger.row(transactionID), let end = row.payload.expirationDate else {
+            return try revoke(transactionID, reason: .other, type: .refundFull, percentage: nil)
+        }
+        // A prorated refund returns the unused part of the period, in milliunits of a percent (Apple's revocationPercentage).
+        let total = end.timeIntervalSince(row.payload.purchaseDate), unused = max(0, end.timeIntervalSince(now()))
+        try revoke(transactionID, reason: .other, type: .refundProrated, percentage: total > 0 ? Int(100_000 * unused / total) : 0)
     }
 
     public func revokeFamilySharing(transactionID: Int64) throws {
