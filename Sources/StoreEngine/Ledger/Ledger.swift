@@ -136,6 +136,11 @@ final class Ledger {
         return rows.compactMap { $0[0].text.flatMap { try? JSONDecoder().decode(SubscriptionRecord.self, from: Data($0.utf8)) } }
     }
 
+    /// Whether the customer ever subscribed in a group (introductory offers are once per group).
+    func hasSubscription(group: String) throws -> Bool {
+        try !db.query("SELECT 1 FROM subscriptions WHERE group_id = ? LIMIT 1", [.text(group)]).isEmpty
+    }
+
     func save(_ record: SubscriptionRecord) throws {
         let text = String(decoding: try JSONEncoder().encode(record), as: UTF8.self)
         try db.query("""

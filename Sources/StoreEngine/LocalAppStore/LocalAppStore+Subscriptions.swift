@@ -37,8 +37,7 @@ extension LocalAppStore {
 
     /// Introductory offers: once per subscription group per customer.
     public func isEligibleForIntroOffer(groupID: String) -> Bool {
-        ((try? ledger.rows("SELECT payload, status, finished, jws, refund_request FROM transactions WHERE product_type = 'autoRenewable'")) ?? [])
-            .allSatisfy { $0.payload.subscriptionGroupID != groupID }
+        (try? ledger.hasSubscription(group: groupID)) == false
     }
 
     /// Issues a promotional offer signature as a developer's server would (a JWS, like Apple's V2 offers).

@@ -357,9 +357,9 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
         var payload = row.payload
         payload.purchaseDate = now()
         payload.originalPurchaseDate = payload.purchaseDate
-        if let terms = catalog.product(payload.productID)?.subscription {
-            let offerLength = payload.offerPeriod.map { p in payload.offerPaymentMode == .payAsYouGo ? p : p }
-            payload.expirationDate = (offerLength ?? terms.period).advance(payload.purchaseDate)
+        // The period (or offer period) starts when the purchase completes, not when it was asked for.
+        if let end = row.payload.expirationDate {
+            payload.expirationDate = payload.purchaseDate.addingTimeInterval(end.timeIntervalSince(row.payload.purchaseDate))
         }
         try ledger.delete(payload.transactionID)
         try commit(payload, kind: .update)
