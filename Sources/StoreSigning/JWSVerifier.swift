@@ -76,8 +76,8 @@ public struct JWSVerifier: Sendable {
         let dots = bytes.indices.filter { bytes[$0] == UInt8(ascii: ".") }
         guard dots.count == 2 else { return failure(.invalidEncoding, "a compact JWS has exactly three dot-separated parts") }
         func part(_ range: Range<Int>) -> UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(rebasing: bytes[range]) }
-        let headerText = String(decoding: part(0..<dots[0]), as: UTF8.self)
-        let cached = cache[headerText]
+        let headerKey = ChainCache.Key(bytes: Array(part(0..<dots[0])))
+        let cached = cache[headerKey]
 
         guard let header = cached?.header ?? Base64URL.decode(part(0..<dots[0])).map({ Data($0) }) else {
             return failure(.invalidEncoding, "header is not base64url")
@@ -105,7 +105,10 @@ public struct JWSVerifier: Sendable {
         if let cached, cached.validity.contains(instant) {
             leafKey = cached.leafKey
         } else {
-            guard let fields = try? JSONDecoder().decode(Header.self, from: header) else {
+            // The scanner first, so header and payload follow the same JSON grammar (Foundation's
+            // parser tolerates trailing commas).
+            guard header.withUnsafeBytes({ JSONObjectScanner.scan($0.bindMemory(to: UInt8.self)) }) != nil,
+                  let fields = try? JSONDecoder().decode(Header.self, from: header) else {
                 return failure(.invalidEncoding, "header is not a JSON object", header, payload)
             }
             guard let alg = fields.alg else { return failure(.missingRequiredProperties, "header has no alg", header, payload) }
@@ -116,7 +119,7 @@ public struct JWSVerifier: Sendable {
             switch validateChain(x5c, at: seconds) {
             case .success(let entry):
                 leafKey = entry.leafKey
-                cache[headerText] = ChainCache.Entry(header: header, leafKey: entry.leafKey, validity: entry.validity)
+                cache[headerKey] = ChainCache.Entry(header: header, leafKey: entry.leafKey, validity: entry.validity)
             case .failure(let error):
                 return failure(error.kind, error.message, header, payload)
             }
@@ -212,19 +215,24 @@ private final class StoreHandle: @unchecked Sendable {
     }
 }
 
-/// Chains that validated, by the exact header text (which fixes the exact x5c strings and alg).
+/// Chains that validated, by the exact header bytes (which fix the exact x5c strings and alg).
 /// Sendable because every access to `entries` holds `lock`.
 private final class ChainCache: @unchecked Sendable {
+    /// Bytes, not a String: String equality is Unicode canonical equivalence ("K" == "\u{212A}").
+    struct Key: Hashable {
+        let bytes: [UInt8]
+        func hash(into hasher: inout Hasher) { bytes.withUnsafeBytes { hasher.combine(bytes: $0) } }
+    }
     struct Entry {
         let header: Data
         let leafKey: PKeyHandle
         let validity: Range<Int>
     }
     private let lock = NSLock()
-    private var entries: [String: Entry] = [:]
+    private var entries: [Key: Entry] = [:]
     private let limit = 256
 
-    subscript(key: String) -> Entry? {
+    subscript(key: Key) -> Entry? {
         get { lock.withLock { entries[key] } }
         set {
             lock.withLock {

@@ -146,9 +146,22 @@ struct BrokenTokenTests {
         expectRefused([segments[0], "é" + segments[1], segments[2]].joined(separator: "."), .invalidEncoding)
     }
 
+    @Test("A header that only looks equal to a cached one (Unicode canonical equivalence) is refused")
+    func lookalikeHeader() throws {
+        #expect(verifier.verify(token, at: .now).isVerified)  // now cached
+        let k = try #require(segments[0].firstIndex(of: "K"))
+        var header = segments[0]
+        header.replaceSubrange(k...k, with: "\u{212A}")  // KELVIN SIGN, canonically equivalent to "K"
+        #expect(header == segments[0], "Swift String equality says they match")
+        expectRefused([header, segments[1], segments[2]].joined(separator: "."), .invalidEncoding)
+    }
+
     @Test("A header or payload that is not a JSON object is invalid encoding")
     func notJSONObjects() {
         expectRefused([Base64URL.encode(Data("[1]".utf8)), segments[1], segments[2]].joined(separator: "."), .invalidEncoding)
+        let header = String(decoding: Base64URL.decode(segments[0])!, as: UTF8.self)
+        let trailingComma = header.dropLast() + ",}"
+        expectRefused([Base64URL.encode(Data(trailingComma.utf8)), segments[1], segments[2]].joined(separator: "."), .invalidEncoding)
         expectRefused([segments[0], Base64URL.encode(Data("\"text\"".utf8)), segments[2]].joined(separator: "."), .invalidEncoding)
         expectRefused([segments[0], Base64URL.encode(Data("{".utf8)), segments[2]].joined(separator: "."), .invalidEncoding)
     }
