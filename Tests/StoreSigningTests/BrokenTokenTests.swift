@@ -187,6 +187,23 @@ struct BrokenTokenTests {
         }
         #expect(results.allSatisfy { $0 })
     }
+
+    @Test("Signers can be used from many tasks at once")
+    func concurrentSigning() async throws {
+        let signer = try JWSSigner(key: key, chain: [certificate]), verifier = self.verifier
+        let results = await withTaskGroup(of: Bool.self) { group in
+            for index in 0..<64 {
+                group.addTask {
+                    let payload = Data(#"{"n":\#(index)}"#.utf8)
+                    guard let token = try? signer.sign(payload: payload) else { return false }
+                    let result = verifier.verify(token, at: .now)
+                    return result.isVerified && result.payload == payload
+                }
+            }
+            return await group.reduce(into: [Bool]()) { $0.append($1) }
+        }
+        #expect(results.count == 64 && results.allSatisfy { $0 })
+    }
 }
 
 @Suite("Base64URL")
