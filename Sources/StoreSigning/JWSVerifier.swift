@@ -69,69 +69,75 @@ public struct JWSVerifier: Sendable {
         enum CodingKeys: CodingKey { case alg, x5c }
     }
 
-    private struct Payload: Decodable {
-        var signedDate: Double?
-        init(from decoder: any Decoder) throws {
-            let container = try decoder.container(keyedBy: CodingKeys.self)
-            signedDate = try? container.decodeIfPresent(Double.self, forKey: .signedDate)
-        }
-        enum CodingKeys: CodingKey { case signedDate }
-    }
-
     private func verify(bytes: UnsafeBufferPointer<UInt8>, at time: VerificationTime) -> JWSVerification {
-        func failure(_ kind: JWSVerificationError.Kind, _ message: String, _ header: [UInt8]? = nil, _ payload: [UInt8]? = nil) -> JWSVerification {
-            JWSVerification(header: header.map { Data($0) }, payload: payload.map { Data($0) },
-                            error: JWSVerificationError(kind: kind, message: message))
+        func failure(_ kind: JWSVerificationError.Kind, _ message: String, _ header: Data? = nil, _ payload: Data? = nil) -> JWSVerification {
+            JWSVerification(header: header, payload: payload, error: JWSVerificationError(kind: kind, message: message))
         }
         let dots = bytes.indices.filter { bytes[$0] == UInt8(ascii: ".") }
         guard dots.count == 2 else { return failure(.invalidEncoding, "a compact JWS has exactly three dot-separated parts") }
-        func part(_ range: Range<Int>) -> [UInt8]? { Base64URL.decode(UnsafeBufferPointer(rebasing: bytes[range])) }
-        guard let header = part(0..<dots[0]) else { return failure(.invalidEncoding, "header is not base64url") }
-        guard let payload = part(dots[0] + 1..<dots[1]) else { return failure(.invalidEncoding, "payload is not base64url", header) }
-        guard let signature = part(dots[1] + 1..<bytes.count) else { return failure(.invalidEncoding, "signature is not base64url", header, payload) }
+        func part(_ range: Range<Int>) -> UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(rebasing: bytes[range]) }
+        let headerKey = ChainCache.Key(bytes: Array(part(0..<dots[0])))
+        let cached = cache[headerKey]
 
-        let decoder = JSONDecoder()
-        guard let fields = try? decoder.decode(Header.self, from: Data(header)) else {
-            return failure(.invalidEncoding, "header is not a JSON object", header, payload)
+        guard let header = cached?.header ?? Base64URL.decode(part(0..<dots[0])).map({ Data($0) }) else {
+            return failure(.invalidEncoding, "header is not base64url")
         }
-        guard let dates = try? decoder.decode(Payload.self, from: Data(payload)) else {
+        guard let payloadBytes = Base64URL.decode(part(dots[0] + 1..<dots[1])) else {
+            return failure(.invalidEncoding, "payload is not base64url", header)
+        }
+        let payload = Data(payloadBytes)
+        guard let signature = Base64URL.decode(part(dots[1] + 1..<bytes.count)) else {
+            return failure(.invalidEncoding, "signature is not base64url", header, payload)
+        }
+        guard let scan = payloadBytes.withUnsafeBufferPointer({ JSONObjectScanner.scan($0) }) else {
             return failure(.invalidEncoding, "payload is not a JSON object", header, payload)
         }
-        guard let alg = fields.alg else { return failure(.missingRequiredProperties, "header has no alg", header, payload) }
-        guard alg == "ES256" else { return failure(.invalidSignature, "alg \(alg) is not ES256", header, payload) }
-        guard signature.count == 64 else {
-            return failure(.invalidSignature, "an ES256 signature is 64 bytes, not \(signature.count)", header, payload)
-        }
-        guard let x5c = fields.x5c, !x5c.isEmpty else {
-            return failure(.invalidCertificateChain, "header has no x5c certificate chain", header, payload)
-        }
-
         let seconds: Int? = switch time {
         case .now: nil
         case .date(let date): Int(date.timeIntervalSince1970.rounded(.down))
-        case .signedDate: dates.signedDate.map { Int(($0 / 1000).rounded(.down)) }
+        case .signedDate: scan.signedDate.map { Int(($0 / 1000).rounded(.down)) }
         }
+        let instant = seconds ?? Int(Date().timeIntervalSince1970)
+
+        // The cache holds only headers whose alg was ES256 and whose chain validated; it is reused only
+        // while `instant` lies inside every chain certificate's validity. The signature is always checked.
         let leafKey: PKeyHandle
-        switch validatedLeafKey(x5c, at: seconds) {
-        case .success(let key): leafKey = key
-        case .failure(let error): return failure(error.kind, error.message, header, payload)
+        if let cached, cached.validity.contains(instant) {
+            leafKey = cached.leafKey
+        } else {
+            // The scanner first, so header and payload follow the same JSON grammar (Foundation's
+            // parser tolerates trailing commas).
+            guard header.withUnsafeBytes({ JSONObjectScanner.scan($0.bindMemory(to: UInt8.self)) }) != nil,
+                  let fields = try? JSONDecoder().decode(Header.self, from: header) else {
+                return failure(.invalidEncoding, "header is not a JSON object", header, payload)
+            }
+            guard let alg = fields.alg else { return failure(.missingRequiredProperties, "header has no alg", header, payload) }
+            guard alg == "ES256" else { return failure(.invalidSignature, "alg \(alg) is not ES256", header, payload) }
+            guard let x5c = fields.x5c, !x5c.isEmpty else {
+                return failure(.invalidCertificateChain, "header has no x5c certificate chain", header, payload)
+            }
+            switch validateChain(x5c, at: seconds) {
+            case .success(let entry):
+                leafKey = entry.leafKey
+                cache[headerKey] = ChainCache.Entry(header: header, leafKey: entry.leafKey, validity: entry.validity)
+            case .failure(let error):
+                return failure(error.kind, error.message, header, payload)
+            }
         }
 
-        let digest = ECDSA.sha256(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[0..<dots[1]])))
+        guard signature.count == 64 else {
+            return failure(.invalidSignature, "an ES256 signature is 64 bytes, not \(signature.count)", header, payload)
+        }
+        let digest = ECDSA.sha256(UnsafeRawBufferPointer(part(0..<dots[1])))
         guard let der = ECDSA.derSignature(fromRaw: signature),
               ECDSA.verifyDigest(digest, derSignature: der, key: leafKey)
         else { return failure(.invalidSignature, "signature does not match the leaf certificate's key", header, payload) }
-        return JWSVerification(header: Data(header), payload: Data(payload), error: nil)
+        return JWSVerification(header: header, payload: payload, error: nil)
     }
 
-    /// The leaf's key once its chain validates at `seconds` (nil: now).
-    /// A chain that validated before is reused while `seconds` lies inside every certificate's validity,
-    /// so the cache never skips the time check, and the caller always checks the signature.
-    private func validatedLeafKey(_ x5c: [String], at seconds: Int?) -> Result<PKeyHandle, JWSVerificationError> {
-        let cacheKey = x5c.joined(separator: ".")  // "." is outside base64, so the join is unambiguous
-        let instant = seconds ?? Int(Date().timeIntervalSince1970)
-        if let entry = cache[cacheKey], entry.validity.contains(instant) { return .success(entry.leafKey) }
-
+    /// Validates `x5c` against the roots at `seconds` (nil: now); returns the leaf key and the
+    /// seconds range in which the whole built chain stays valid.
+    private func validateChain(_ x5c: [String], at seconds: Int?) -> Result<(leafKey: PKeyHandle, validity: Range<Int>), JWSVerificationError> {
         func chainError(_ message: String) -> JWSVerificationError { .init(kind: .invalidCertificateChain, message: message) }
         var certificates: [Certificate] = []
         for (index, base64) in x5c.enumerated() {
@@ -149,8 +155,7 @@ public struct JWSVerifier: Sendable {
         guard let leafKey = certificates[0].publicKey?.handle else {
             return .failure(.init(kind: .invalidSignature, message: "leaf certificate key is not P-256"))
         }
-        cache[cacheKey] = ChainCache.Entry(leafKey: leafKey, validity: validity)
-        return .success(leafKey)
+        return .success((leafKey, validity))
     }
 }
 
@@ -210,18 +215,24 @@ private final class StoreHandle: @unchecked Sendable {
     }
 }
 
-/// Chains that validated, by their exact x5c strings.
+/// Chains that validated, by the exact header bytes (which fix the exact x5c strings and alg).
 /// Sendable because every access to `entries` holds `lock`.
 private final class ChainCache: @unchecked Sendable {
+    /// Bytes, not a String: String equality is Unicode canonical equivalence ("K" == "\u{212A}").
+    struct Key: Hashable {
+        let bytes: [UInt8]
+        func hash(into hasher: inout Hasher) { bytes.withUnsafeBytes { hasher.combine(bytes: $0) } }
+    }
     struct Entry {
+        let header: Data
         let leafKey: PKeyHandle
         let validity: Range<Int>
     }
     private let lock = NSLock()
-    private var entries: [String: Entry] = [:]
+    private var entries: [Key: Entry] = [:]
     private let limit = 256
 
-    subscript(key: String) -> Entry? {
+    subscript(key: Key) -> Entry? {
         get { lock.withLock { entries[key] } }
         set {
             lock.withLock {

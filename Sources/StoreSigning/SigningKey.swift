@@ -38,10 +38,8 @@ public struct SigningKey: Sendable {
         try! writeToMemoryBIO("PEM_write_bio_PrivateKey") { PEM_write_bio_PrivateKey($0, handle.pointer, nil, nil, 0, nil, nil) }
     }
 
-    public var publicKey: PublicKey {
-        // i2d_PUBKEY of a valid key and d2i_PUBKEY of its output cannot fail short of allocation failure.
-        try! PublicKey(der: Data(PublicKey.spki(of: handle)))
-    }
+    /// Shares this key's handle; `PublicKey` only ever reads or exports the public half.
+    public var publicKey: PublicKey { PublicKey(handle: handle) }
 
     /// ES256: SHA-256 then ECDSA P-256; returns the 64-byte raw r‖s that JWS uses.
     public func sign(_ data: Data) throws -> Data {

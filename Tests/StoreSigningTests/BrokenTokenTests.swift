@@ -85,8 +85,9 @@ struct BrokenTokenTests {
 
     @Test("A signature made by another key is an invalid signature")
     func wrongKey() throws {
-        let other = try JWSSigner(key: try SigningKey.generate(), chain: [certificate]).sign(payload: payload)
-        expectRefused(other, .invalidSignature)
+        // JWSSigner refuses a leaf that does not match its key, so sign the same input by hand.
+        let signature = try SigningKey.generate().sign(Data("\(segments[0]).\(segments[1])".utf8))
+        expectRefused([segments[0], segments[1], Base64URL.encode(signature)].joined(separator: "."), .invalidSignature)
     }
 
     @Test("A signature of the wrong length is an invalid signature")
@@ -145,9 +146,27 @@ struct BrokenTokenTests {
         expectRefused([segments[0], "é" + segments[1], segments[2]].joined(separator: "."), .invalidEncoding)
     }
 
+    @Test("A header that only looks equal to a cached one (Unicode canonical equivalence) is refused")
+    func lookalikeHeader() throws {
+        // A fixture, because a random certificate's base64 may lack a "K".
+        let verifier = JWSVerifier(trustedRoots: [try Fixtures.testCA()])
+        let token = try Fixtures.token("transactionInfo")
+        #expect(verifier.verify(token, at: .signedDate).isVerified)  // now cached
+        var parts = token.split(separator: ".").map(String.init)
+        let original = parts[0]
+        let k = try #require(parts[0].firstIndex(of: "K"))
+        parts[0].replaceSubrange(k...k, with: "\u{212A}")  // KELVIN SIGN, canonically equivalent to "K"
+        #expect(parts[0] == original, "Swift String equality says they match")
+        let result = verifier.verify(parts.joined(separator: "."), at: .signedDate)
+        #expect(result.error?.kind == .invalidEncoding)
+    }
+
     @Test("A header or payload that is not a JSON object is invalid encoding")
     func notJSONObjects() {
         expectRefused([Base64URL.encode(Data("[1]".utf8)), segments[1], segments[2]].joined(separator: "."), .invalidEncoding)
+        let header = String(decoding: Base64URL.decode(segments[0])!, as: UTF8.self)
+        let trailingComma = header.dropLast() + ",}"
+        expectRefused([Base64URL.encode(Data(trailingComma.utf8)), segments[1], segments[2]].joined(separator: "."), .invalidEncoding)
         expectRefused([segments[0], Base64URL.encode(Data("\"text\"".utf8)), segments[2]].joined(separator: "."), .invalidEncoding)
         expectRefused([segments[0], Base64URL.encode(Data("{".utf8)), segments[2]].joined(separator: "."), .invalidEncoding)
     }
@@ -172,6 +191,23 @@ struct BrokenTokenTests {
             return await group.reduce(into: [Bool]()) { $0.append($1) }
         }
         #expect(results.allSatisfy { $0 })
+    }
+
+    @Test("Signers can be used from many tasks at once")
+    func concurrentSigning() async throws {
+        let signer = try JWSSigner(key: key, chain: [certificate]), verifier = self.verifier
+        let results = await withTaskGroup(of: Bool.self) { group in
+            for index in 0..<64 {
+                group.addTask {
+                    let payload = Data(#"{"n":\#(index)}"#.utf8)
+                    guard let token = try? signer.sign(payload: payload) else { return false }
+                    let result = verifier.verify(token, at: .now)
+                    return result.isVerified && result.payload == payload
+                }
+            }
+            return await group.reduce(into: [Bool]()) { $0.append($1) }
+        }
+        #expect(results.count == 64 && results.allSatisfy { $0 })
     }
 }
 

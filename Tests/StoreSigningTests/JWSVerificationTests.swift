@@ -131,6 +131,28 @@ struct SigningTests {
         expectRefused(JWSVerifier(trustedRoots: [certificate]).verify(token, at: .signedDate), .invalidCertificateChain)
     }
 
+    @Test("A signer refuses an empty chain or a leaf that does not hold its key")
+    func signerChecksChain() throws {
+        let key = try SigningKey.generate()
+        #expect(throws: SigningError.self) { try JWSSigner(key: key, chain: []) }
+        #expect(throws: SigningError.self) { try JWSSigner(key: key, chain: Fixtures.testChain()) }
+    }
+
+    @Test("Tokens from one signer differ only after the shared header, and all verify")
+    func manyTokensFromOneSigner() throws {
+        let signer = try JWSSigner(key: try Fixtures.testLeafKey(), chain: try Fixtures.testChain(), keyID: "k")
+        let verifier = JWSVerifier(trustedRoots: [try Fixtures.testCA()])
+        var headers = Set<String>()
+        for index in 0..<20 {
+            let payload = Data(#"{"transactionId":"\#(index)","signedDate":1700000000000}"#.utf8)
+            let token = try signer.sign(payload: payload)
+            headers.insert(String(token.prefix { $0 != "." }))
+            let result = verifier.verify(token, at: .signedDate)
+            #expect(result.isVerified && result.payload == payload, "\(result.error?.description ?? "")")
+        }
+        #expect(headers.count == 1)
+    }
+
     @Test("The header carries no kid unless one is given")
     func noKidByDefault() throws {
         let key = try SigningKey.generate()
