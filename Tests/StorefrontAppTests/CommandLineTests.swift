@@ -1,0 +1,46 @@
+import Testing
+@testable import StorefrontApp
+
+@Suite("Command line")
+struct CommandLineTests {
+    @Test("help and version are recognised anywhere")
+    func helpAndVersion() throws {
+        #expect(try CommandLineParser.parse(["--help"]) == .help)
+        #expect(try CommandLineParser.parse(["catalog", "-h"]) == .help)
+        #expect(try CommandLineParser.parse(["--version"]) == .version)
+    }
+
+    @Test("--help lists every command and option")
+    func helpText() {
+        let help = CommandLineParser.helpText
+        for command in Command.allCases where command != .store { #expect(help.contains("storefront \(command.rawValue)")) }
+        for option in CommandLineParser.options { for name in option.names { #expect(help.contains(name)) } }
+    }
+
+    @Test("an unknown option or command is a one-line error naming it", arguments: [
+        (["--bogus"], "unknown option '--bogus'"),
+        (["frobnicate"], "unknown command 'frobnicate'"),
+        (["catalog", "--storefront"], "option '--storefront' needs a value (CODE)"),
+        (["verify"], "verify needs a FILE"),
+        (["--ephemeral", "--state", "x"], "--ephemeral and --state cannot be used together"),
+        (["demo", "x.scenario", "--speed", "fast"], "--speed needs a number above 0, got 'fast'"),
+    ])
+    func usageErrors(arguments: [String], message: String) {
+        #expect(throws: UsageError(description: message)) { try CommandLineParser.parse(arguments) }
+    }
+
+    @Test("options take values inline or as the next argument")
+    func optionValues() throws {
+        guard case .run(let o) = try CommandLineParser.parse(["catalog", "x.storekit", "--storefront=jpn", "--locale", "ja_JP", "--json"]) else {
+            Issue.record("expected run"); return
+        }
+        #expect(o.command == .catalog && o.files == ["x.storekit"] && o.storefront == "JPN" && o.locale == "ja_JP" && o.json)
+    }
+
+    @Test("the exit status is 2 for usage errors and 0 for help")
+    func exitStatus() async {
+        #expect(await StorefrontProgram.main(["--nope"]) == 2)
+        #expect(await StorefrontProgram.main(["--version"]) == 0)
+        #expect(await StorefrontProgram.main(["catalog", "/nonexistent.json"]) == 2)
+    }
+}
