@@ -18,8 +18,8 @@ public enum VerificationResult<Payload: Sendable & Equatable>: Sendable, Equatab
 public struct SignedDataVerifier: Sendable {
     let verifier: JWSVerifier
 
-    public init(trustedRoots: [Certificate]) {
-        verifier = JWSVerifier(trustedRoots: trustedRoots)
+    public init(trustedRoots: [Certificate], markers: CertificateMarkers? = nil) {
+        verifier = JWSVerifier(trustedRoots: trustedRoots, markers: markers)
     }
 
     public func transaction(_ jws: String) -> VerificationResult<TransactionPayload> {

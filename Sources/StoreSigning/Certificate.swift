@@ -63,6 +63,13 @@ public struct Certificate: Sendable, Hashable {
         return handle.isP256 ? PublicKey(handle: handle) : nil
     }
 
+    /// Whether the certificate carries an extension with this dotted OID.
+    public func hasExtension(oid: String) -> Bool {
+        guard let object = OBJ_txt2obj(oid, 1) else { ERR_clear_error(); return false }
+        defer { ASN1_OBJECT_free(object) }
+        return X509_get_ext_by_OBJ(handle.pointer, object, -1) >= 0
+    }
+
     public static func == (lhs: Certificate, rhs: Certificate) -> Bool { lhs.der == rhs.der }
     public func hash(into hasher: inout Hasher) { hasher.combine(der) }
 

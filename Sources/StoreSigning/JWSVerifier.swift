@@ -43,13 +43,16 @@ public struct JWSVerification: Sendable {
 public struct JWSVerifier: Sendable {
     private let store: StoreHandle
     private let strict: Bool
+    private let markers: CertificateMarkers?
     private let cache = ChainCache()
 
     /// Only `trustedRoots` are anchors; a token's own last `x5c` certificate is never trusted.
     /// `strict` adds OpenSSL's X509_STRICT checks, which Apple's test certificates fail.
-    public init(trustedRoots: [Certificate], strict: Bool = false) {
+    /// `markers` requires extensions on the leaf and intermediate (Apple's App Store OIDs).
+    public init(trustedRoots: [Certificate], strict: Bool = false, markers: CertificateMarkers? = nil) {
         store = StoreHandle(roots: trustedRoots)
         self.strict = strict
+        self.markers = markers
     }
 
     public func verify(_ token: String, at time: VerificationTime) -> JWSVerification {
@@ -152,10 +155,31 @@ public struct JWSVerifier: Sendable {
         case .success(let range): validity = range
         case .failure(let error): return .failure(chainError(error.message))
         }
+        if let markers, let problem = markers.problem(in: certificates) { return .failure(chainError(problem)) }
         guard let leafKey = certificates[0].publicKey?.handle else {
             return .failure(.init(kind: .invalidSignature, message: "leaf certificate key is not P-256"))
         }
         return .success((leafKey, validity))
+    }
+}
+
+/// Extensions a chain's leaf and intermediate must carry, as Apple's App Store certificates do.
+public struct CertificateMarkers: Sendable, Equatable {
+    public var leafOID: String
+    public var intermediateOID: String
+
+    public init(leafOID: String, intermediateOID: String) {
+        self.leafOID = leafOID
+        self.intermediateOID = intermediateOID
+    }
+
+    /// The App Store's receipt-signing leaf and WWDR intermediate markers.
+    public static let appleAppStore = CertificateMarkers(leafOID: "1.2.840.113635.100.6.11.1", intermediateOID: "1.2.840.113635.100.6.2.1")
+
+    func problem(in chain: [Certificate]) -> String? {
+        if !chain[0].hasExtension(oid: leafOID) { return "leaf certificate lacks the marker \(leafOID)" }
+        if chain.count < 2 || !chain[1].hasExtension(oid: intermediateOID) { return "intermediate certificate lacks the marker \(intermediateOID)" }
+        return nil
     }
 }
 

@@ -12,7 +12,9 @@ enum SigningCommands {
         let data = source == "-" ? FileHandle.standardInput.readDataToEndOfFile() : try read(source)
         let token = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         let root = try options.rootCertificate.map { try certificate(at: $0) } ?? localCertificate(options)
-        let verifier = SignedDataVerifier(trustedRoots: [root])
+        // Data that chains to Apple's root must also carry Apple's App Store certificate markers.
+        let apple = root.subjectCommonName?.hasPrefix("Apple Root CA") == true
+        let verifier = SignedDataVerifier(trustedRoots: [root], markers: apple ? .appleAppStore : nil)
         let result = verifier.json(token, at: options.atSignedDate ? .signedDate : .now)
         if let payload = result.payload { print(payload.serialized()) }
         switch result {
