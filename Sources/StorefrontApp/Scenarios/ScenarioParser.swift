@@ -108,7 +108,7 @@ public enum ScenarioParser {
     static func probe(_ p: Expectation.Probe) -> ProbeSpec {
         switch p {
         case .result: ProbeSpec(subject: [], values: ["purchased", "cancelled", "pending", "failed", "unverified", "none"],
-                                usage: "expect result purchased | cancelled | pending [askToBuy|interrupted] | failed ERROR | unverified ERROR")
+                                usage: "expect result purchased | cancelled | pending [askToBuy|interrupted] | failed [ERROR] | unverified [ERROR]")
         case .entitled: ProbeSpec(subject: ["PRODUCT"], values: booleans, usage: "expect [not] entitled PRODUCT")
         case .balance: ProbeSpec(subject: ["PRODUCT"], values: ["N"], usage: "expect balance PRODUCT N")
         case .status: ProbeSpec(subject: ["GROUP"], values: SubscriptionState.allCases.map(\.rawValue) + ["none"],
@@ -156,8 +156,8 @@ public enum ScenarioParser {
         } else if let allowed = spec.values, !allowed.contains(first) {
             throw w.fail("unexpected '\(first)' (expected one of: \(allowed.joined(separator: ", ")))")
         }
-        if probe == .result, ["failed", "unverified"].contains(first), words.count != 2 || StoreFailure(name: words[1]) == nil {
-            throw w.fail("'\(first)' needs an error name")
+        if probe == .result, ["failed", "unverified"].contains(first), words.count > 2 || words.count == 2 && StoreFailure(name: words[1]) == nil {
+            throw w.fail("unknown error '\(words.dropFirst().joined(separator: " "))'")
         }
         return Expectation(probe: probe, subject: subject, expected: words.joined(separator: " "))
     }
