@@ -22,7 +22,7 @@ public struct ScenarioStep: Sendable, Equatable {
 
     public enum Kind: Sendable, Equatable {
         case action(ScenarioAction)
-        case expect(Expectation)
+        case expect(ScenarioExpectation)
     }
 
     public var isExpectation: Bool { if case .expect = kind { true } else { false } }
@@ -63,7 +63,7 @@ public enum ScenarioAction: Sendable, Equatable {
 }
 
 /// `expect PROBE SUBJECT... VALUE`: reads one value from the app or the store and compares it, as text.
-public struct Expectation: Sendable, Equatable {
+public struct ScenarioExpectation: Sendable, Equatable {
     public var probe: Probe
     public var subject: [String]
     public var expected: String

@@ -65,7 +65,7 @@ public enum ScenarioParser {
         }),
         ("clear", StepSpec(usage: "clear") { _ throws(ParseFailure) in .action(.clear) }),
         ("reset", StepSpec(usage: "reset") { _ throws(ParseFailure) in .action(.reset) }),
-        ("expect", StepSpec(usage: "expect PROBE …  (PROBE: \(names(Expectation.Probe.self)))") { w throws(ParseFailure) in
+        ("expect", StepSpec(usage: "expect PROBE …  (PROBE: \(names(ScenarioExpectation.Probe.self)))") { w throws(ParseFailure) in
             .expect(try expectation(&w))
         }),
     ] + [ScenarioAction.Control.approve, .decline, .resolve, .revokeFamily, .approveRefund, .declineRefund, .delete,
@@ -105,7 +105,7 @@ public enum ScenarioParser {
     static let transactionFields = ["status", "offer", "offerID", "ownership", "upgraded", "revoked", "revocation", "reason",
                                     "price", "currency", "storefront", "quantity", "finished", "refundRequest"]
 
-    static func probe(_ p: Expectation.Probe) -> ProbeSpec {
+    static func probe(_ p: ScenarioExpectation.Probe) -> ProbeSpec {
         switch p {
         case .result: ProbeSpec(subject: [], values: ["purchased", "cancelled", "pending", "failed", "unverified", "none"],
                                 usage: "expect result purchased | cancelled | pending [askToBuy|interrupted] | failed [ERROR] | unverified [ERROR]")
@@ -132,11 +132,11 @@ public enum ScenarioParser {
         }
     }
 
-    static func expectation(_ w: inout Words) throws(ParseFailure) -> Expectation {
+    static func expectation(_ w: inout Words) throws(ParseFailure) -> ScenarioExpectation {
         let negated = w.flag("not")
         let name = try w.next("PROBE")
-        guard let probe = Expectation.Probe(rawValue: name) else {
-            throw w.fail("unknown expectation '\(name)' (expected one of: \(names(Expectation.Probe.self)))")
+        guard let probe = ScenarioExpectation.Probe(rawValue: name) else {
+            throw w.fail("unknown expectation '\(name)' (expected one of: \(names(ScenarioExpectation.Probe.self)))")
         }
         let spec = Self.probe(probe)
         w.usage = spec.usage
@@ -159,7 +159,7 @@ public enum ScenarioParser {
         if probe == .result, ["failed", "unverified"].contains(first), words.count > 2 || words.count == 2 && StoreFailure(name: words[1]) == nil {
             throw w.fail("unknown error '\(words.dropFirst().joined(separator: " "))'")
         }
-        return Expectation(probe: probe, subject: subject, expected: words.joined(separator: " "))
+        return ScenarioExpectation(probe: probe, subject: subject, expected: words.joined(separator: " "))
     }
 
     /// Booleans read the same whichever way they are written.
@@ -244,7 +244,7 @@ public enum ScenarioParser {
 
     /// Every step form, one a line (for `--help` and the walk screen).
     public static var reference: [String] {
-        ["catalog FILE"] + steps.map(\.1.usage) + Expectation.Probe.allCases.map { probe($0).usage }
+        ["catalog FILE"] + steps.map(\.1.usage) + ScenarioExpectation.Probe.allCases.map { probe($0).usage }
     }
 }
 

@@ -45,7 +45,8 @@ public actor ScenarioRunner {
     var failedAction = false
 
     /// How long an expectation may wait for updates to arrive.
-    public var patience: Duration = .seconds(2)
+    public private(set) var patience: Duration = .seconds(2)
+    public func setPatience(_ value: Duration) { patience = value }
 
     /// `stateDirectory` nil: a fresh temporary one, removed by `close()` (a directory, not memory, so `restart` has state to reopen).
     public init(scenario: Scenario, catalog: Catalog, storefront: String? = nil, locale: String? = nil, stateDirectory: String? = nil) {
@@ -275,13 +276,13 @@ public actor ScenarioRunner {
     // MARK: Expectations
 
     /// Reads the expectation's value now (no waiting) and compares it.
-    public func check(_ e: Expectation) async -> (passed: Bool, actual: String) {
+    public func check(_ e: ScenarioExpectation) async -> (passed: Bool, actual: String) {
         let actual = await read(e)
         let passed = actual == e.expected || (e.probe == .result && actual.hasPrefix(e.expected + " "))
         return (passed, actual)
     }
 
-    func read(_ e: Expectation) async -> String {
+    func read(_ e: ScenarioExpectation) async -> String {
         guard let store, let manager else { return "no store" }
         let s = await manager.snapshot
         let subject = e.subject.first ?? ""
