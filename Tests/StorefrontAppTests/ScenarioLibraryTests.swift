@@ -28,6 +28,7 @@ struct ScenarioLibraryTests {
     func scenarioPasses(_ name: String) async throws {
         let scenario = try ScenarioParser.parse(file: ScenarioPaths.library.appendingPathComponent(name).path)
         let catalog = try CatalogLoader.load(path: scenario.catalogPath ?? ScenarioPaths.catalog)
+        try ScenarioParser.validate(scenario, against: catalog)
         let result = await ScenarioRunner(scenario: scenario, catalog: catalog).run()
         if !result.passed {
             let failures = result.steps.filter { $0.outcome == .failed }.map(ScenarioReport.line)

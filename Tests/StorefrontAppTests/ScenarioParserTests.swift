@@ -115,6 +115,21 @@ struct ScenarioParserTests {
         #expect(error("buy p\n# fine\nexpect entitled p") == nil)
     }
 
+    @Test("products, groups and storefronts are checked against the catalog, with file:line")
+    func catalogReferences() throws {
+        let catalog = try CatalogLoader.load(path: ScenarioPaths.catalog)
+        func check(_ text: String) -> String? {
+            do { try ScenarioParser.validate(try ScenarioParser.parse(text, path: "/q/x.scenario"), against: catalog); return nil }
+            catch { return "\(error)" }
+        }
+        #expect(check("buy com.lumenquest.pro\nexpect status lumenquest.membership none\nredeem NOPE\nbuy com.lumenquest.pro.monthly offer nope") == nil)
+        #expect(check("buy com.lumenquest.pro\nrefund com.lumenquest.prro")?.hasPrefix("x.scenario:2: unknown product 'com.lumenquest.prro' (the catalog has com.lumenquest.coins.100,") == true)
+        #expect(check("expect balance com.lumenquest.gold 1")?.hasPrefix("x.scenario:1: unknown product 'com.lumenquest.gold'") == true)
+        #expect(check("expect status membership none")?.hasPrefix("x.scenario:1: unknown subscription group 'membership'") == true)
+        #expect(check("expect renewal lumenquest.membership autoRenewProduct com.x")?.hasPrefix("x.scenario:1: unknown product 'com.x'") == true)
+        #expect(check("storefront XYZ")?.hasPrefix("x.scenario:1: unknown storefront 'XYZ'") == true)
+    }
+
     @Test("the reference lists every step and expectation")
     func reference() {
         let text = ScenarioParser.reference.joined(separator: "\n")

@@ -9,17 +9,24 @@ enum RunCommand {
     }
 
     static func run(_ options: CommandLineOptions, output: @Sendable (String) -> Void) async throws -> Int32 {
-        // Every file parses before anything runs.
-        var scenarios: [Scenario] = []
+        // Every file parses, and names only what its catalog has, before anything runs.
+        var scenarios: [(Scenario, StoreContext)] = []
         for path in options.files {
-            do { scenarios.append(try ScenarioParser.parse(file: path)) } catch {
+            do {
+                let scenario = try ScenarioParser.parse(file: path)
+                let context = try StoreContext.resolve(options, catalogPath: scenario.catalogPath)
+                try ScenarioParser.validate(scenario, against: context.catalog)
+                scenarios.append((scenario, context))
+            } catch let error as ScenarioError {
                 Console.error("storefront: \(error)")
+                return 2
+            } catch {
+                Console.error("storefront: \(URL(fileURLWithPath: path).lastPathComponent): \(error)")
                 return 2
             }
         }
         var results: [ScenarioResult] = []
-        for scenario in scenarios {
-            let context = try StoreContext.resolve(options, catalogPath: scenario.catalogPath)
+        for (scenario, context) in scenarios {
             let runner = ScenarioRunner(scenario: scenario, catalog: context.catalog, storefront: context.storefront.code,
                                         locale: context.locale, stateDirectory: options.statePath)
             output(ScenarioReport.header(scenario))

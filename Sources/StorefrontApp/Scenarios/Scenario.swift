@@ -50,6 +50,15 @@ public enum ScenarioAction: Sendable, Equatable {
     case advance(Period)
     case clear, reset
 
+    /// The product a step names, checked against the catalog before anything runs.
+    public var productID: String? {
+        switch self {
+        case .buy(let id, _, _, _, _, _), .requestRefund(let id), .control(_, let id), .refund(let id, _), .autoRenew(let id, _),
+             .priceIncrease(let id, _), .buyElsewhere(let id, _): id
+        default: nil
+        }
+    }
+
     public enum Signature: String, Sendable, Equatable, CaseIterable { case valid, missing, invalid }
     public enum PriceIncreaseStep: String, Sendable, Equatable, CaseIterable { case request, agree, decline }
     public enum Control: String, Sendable, Equatable {

@@ -101,7 +101,8 @@ public enum ScenarioParser {
     }
 
     static let booleans = ["yes", "no"]
-    static let renewalFields = ["willAutoRenew", "autoRenewProduct", "expirationReason", "priceIncrease", "billingRetry", "gracePeriod"]
+    static let renewalFields = ["willAutoRenew", "autoRenewProduct", "expirationReason", "priceIncrease", "billingRetry", "gracePeriod",
+                                "winBackOffers"]
     static let transactionFields = ["status", "offer", "offerID", "ownership", "upgraded", "revoked", "revocation", "reason",
                                     "price", "currency", "storefront", "quantity", "finished", "refundRequest"]
 
@@ -165,6 +166,39 @@ public enum ScenarioParser {
     /// Booleans read the same whichever way they are written.
     static func normalized(_ word: String) -> String {
         switch word { case "true", "on", "yes": "yes"; case "false", "off", "no": "no"; default: word }
+    }
+
+    // MARK: Catalog references
+
+    /// Checks every product, group and storefront a scenario names against its catalog, so a typo
+    /// stops the run before anything happens (offer IDs and codes are left alone: unknown ones are tested).
+    public static func validate(_ scenario: Scenario, against catalog: Catalog) throws(ScenarioError) {
+        func fail(_ step: ScenarioStep, _ message: String) -> ScenarioError {
+            ScenarioError(file: scenario.path, line: step.line, message: message)
+        }
+        let products = catalog.products.map(\.id), groups = catalog.subscriptionGroups.map(\.id)
+        for step in scenario.steps {
+            var names: [(String, String)] = []
+            switch step.kind {
+            case .action(.storefront(let code, _)):
+                if catalog.storefront(code) == nil {
+                    throw fail(step, "unknown storefront '\(code)' (the catalog sells in \(catalog.storefronts.map(\.code).joined(separator: ", ")))")
+                }
+            case .action(let action):
+                names = action.productID.map { [("PRODUCT", $0)] } ?? []
+            case .expect(let e):
+                names = Array(zip(probe(e.probe).subject, e.subject))
+                if e.probe == .renewal, e.subject[1] == "autoRenewProduct" { names.append(("PRODUCT", e.expected)) }
+            }
+            for (kind, name) in names {
+                if kind == "PRODUCT", !products.contains(name) {
+                    throw fail(step, "unknown product '\(name)' (the catalog has \(products.joined(separator: ", ")))")
+                }
+                if kind == "GROUP", !groups.contains(name) {
+                    throw fail(step, "unknown subscription group '\(name)' (the catalog has \(groups.joined(separator: ", ")))")
+                }
+            }
+        }
     }
 
     // MARK: Files

@@ -167,11 +167,11 @@ public actor ScenarioRunner {
                 return "failed: \(failure.name)"
             }
         case .quit:
-            try quit()
+            try await quit()
         case .launch:
             try await launch()
         case .restart:
-            if appRunning { try quit() }
+            if appRunning { try await quit() }
             try await reopenStore()
             try await launch()
         case .control(let control, let id):
@@ -226,10 +226,9 @@ public actor ScenarioRunner {
     }
 
     /// The app quits: its StoreManager stops listening, so updates wait as unfinished transactions.
-    func quit() throws {
+    func quit() async throws {
         guard appRunning else { throw TestControlError("the app is not running") }
-        let manager = self.manager
-        Task { await manager?.stop() }
+        await manager?.stop()
         appRunning = false
     }
 
@@ -300,6 +299,7 @@ public actor ScenarioRunner {
             case "expirationReason": return info.expirationReason?.name ?? "none"
             case "priceIncrease": return info.priceIncreaseStatus.map { "\($0)" } ?? "none"
             case "billingRetry": return yesNo(info.isInBillingRetry)
+            case "winBackOffers": return info.eligibleWinBackOfferIDs.isEmpty ? "none" : info.eligibleWinBackOfferIDs.joined(separator: " ")
             default: return yesNo(info.gracePeriodExpirationDate != nil)
             }
         case .introEligible: return s.introEligibility[subject].map(yesNo) ?? "unknown group"
