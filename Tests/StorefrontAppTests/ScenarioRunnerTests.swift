@@ -110,3 +110,16 @@ struct ScenarioRunnerTests {
         #expect(out.text.isEmpty)
     }
 }
+
+@Suite("Scenario runner helpers")
+struct ScenarioRunnerHelperTests {
+    @Test("durations read as ISO periods")
+    func durations() {
+        let start = Date(timeIntervalSince1970: 1_780_000_000)
+        #expect(ScenarioRunner.duration(from: start, to: Period(1, .week).advance(start)) == "P1W")
+        #expect(ScenarioRunner.duration(from: start, to: Period(3, .month).advance(start)) == "P3M")
+        #expect(ScenarioRunner.duration(from: start, to: Period(1, .year).advance(start)) == "P1Y")
+        #expect(ScenarioRunner.duration(from: start, to: start.addingTimeInterval(90)) == "90s")
+        #expect(ScenarioRunner.duration(from: start, to: nil) == "none")
+    }
+}

@@ -104,7 +104,7 @@ public enum ScenarioParser {
     static let renewalFields = ["willAutoRenew", "autoRenewProduct", "expirationReason", "priceIncrease", "billingRetry", "gracePeriod",
                                 "winBackOffers"]
     static let transactionFields = ["status", "offer", "offerID", "ownership", "upgraded", "revoked", "revocation", "reason",
-                                    "price", "currency", "storefront", "quantity", "finished", "refundRequest"]
+                                    "price", "currency", "storefront", "quantity", "duration", "finished", "refundRequest"]
 
     static func probe(_ p: ScenarioExpectation.Probe) -> ProbeSpec {
         switch p {

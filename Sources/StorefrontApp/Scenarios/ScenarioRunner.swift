@@ -329,6 +329,7 @@ public actor ScenarioRunner {
             case "currency": return t.currency
             case "storefront": return t.storefront
             case "quantity": return String(t.quantity)
+            case "duration": return Self.duration(from: t.purchaseDate, to: t.expirationDate)
             case "finished": return yesNo(row.isFinished)
             default: return row.refundRequest?.rawValue ?? "none"
             }
@@ -336,6 +337,18 @@ public actor ScenarioRunner {
         case .storefront: return s.storefront.code
         case .price: return s.products.first { $0.id == subject }?.displayPrice ?? "not loaded"
         }
+    }
+
+    /// The period from purchase to expiration, as ISO 8601 (`P1M`), or `none` without an expiration date.
+    static func duration(from start: Date, to end: Date?) -> String {
+        guard let end else { return "none" }
+        for unit in [Period.Unit.year, .month, .week, .day] {
+            for n in 1...400 where Period(n, unit).advance(start) >= end {
+                if Period(n, unit).advance(start) == end { return Period(n, unit).iso }
+                break
+            }
+        }
+        return "\(Int(end.timeIntervalSince(start)))s"
     }
 
     /// A purchase result as scenarios write it: `purchased`, `pending askToBuy`, `failed networkError`…
