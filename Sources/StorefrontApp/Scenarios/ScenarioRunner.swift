@@ -42,7 +42,6 @@ public actor ScenarioRunner {
     var manager: StoreManager?
     var appRunning = false
     var lastResult: PurchaseResult?
-    var failedAction = false
 
     /// How long an expectation may wait for updates to arrive.
     public private(set) var patience: Duration = .seconds(2)
@@ -79,8 +78,10 @@ public actor ScenarioRunner {
         var results: [StepResult] = []
         var setupError: String?
         do { try await start() } catch { setupError = "cannot open the store: \(error)" }
+        var stopped = setupError != nil
         for step in scenario.steps {
-            let result = setupError == nil ? await perform(step) : StepResult(step: step, outcome: .skipped)
+            let result = stopped ? StepResult(step: step, outcome: .skipped) : await perform(step)
+            if case .action = step.kind, result.outcome == .failed { stopped = true }
             results.append(result)
             onStep(result)
         }
@@ -90,8 +91,8 @@ public actor ScenarioRunner {
                               setupError: setupError, duration: Date().timeIntervalSince(started))
     }
 
+    /// Performs one step; an expectation waits up to `patience` for updates to arrive.
     public func perform(_ step: ScenarioStep) async -> StepResult {
-        guard !failedAction else { return StepResult(step: step, outcome: .skipped) }
         switch step.kind {
         case .action(let action):
             do {
@@ -99,7 +100,6 @@ public actor ScenarioRunner {
                 await settle()
                 return StepResult(step: step, outcome: .passed, note: note)
             } catch {
-                failedAction = true
                 return StepResult(step: step, outcome: .failed, note: "\(error)")
             }
         case .expect(let expectation):
