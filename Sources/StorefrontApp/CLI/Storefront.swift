@@ -20,6 +20,7 @@ public enum StorefrontProgram {
             case .catalog: return try CatalogCommand.run(options)
             case .verify: return try SigningCommands.verify(options)
             case .cert: return try SigningCommands.cert(options)
+            case .run: return try await RunCommand.run(options)
             default:
                 Console.error("storefront: '\(options.command.rawValue)' is not available yet")
                 return 2

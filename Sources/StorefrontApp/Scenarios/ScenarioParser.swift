@@ -1,0 +1,340 @@
+import Foundation
+import StoreCore
+import StoreEngine
+
+/// Reads scenario files. One table of steps drives parsing, error messages and `ScenarioParser.reference`.
+public enum ScenarioParser {
+    typealias Kind = ScenarioStep.Kind
+
+    struct StepSpec: Sendable {
+        var usage: String
+        var parse: @Sendable (inout Words) throws(ParseFailure) -> Kind
+    }
+
+    /// Every step keyword, with its usage.
+    static let steps: [(String, StepSpec)] = [
+        ("storefront", StepSpec(usage: "storefront CODE [locale ID]") { w throws(ParseFailure) in
+            .action(.storefront(try w.next("CODE").uppercased(), locale: try w.value(after: "locale", "ID")))
+        }),
+        ("set", StepSpec(usage: "set SETTING on|off | set timeRate RATE  (SETTING: \(names(ScenarioAction.Toggle.self)))") { w throws(ParseFailure) in
+            let name = try w.next("SETTING")
+            if name == "timeRate" {
+                let rate = try w.next("RATE")
+                guard let r = TimeRate(name: rate) else { throw w.fail("unknown time rate '\(rate)'") }
+                return .action(.timeRate(r))
+            }
+            guard let toggle = ScenarioAction.Toggle(rawValue: name) else { throw w.fail("unknown setting '\(name)'") }
+            return .action(.set(toggle, try w.onOff()))
+        }),
+        ("fail", StepSpec(usage: "fail API ERROR|off  (API: \(names(StoreAPI.self)))") { w throws(ParseFailure) in
+            let api = try w.oneOf(StoreAPI.self, "API")
+            let error = try w.next("ERROR")
+            if error == "off" { return .action(.fail(api, nil)) }
+            guard let failure = StoreFailure(name: error) else { throw w.fail("unknown error '\(error)'") }
+            return .action(.fail(api, failure))
+        }),
+        ("buy", StepSpec(usage: "buy PRODUCT [quantity N] [offer ID [signature missing|invalid]] [ask-to-buy]") { w throws(ParseFailure) in
+            try buy(&w, answer: .confirm)
+        }),
+        ("cancel", StepSpec(usage: "cancel PRODUCT [quantity N] [offer ID]") { w throws(ParseFailure) in
+            try buy(&w, answer: .cancel)
+        }),
+        ("restore", StepSpec(usage: "restore") { _ throws(ParseFailure) in .action(.restore) }),
+        ("refresh", StepSpec(usage: "refresh") { _ throws(ParseFailure) in .action(.refresh) }),
+        ("redeem", StepSpec(usage: "redeem CODE") { w throws(ParseFailure) in .action(.redeem(try w.next("CODE"))) }),
+        ("request-refund", StepSpec(usage: "request-refund PRODUCT") { w throws(ParseFailure) in .action(.requestRefund(try w.next("PRODUCT"))) }),
+        ("quit", StepSpec(usage: "quit") { _ throws(ParseFailure) in .action(.quit) }),
+        ("launch", StepSpec(usage: "launch") { _ throws(ParseFailure) in .action(.launch) }),
+        ("restart", StepSpec(usage: "restart") { _ throws(ParseFailure) in .action(.restart) }),
+        ("refund", StepSpec(usage: "refund PRODUCT [prorated]") { w throws(ParseFailure) in
+            .action(.refund(try w.next("PRODUCT"), prorated: w.flag("prorated")))
+        }),
+        ("auto-renew", StepSpec(usage: "auto-renew PRODUCT on|off") { w throws(ParseFailure) in
+            .action(.autoRenew(try w.next("PRODUCT"), try w.onOff()))
+        }),
+        ("price-increase", StepSpec(usage: "price-increase PRODUCT request|agree|decline") { w throws(ParseFailure) in
+            .action(.priceIncrease(try w.next("PRODUCT"), try w.oneOf(ScenarioAction.PriceIncreaseStep.self, "request|agree|decline")))
+        }),
+        ("buy-elsewhere", StepSpec(usage: "buy-elsewhere PRODUCT [family]") { w throws(ParseFailure) in
+            .action(.buyElsewhere(try w.next("PRODUCT"), family: w.flag("family")))
+        }),
+        ("advance", StepSpec(usage: "advance PERIOD  (P3D, P1W, P1M, P1Y…)") { w throws(ParseFailure) in
+            let text = try w.next("PERIOD")
+            guard let period = Period(iso: text) else { throw w.fail("'\(text)' is not a period") }
+            return .action(.advance(period))
+        }),
+        ("clear", StepSpec(usage: "clear") { _ throws(ParseFailure) in .action(.clear) }),
+        ("reset", StepSpec(usage: "reset") { _ throws(ParseFailure) in .action(.reset) }),
+        ("expect", StepSpec(usage: "expect PROBE …  (PROBE: \(names(ScenarioExpectation.Probe.self)))") { w throws(ParseFailure) in
+            .expect(try expectation(&w))
+        }),
+    ] + [ScenarioAction.Control.approve, .decline, .resolve, .revokeFamily, .approveRefund, .declineRefund, .delete,
+         .expire, .renew, .fixBilling].map { control in
+        (control.rawValue, StepSpec(usage: "\(control.rawValue) PRODUCT") { w throws(ParseFailure) in
+            .action(.control(control, try w.next("PRODUCT")))
+        })
+    }
+
+    static func buy(_ w: inout Words, answer: PaymentSheetAnswer) throws(ParseFailure) -> Kind {
+        let product = try w.next("PRODUCT")
+        var quantity = 1, offer: String?, signature = ScenarioAction.Signature.valid, askToBuy = false
+        while let word = w.peek {
+            switch word {
+            case "quantity": w.skip(); quantity = try w.int("N")
+            case "offer": w.skip(); offer = try w.next("ID")
+            case "signature": w.skip(); signature = try w.oneOf(ScenarioAction.Signature.self, "missing|invalid")
+            case "ask-to-buy": w.skip(); askToBuy = true
+            default: throw w.fail("unexpected '\(word)'")
+            }
+        }
+        return .action(.buy(product, quantity: quantity, offer: offer, signature: signature, askToBuy: askToBuy, answer: answer))
+    }
+
+    // MARK: Expectations
+
+    struct ProbeSpec: Sendable {
+        /// Placeholders for the subject words (PRODUCT, GROUP, FIELD).
+        var subject: [String]
+        /// The value's first word must be one of these (nil: anything; "N": a number).
+        var values: [String]?
+        var usage: String
+    }
+
+    static let booleans = ["yes", "no"]
+    static let renewalFields = ["willAutoRenew", "autoRenewProduct", "expirationReason", "priceIncrease", "billingRetry", "gracePeriod",
+                                "winBackOffers"]
+    static let transactionFields = ["status", "offer", "offerID", "ownership", "upgraded", "revoked", "revocation", "reason",
+                                    "price", "currency", "storefront", "quantity", "duration", "finished", "refundRequest"]
+
+    static func probe(_ p: ScenarioExpectation.Probe) -> ProbeSpec {
+        switch p {
+        case .result: ProbeSpec(subject: [], values: ["purchased", "cancelled", "pending", "failed", "unverified", "none"],
+                                usage: "expect result purchased | cancelled | pending [askToBuy|interrupted] | failed [ERROR] | unverified [ERROR]")
+        case .entitled: ProbeSpec(subject: ["PRODUCT"], values: booleans, usage: "expect [not] entitled PRODUCT")
+        case .balance: ProbeSpec(subject: ["PRODUCT"], values: ["N"], usage: "expect balance PRODUCT N")
+        case .status: ProbeSpec(subject: ["GROUP"], values: SubscriptionState.allCases.map(\.rawValue) + ["none"],
+                                usage: "expect status GROUP subscribed|expired|inGracePeriod|inBillingRetryPeriod|revoked|none")
+        case .renewal: ProbeSpec(subject: ["GROUP", "FIELD"], values: nil,
+                                 usage: "expect renewal GROUP FIELD VALUE  (FIELD: \(renewalFields.joined(separator: ", ")))")
+        case .introEligible: ProbeSpec(subject: ["GROUP"], values: booleans, usage: "expect [not] intro-eligible GROUP")
+        case .error: ProbeSpec(subject: [], values: StoreFailure.allNames + OfferCodeError.allCases.map(\.rawValue) + ["none"],
+                               usage: "expect error ERROR|none")
+        case .transactions: ProbeSpec(subject: [], values: ["N"], usage: "expect transactions N")
+        case .ledger: ProbeSpec(subject: [], values: ["N"], usage: "expect ledger N")
+        case .unfinished: ProbeSpec(subject: [], values: ["N"], usage: "expect unfinished N")
+        case .products: ProbeSpec(subject: [], values: ["N"], usage: "expect products N")
+        case .verification: ProbeSpec(subject: ["PRODUCT"], values: ["verified"] + VerificationError.allCases.map(\.rawValue),
+                                      usage: "expect verification PRODUCT verified|ERROR")
+        case .transaction: ProbeSpec(subject: ["PRODUCT", "FIELD"], values: nil,
+                                     usage: "expect transaction PRODUCT FIELD VALUE  (FIELD: \(transactionFields.joined(separator: ", ")))")
+        case .message: ProbeSpec(subject: [], values: nil, usage: "expect message \"TEXT\"")
+        case .storefront: ProbeSpec(subject: [], values: nil, usage: "expect storefront CODE")
+        case .price: ProbeSpec(subject: ["PRODUCT"], values: nil, usage: "expect price PRODUCT \"DISPLAY PRICE\"")
+        }
+    }
+
+    static func expectation(_ w: inout Words) throws(ParseFailure) -> ScenarioExpectation {
+        let negated = w.flag("not")
+        let name = try w.next("PROBE")
+        guard let probe = ScenarioExpectation.Probe(rawValue: name) else {
+            throw w.fail("unknown expectation '\(name)' (expected one of: \(names(ScenarioExpectation.Probe.self)))")
+        }
+        let spec = Self.probe(probe)
+        w.usage = spec.usage
+        let subject = try spec.subject.map { placeholder throws(ParseFailure) in try w.next(placeholder) }
+        if probe == .renewal, !renewalFields.contains(subject[1]) { throw w.fail("unknown renewal field '\(subject[1])'") }
+        if probe == .transaction, !transactionFields.contains(subject[1]) { throw w.fail("unknown transaction field '\(subject[1])'") }
+        var words = w.rest().map(normalized)
+        if spec.values == booleans {
+            if words.isEmpty { words = ["yes"] }
+            if negated { words = words == ["yes"] ? ["no"] : ["yes"] }
+        } else if negated {
+            throw w.fail("'not' only goes with entitled and intro-eligible")
+        }
+        guard let first = words.first else { throw w.fail("missing the expected value") }
+        if spec.values == ["N"] {
+            guard words.count == 1, Int(first) != nil else { throw w.fail("'\(words.joined(separator: " "))' is not a number") }
+        } else if let allowed = spec.values, !allowed.contains(first) {
+            throw w.fail("unexpected '\(first)' (expected one of: \(allowed.joined(separator: ", ")))")
+        }
+        if probe == .result, ["failed", "unverified"].contains(first), words.count > 2 || words.count == 2 && StoreFailure(name: words[1]) == nil {
+            throw w.fail("unknown error '\(words.dropFirst().joined(separator: " "))'")
+        }
+        return ScenarioExpectation(probe: probe, subject: subject, expected: words.joined(separator: " "))
+    }
+
+    /// Booleans read the same whichever way they are written.
+    static func normalized(_ word: String) -> String {
+        switch word { case "true", "on", "yes": "yes"; case "false", "off", "no": "no"; default: word }
+    }
+
+    // MARK: Catalog references
+
+    /// Checks every product, group and storefront a scenario names against its catalog, so a typo
+    /// stops the run before anything happens (offer IDs and codes are left alone: unknown ones are tested).
+    public static func validate(_ scenario: Scenario, against catalog: Catalog) throws(ScenarioError) {
+        func fail(_ step: ScenarioStep, _ message: String) -> ScenarioError {
+            ScenarioError(file: scenario.path, line: step.line, message: message)
+        }
+        let products = catalog.products.map(\.id), groups = catalog.subscriptionGroups.map(\.id)
+        for step in scenario.steps {
+            var names: [(String, String)] = []
+            switch step.kind {
+            case .action(.storefront(let code, _)):
+                if catalog.storefront(code) == nil {
+                    throw fail(step, "unknown storefront '\(code)' (the catalog sells in \(catalog.storefronts.map(\.code).joined(separator: ", ")))")
+                }
+            case .action(let action):
+                names = action.productID.map { [("PRODUCT", $0)] } ?? []
+            case .expect(let e):
+                names = Array(zip(probe(e.probe).subject, e.subject))
+                if e.probe == .renewal, e.subject[1] == "autoRenewProduct" { names.append(("PRODUCT", e.expected)) }
+            }
+            for (kind, name) in names {
+                if kind == "PRODUCT", !products.contains(name) {
+                    throw fail(step, "unknown product '\(name)' (the catalog has \(products.joined(separator: ", ")))")
+                }
+                if kind == "GROUP", !groups.contains(name) {
+                    throw fail(step, "unknown subscription group '\(name)' (the catalog has \(groups.joined(separator: ", ")))")
+                }
+            }
+        }
+    }
+
+    // MARK: Files
+
+    public static func parse(file path: String) throws -> Scenario {
+        let text: String
+        do { text = try String(contentsOfFile: path, encoding: .utf8) } catch {
+            throw ScenarioError(file: path, line: 0, message: "cannot read the file")
+        }
+        return try parse(text, path: path)
+    }
+
+    public static func parse(_ text: String, path: String) throws(ScenarioError) -> Scenario {
+        let lines = text.components(separatedBy: "\n")
+        var scenario = Scenario(path: path, title: URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent, steps: [])
+        var sawTitle = false
+        for (index, raw) in lines.enumerated() {
+            let number = index + 1
+            let (tokens, comment) = tokenize(raw)
+            if tokens.isEmpty {
+                if !sawTitle, let comment, !comment.isEmpty, scenario.steps.isEmpty { scenario.title = comment; sawTitle = true }
+                continue
+            }
+            let words = tokens.map(\.text)
+            if words[0] == "catalog" {
+                guard scenario.steps.isEmpty, scenario.catalogPath == nil else {
+                    throw ScenarioError(file: path, line: number, message: "'catalog' must come before every other step")
+                }
+                guard words.count == 2 else { throw ScenarioError(file: path, line: number, message: "expected: catalog FILE") }
+                let base = URL(fileURLWithPath: path).deletingLastPathComponent()
+                scenario.catalogPath = words[1].hasPrefix("/") ? words[1] : base.appendingPathComponent(words[1]).path
+                continue
+            }
+            guard let spec = steps.first(where: { $0.0 == words[0] })?.1 else {
+                throw ScenarioError(file: path, line: number, message: "unknown step '\(words[0])' (expected one of: catalog, \(steps.map(\.0).joined(separator: ", ")))")
+            }
+            var cursor = Words(items: words.dropFirst()[...], usage: spec.usage)
+            do {
+                let kind = try spec.parse(&cursor)
+                try cursor.end()
+                let source = tokens.map { $0.quoted ? "\"\($0.text)\"" : $0.text }.joined(separator: " ")
+                scenario.steps.append(ScenarioStep(line: number, text: source, kind: kind))
+            } catch {
+                throw ScenarioError(file: path, line: number, message: error.message)
+            }
+        }
+        return scenario
+    }
+
+    struct Token { var text: String; var quoted: Bool }
+
+    /// Splits a line into words and "quoted strings"; `#` starts a comment outside quotes.
+    static func tokenize(_ line: String) -> ([Token], comment: String?) {
+        var tokens: [Token] = [], current = "", inQuotes = false, wasQuoted = false
+        func flush() { if !current.isEmpty || wasQuoted { tokens.append(Token(text: current, quoted: wasQuoted)) }; current = ""; wasQuoted = false }
+        for (offset, ch) in line.enumerated() {
+            if inQuotes {
+                if ch == "\"" { inQuotes = false } else { current.append(ch) }
+            } else if ch == "\"" {
+                inQuotes = true; wasQuoted = true
+            } else if ch == "#" {
+                flush()
+                return (tokens, String(line.dropFirst(offset + 1)).trimmingCharacters(in: .whitespaces))
+            } else if ch.isWhitespace {
+                flush()
+            } else {
+                current.append(ch)
+            }
+        }
+        flush()
+        return (tokens, nil)
+    }
+
+    static func names<T: CaseIterable & RawRepresentable<String>>(_: T.Type) -> String {
+        T.allCases.map(\.rawValue).joined(separator: ", ")
+    }
+
+    /// Every step form, one a line (for `--help` and the walk screen).
+    public static var reference: [String] {
+        ["catalog FILE"] + steps.map(\.1.usage) + ScenarioExpectation.Probe.allCases.map { probe($0).usage }
+    }
+}
+
+struct ParseFailure: Error { var message: String }
+
+/// A cursor over one step's words; failures quote the step's usage.
+struct Words {
+    var items: ArraySlice<String>
+    var usage: String
+
+    var peek: String? { items.first }
+    mutating func skip() { items = items.dropFirst() }
+
+    func fail(_ message: String) -> ParseFailure { ParseFailure(message: "\(message) (expected: \(usage))") }
+
+    mutating func next(_ what: String) throws(ParseFailure) -> String {
+        guard let word = items.popFirst() else { throw fail("missing \(what)") }
+        return word
+    }
+
+    mutating func int(_ what: String) throws(ParseFailure) -> Int {
+        let word = try next(what)
+        guard let n = Int(word), n >= 0 else { throw fail("'\(word)' is not a number") }
+        return n
+    }
+
+    mutating func flag(_ word: String) -> Bool {
+        guard items.first == word else { return false }
+        skip()
+        return true
+    }
+
+    mutating func value(after keyword: String, _ what: String) throws(ParseFailure) -> String? {
+        flag(keyword) ? try next(what) : nil
+    }
+
+    mutating func onOff() throws(ParseFailure) -> Bool {
+        let word = try next("on|off")
+        switch ScenarioParser.normalized(word) {
+        case "yes": return true
+        case "no": return false
+        default: throw fail("expected on or off, got '\(word)'")
+        }
+    }
+
+    mutating func oneOf<T: CaseIterable & RawRepresentable<String>>(_: T.Type, _ what: String) throws(ParseFailure) -> T {
+        let word = try next(what)
+        guard let value = T(rawValue: word) else {
+            throw fail("unexpected '\(word)' (expected one of: \(ScenarioParser.names(T.self)))")
+        }
+        return value
+    }
+
+    mutating func rest() -> [String] { defer { items = [] }; return Array(items) }
+
+    func end() throws(ParseFailure) {
+        if let extra = items.first { throw fail("unexpected '\(extra)'") }
+    }
+}

@@ -1,0 +1,90 @@
+import Foundation
+
+/// How results are written: console lines, JUnit XML (a testsuite per file, a testcase per step that is an
+/// expectation or that failed), and a Markdown report for a QA ticket.
+public enum ScenarioReport {
+    public static func header(_ scenario: Scenario) -> String { "▶ \(scenario.title) (\(scenario.name))" }
+
+    /// One step: `  ✓ 12  expect entitled com.lumenquest.pro`, and on ✗ what differed.
+    public static func line(_ r: StepResult) -> String {
+        let mark = switch r.outcome { case .passed: "✓"; case .failed: "✗"; case .skipped: "-" }
+        var text = "  \(mark) \(String(r.step.line).padding(toLength: 4, withPad: " ", startingAt: 0))\(r.step.text)"
+        if r.outcome == .passed, let note = r.note { text += "  → \(note)" }
+        if r.outcome == .failed {
+            if let expected = r.expected { text += "\n        expected: \(expected)\n        actual:   \(r.actual ?? "")" }
+            if let note = r.note { text += "\n        error: \(note)" }
+        }
+        return text
+    }
+
+    public static func footer(_ result: ScenarioResult) -> String {
+        if let error = result.setupError { return "  ✗ \(error)" }
+        let failed = result.steps.filter { $0.outcome == .failed }.count
+        return failed == 0 ? "  passed" : "  FAILED (\(failed) step\(failed == 1 ? "" : "s"))"
+    }
+
+    public static func summary(_ results: [ScenarioResult]) -> String {
+        let passed = results.filter(\.passed).count
+        return "\(passed) passed, \(results.count - passed) failed"
+    }
+
+    // MARK: JUnit
+
+    public static func junit(_ results: [ScenarioResult]) -> String {
+        var xml = ["<?xml version=\"1.0\" encoding=\"UTF-8\"?>", "<testsuites name=\"storefront run\">"]
+        for result in results {
+            let cases = result.steps.filter { $0.step.isExpectation || $0.outcome == .failed }
+            let failures = cases.filter { $0.outcome == .failed }.count
+            let skipped = cases.filter { $0.outcome == .skipped }.count
+            xml.append("  <testsuite name=\"\(escape(result.scenario.name))\" tests=\"\(cases.count)\" failures=\"\(failures)\" "
+                + "errors=\"\(result.setupError == nil ? 0 : 1)\" skipped=\"\(skipped)\" time=\"\(String(format: "%.3f", result.duration))\">")
+            if let error = result.setupError { xml.append("    <error message=\"\(escape(error))\"/>") }
+            for r in cases {
+                let name = "line \(r.step.line): \(r.step.text)"
+                xml.append("    <testcase classname=\"\(escape(result.scenario.title))\" name=\"\(escape(name))\">")
+                switch r.outcome {
+                case .failed:
+                    let message = r.expected.map { "expected \($0), got \(r.actual ?? "")" } ?? r.note ?? "failed"
+                    xml.append("      <failure message=\"\(escape(message))\">\(escape("\(result.scenario.name):\(r.step.line): \(message)"))</failure>")
+                case .skipped: xml.append("      <skipped/>")
+                case .passed: break
+                }
+                xml.append("    </testcase>")
+            }
+            xml.append("  </testsuite>")
+        }
+        xml.append("</testsuites>")
+        return xml.joined(separator: "\n") + "\n"
+    }
+
+    static func escape(_ s: String) -> String {
+        s.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
+            .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
+    }
+
+    // MARK: Markdown
+
+    public static func markdown(_ results: [ScenarioResult], date: Date = Date()) -> String {
+        var md = ["# Storefront scenario report", "",
+                  "- Date: \(ISO8601DateFormatter().string(from: date))",
+                  "- Result: \(summary(results))", ""]
+        for result in results {
+            md += ["## \(result.passed ? "✅" : "❌") \(result.scenario.title)", "",
+                   "- File: `\(result.scenario.path)`",
+                   "- Catalog: `\(result.catalogPath)`",
+                   "- Storefront: \(result.storefront)", ""]
+            if let error = result.setupError { md += ["**Could not start:** \(error)", ""] }
+            md += ["| Line | Step | Result | Details |", "|---:|---|---|---|"]
+            for r in result.steps {
+                let details = r.outcome == .failed
+                    ? (r.expected.map { "expected `\($0)`, got `\(r.actual ?? "")`" } ?? r.note ?? "")
+                    : (r.note ?? "")
+                md.append("| \(r.step.line) | `\(cell(r.step.text))` | \(r.outcome == .passed ? "✓" : r.outcome == .failed ? "✗ failed" : "skipped") | \(cell(details)) |")
+            }
+            md.append("")
+        }
+        return md.joined(separator: "\n")
+    }
+
+    static func cell(_ s: String) -> String { s.replacingOccurrences(of: "|", with: "\\|") }
+}
