@@ -105,6 +105,7 @@ public actor StoreManager {
     @discardableResult
     public func purchase(_ productID: String, options: PurchaseOptions = PurchaseOptions(),
                          answer: PaymentSheetAnswer = .confirm) async -> PurchaseResult {
+        snapshot.lastError = nil // the last error is the last action's
         let result: PurchaseResult
         do {
             switch try await source.purchase(productID, options: options, answer: answer) {
@@ -214,6 +215,7 @@ public actor StoreManager {
 
     /// `AppStore.sync()`, only from an explicit Restore Purchases action.
     public func restore() async {
+        snapshot.lastError = nil // the last error is the last action's
         do {
             try await source.sync()
             await refresh()
@@ -229,6 +231,7 @@ public actor StoreManager {
     /// The offer-code redeem sheet; the transaction itself arrives through updates.
     @discardableResult
     public func redeem(offerCode: String) async -> StoreFailure? {
+        snapshot.lastError = nil // the last error is the last action's
         do {
             try await source.redeem(offerCode: offerCode)
             emit(.redeemed(code: OfferCode.normalize(offerCode)))
@@ -241,6 +244,7 @@ public actor StoreManager {
 
     @discardableResult
     public func requestRefund(transactionID: Int64, reason: String) async -> Result<RefundRequestOutcome, StoreFailure> {
+        snapshot.lastError = nil // the last error is the last action's
         do {
             let outcome = try await source.requestRefund(transactionID: transactionID, reason: reason)
             emit(.refundRequested(transactionID: transactionID, outcome: outcome))

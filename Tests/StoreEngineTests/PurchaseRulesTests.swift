@@ -233,3 +233,23 @@ struct PurchaseRulesTests {
         await h.close()
     }
 }
+
+@Suite("Test settings (LocalAppStore)")
+struct TestSettingsTests {
+    @Test("the tester's settings and storefront survive a restart until a reset")
+    func settingsPersist() async throws {
+        let dir = temporaryDirectory()
+        let first = try await Harness.make(directory: dir)
+        await first.store.update { $0.askToBuy = true; $0.failures[.appStoreSync] = .storeKit(.networkError) }
+        try await first.store.setStorefront("JPN", locale: "ja_JP")
+        await first.close()
+        let second = try await Harness.make(directory: dir)
+        #expect(await second.store.settings().askToBuy)
+        #expect(await second.store.settings().failures[.appStoreSync] == .storeKit(.networkError))
+        #expect(await second.store.storefront().code == "JPN")
+        #expect(await second.store.locale() == "ja_JP")
+        try await second.store.reset()
+        #expect(await !second.store.settings().askToBuy)
+        await second.close()
+    }
+}

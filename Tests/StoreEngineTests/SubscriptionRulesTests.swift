@@ -349,3 +349,37 @@ struct RefundRulesTests {
         await h.close()
     }
 }
+
+@Suite("Offer periods and family subscriptions (LocalAppStore)")
+struct OfferPeriodTests {
+    @Test("pay as you go discounts every period of the offer, then renews at the regular price")
+    func payAsYouGo() async throws {
+        let h = try await Harness.make()
+        _ = await h.manager.purchase(ID.proMonthly) // intro: $4.99/month for 3 months
+        await h.store.advanceTime(by: Period(4, .month))
+        let prices = await h.store.ledgerEntries().reversed().map(\.payload.priceMilliunits)
+        #expect(prices == [4990, 4990, 4990, 14990, 14990])
+        let offers = await h.store.ledgerEntries().reversed().map(\.payload.offerType)
+        #expect(offers == [.introductory, .introductory, .introductory, nil, nil])
+        await h.close()
+    }
+
+    @Test("a family member's subscription stands beside the customer's own; the higher level is granted")
+    func familyBesideOwn() async throws {
+        let h = try await Harness.make()
+        _ = await h.manager.purchase(ID.plusMonthly)
+        try await h.store.buyOutsideApp(productID: ID.proYearly, familyShared: true)
+        #expect(await eventually { await h.manager.snapshot.subscriptionStatuses[ID.group]?.count == 2 })
+        #expect(await h.manager.snapshot.effectiveStatus(group: ID.group)?.transaction.payload?.productID == ID.proYearly)
+        #expect(await h.manager.snapshot.entitlements.isSuperset(of: [ID.plusMonthly, ID.proYearly]))
+        await h.close()
+    }
+
+    @Test("an offer code's transaction carries the code's reference name as offerIdentifier")
+    func offerCodeIdentifier() async throws {
+        let h = try await Harness.make()
+        #expect(await h.manager.redeem(offerCode: "ADFREE") == nil)
+        #expect(await eventually { await h.entry(ID.removeAds)?.payload.offerID == "Remove ads for free" })
+        await h.close()
+    }
+}

@@ -15,6 +15,17 @@ public enum CatalogFormat {
         Writer(catalog: catalog).root()
     }
 
+    /// Settings alone, in the catalog's `settings` form (the store saves the QA panel's changes this way).
+    public static func encode(_ settings: TestSettings) -> JSONValue {
+        Writer(catalog: Catalog(app: AppInfo(name: "", bundleID: ""), storefronts: [], products: [])).settings(settings)
+    }
+
+    public static func decodeSettings(_ json: JSONValue, storefronts: [Storefront], file: String) throws -> TestSettings {
+        var reader = Reader(file: file)
+        reader.storefronts = storefronts
+        return try reader.settings(JSONField(json, path: "settings", file: file))
+    }
+
     /// The JSON Schema of this format (a resource of this module), for editors and CI checks.
     public static var schema: JSONValue? {
         Bundle.module.url(forResource: "catalog.schema", withExtension: "json")

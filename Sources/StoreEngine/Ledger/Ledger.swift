@@ -213,9 +213,31 @@ struct SubscriptionRecord: Codable, Equatable {
     var familyShared = false
     var recentStartDate: Date
     var appAccountToken: UUID?
+    /// A pay-as-you-go offer still discounting renewals.
+    var offer: CarriedOffer?
+
+    struct CarriedOffer: Codable, Equatable {
+        var type: OfferType
+        var id: String?
+        var period: Period
+        var priceMilliunits: Int64
+        var remainingPeriods: Int
+    }
 
     enum PriceIncrease: String, Codable { case notYetResponded, agreed, declined }
 }
 
 extension SubscriptionState: Codable {}
+extension OfferType: Codable {}
+extension Period: Codable {
+    public init(from decoder: any Decoder) throws {
+        let text = try decoder.singleValueContainer().decode(String.self)
+        guard let period = Period(iso: text) else { throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "bad period \(text)")) }
+        self = period
+    }
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(iso)
+    }
+}
 extension RenewalInfoPayload.ExpirationReason: Codable {}

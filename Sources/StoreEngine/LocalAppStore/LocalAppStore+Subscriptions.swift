@@ -138,8 +138,30 @@ extension LocalAppStore {
         record.billingRetryEnd = nil
         record.familyShared = payload.ownership == .familyShared
         record.appAccountToken = payload.appAccountToken
-        if payload.reason == .purchase { record.recentStartDate = payload.purchaseDate; record.willAutoRenew = true }
+        if payload.reason == .purchase {
+            record.recentStartDate = payload.purchaseDate
+            record.willAutoRenew = true
+            record.offer = carriedOffer(payload)
+        }
         try ledger.save(record)
+    }
+
+    /// Pay as you go discounts each of its periods: the renewals after the first carry the offer on.
+    func carriedOffer(_ payload: TransactionPayload) -> SubscriptionRecord.CarriedOffer? {
+        guard payload.offerPaymentMode == .payAsYouGo, let type = payload.offerType, let period = payload.offerPeriod,
+              let offer = offerDefinition(type: type, id: payload.offerID, productID: payload.productID), offer.periodCount > 1 else { return nil }
+        return .init(type: type, id: payload.offerID, period: period, priceMilliunits: payload.priceMilliunits / Int64(max(payload.quantity, 1)),
+                     remainingPeriods: offer.periodCount - 1)
+    }
+
+    func offerDefinition(type: OfferType, id: String?, productID: String) -> SubscriptionOffer? {
+        let terms = catalog.product(productID)?.subscription
+        switch type {
+        case .introductory: return terms?.introductoryOffer
+        case .promotional: return terms?.promotionalOffers.first { $0.id == id }
+        case .winBack: return terms?.winBackOffers.first { $0.id == id }
+        case .code: return catalog.offerCodes.first { $0.productID == productID && $0.referenceName == id }?.offer
+        }
     }
 
     // MARK: Time
@@ -155,6 +177,7 @@ extension LocalAppStore {
         clock.setRate(rate, real: time.now())
         currentSettings.timeRate = rate
         saveClock()
+        saveSettings()
     }
 
     /// Processes every renewal, grace-period end, billing-retry end and expiry that is due, in order.
@@ -216,8 +239,22 @@ extension LocalAppStore {
         payload.ownership = last.payload.ownership
         payload.appAccountToken = last.payload.appAccountToken
         payload.expirationDate = item.subscription!.period.advance(date)
+        var carried = record.offer
+        if var offer = carried, offer.remainingPeriods > 0, item.id == record.productID {
+            payload.offerType = offer.type
+            payload.offerID = offer.id
+            payload.offerPaymentMode = .payAsYouGo
+            payload.offerPeriod = offer.period
+            payload.priceMilliunits = offer.priceMilliunits
+            payload.expirationDate = offer.period.advance(date)
+            offer.remainingPeriods -= 1
+            carried = offer.remainingPeriods > 0 ? offer : nil
+        } else {
+            carried = nil
+        }
         try commit(payload, kind: .update)
         var renewed = try ledger.subscription(record.originalID) ?? record
+        renewed.offer = carried
         if renewed.priceIncrease == .agreed { renewed.priceIncrease = nil }
         try ledger.save(renewed)
         return renewed

@@ -35,16 +35,22 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
             identity = try StoreIdentity.ephemeral()
             ledger = try Ledger(path: nil)
         }
-        currentSettings = catalog.settings
+        // What the tester changed last time wins over the catalog's defaults, until a reset.
+        var settings = catalog.settings
+        if let saved = try ledger.meta("settings").flatMap({ try? JSONParser.parse($0) }),
+           let restored = try? CatalogFormat.decodeSettings(saved, storefronts: catalog.storefronts, file: "ledger") {
+            settings = restored
+        }
+        currentSettings = settings
         let real = time.now()
-        clock = StoreClock(rate: catalog.settings.timeRate, realAnchor: real, storeAnchor: real)
+        clock = StoreClock(rate: settings.timeRate, realAnchor: real, storeAnchor: real)
         if let saved = try ledger.meta("clock"), let restored = try? JSONDecoder().decode(StoreClock.self, from: Data(saved.utf8)) {
             clock = restored
         }
-        let code = storefront ?? catalog.settings.storefront ?? catalog.storefronts.first?.code ?? "USA"
+        let code = storefront ?? settings.storefront ?? catalog.storefronts.first?.code ?? "USA"
         guard let sf = catalog.storefront(code) else { throw StoreFailure.storeKit(.notAvailableInStorefront) }
         currentStorefront = sf
-        currentLocale = locale ?? (storefront == nil ? catalog.settings.locale : nil) ?? sf.locale
+        currentLocale = locale ?? (storefront == nil ? settings.locale : nil) ?? sf.locale
         lastSeenEvent = try ledger.lastEventSeq()
         if try ledger.meta("appTransactionID") == nil {
             try ledger.setMeta("appTransactionID", String(UInt64.random(in: 700_000_000_000_000_000...799_999_999_999_999_999)))
@@ -290,7 +296,9 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
         if item.type == .autoRenewable, let group = item.subscription?.groupID, activeSubscription(group: group) != nil {
             throw StoreFailure.offerCode(.alreadyOwned)
         }
-        let offer = code.offer ?? SubscriptionOffer(type: .code, paymentMode: .oneTime, period: Period(1, .day))
+        // Apple reports an offer code's reference name as the transaction's offerIdentifier.
+        var offer = code.offer ?? SubscriptionOffer(type: .code, paymentMode: .oneTime, period: Period(1, .day))
+        offer.id = code.referenceName
         let payload = try newPayload(item, price: price, options: PurchaseOptions(), offer: offer)
         try ledger.db.transaction {
             try ledger.recordRedemption(code: code.code, transactionID: payload.transactionID)
@@ -329,6 +337,11 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
     public func update(_ change: @Sendable (inout TestSettings) -> Void) {
         change(&currentSettings)
         if currentSettings.timeRate != clock.rate { setTimeRate(currentSettings.timeRate) }
+        saveSettings()
+    }
+
+    func saveSettings() {
+        try? ledger.setMeta("settings", CatalogFormat.encode(currentSettings).compact)
     }
 
     public func setStorefront(_ code: String, locale: String?) throws {
@@ -337,6 +350,9 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
         }
         currentStorefront = sf
         currentLocale = locale ?? sf.locale
+        currentSettings.storefront = sf.code
+        currentSettings.locale = currentLocale
+        saveSettings()
     }
 
     public func ledgerEntries() -> [LedgerEntry] {
@@ -445,8 +461,8 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
         guard let item = catalog.product(productID) else { throw TestControlError("unknown product \(productID)") }
         guard let price = item.prices[currentStorefront.code] else { throw StoreFailure.storeKit(.notAvailableInStorefront) }
         if familyShared, !item.isFamilyShareable { throw TestControlError("\(productID) is not family shareable") }
-        if item.type == .autoRenewable, let change = try planChange(to: item) {
-            guard !familyShared else { throw TestControlError("the family already shares a subscription in this group") }
+        // A family member's subscription stands beside the customer's own; the app grants the higher level.
+        if item.type == .autoRenewable, !familyShared, let change = try planChange(to: item) {
             _ = try applyChange(change, to: item, options: PurchaseOptions(), offer: nil, kind: .update)
             return
         }
@@ -458,6 +474,7 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
     public func reset() throws {
         try clearTransactions()
         currentSettings = catalog.settings
+        try ledger.db.execute("DELETE FROM meta WHERE key IN ('settings', 'originalAppVersion', 'originalPurchaseDate', 'originalPlatform')")
         let real = time.now()
         clock = StoreClock(rate: catalog.settings.timeRate, realAnchor: real, storeAnchor: real)
         saveClock()
