@@ -89,5 +89,9 @@ public struct ScenarioError: Error, Equatable, Sendable, CustomStringConvertible
     public var file: String
     public var line: Int
     public var message: String
-    public var description: String { "\(URL(fileURLWithPath: file).lastPathComponent):\(line): \(message)" }
+    /// `file:line: message`, or `file: message` for the file as a whole (line 0).
+    public var description: String {
+        let name = URL(fileURLWithPath: file).lastPathComponent
+        return line > 0 ? "\(name):\(line): \(message)" : "\(name): \(message)"
+    }
 }

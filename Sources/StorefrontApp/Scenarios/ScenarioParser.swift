@@ -206,7 +206,8 @@ public enum ScenarioParser {
     public static func parse(file path: String) throws -> Scenario {
         let text: String
         do { text = try String(contentsOfFile: path, encoding: .utf8) } catch {
-            throw ScenarioError(file: path, line: 0, message: "cannot read the file")
+            let missing = !FileManager.default.fileExists(atPath: path)
+            throw ScenarioError(file: path, line: 0, message: missing ? "no such file" : "cannot read the file (is it UTF-8 text?)")
         }
         return try parse(text, path: path)
     }
