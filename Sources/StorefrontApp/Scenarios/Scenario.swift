@@ -48,6 +48,10 @@ public enum ScenarioAction: Sendable, Equatable {
     case priceIncrease(String, PriceIncreaseStep)
     case buyElsewhere(String, family: Bool)
     case advance(Period)
+    /// What AppTransaction reports of the first download (business-model migrations).
+    case originalApp(version: String, platform: String?, date: Date?)
+    /// The manage-subscriptions sheet.
+    case manage(String, ManageSubscriptionAction)
     case clear, reset
 
     /// The product a step names, checked against the catalog before anything runs.
@@ -81,6 +85,7 @@ public struct ScenarioExpectation: Sendable, Equatable {
     public enum Probe: String, Sendable, Equatable, CaseIterable {
         case result, entitled, balance, status, renewal, introEligible = "intro-eligible", error, transactions, ledger
         case unfinished, verification, transaction, message, storefront, price, products
+        case appTransaction = "app-transaction", boughtBefore = "bought-before"
     }
 }
 

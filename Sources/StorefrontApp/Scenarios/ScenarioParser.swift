@@ -63,6 +63,31 @@ public enum ScenarioParser {
             guard let period = Period(iso: text) else { throw w.fail("'\(text)' is not a period") }
             return .action(.advance(period))
         }),
+        ("original-app", StepSpec(usage: "original-app VERSION [platform iOS|macOS|tvOS|visionOS] [date YYYY-MM-DD]") { w throws(ParseFailure) in
+            let version = try w.next("VERSION")
+            var platform: String?, date: Date?
+            while let word = w.peek {
+                switch word {
+                case "platform": w.skip(); platform = try w.next("PLATFORM")
+                case "date":
+                    w.skip()
+                    let text = try w.next("DATE")
+                    guard let d = try? Date.ISO8601FormatStyle().year().month().day().parse(text) else { throw w.fail("'\(text)' is not a date") }
+                    date = d
+                default: throw w.fail("unexpected '\(word)'")
+                }
+            }
+            return .action(.originalApp(version: version, platform: platform, date: date))
+        }),
+        ("manage", StepSpec(usage: "manage GROUP cancel|reenable|switch PRODUCT") { w throws(ParseFailure) in
+            let group = try w.next("GROUP")
+            switch try w.next("cancel|reenable|switch") {
+            case "cancel": return .action(.manage(group, .cancel))
+            case "reenable": return .action(.manage(group, .reenable))
+            case "switch": return .action(.manage(group, .switchTo(productID: try w.next("PRODUCT"))))
+            case let other: throw w.fail("unknown choice '\(other)'")
+            }
+        }),
         ("clear", StepSpec(usage: "clear") { _ throws(ParseFailure) in .action(.clear) }),
         ("reset", StepSpec(usage: "reset") { _ throws(ParseFailure) in .action(.reset) }),
         ("expect", StepSpec(usage: "expect PROBE …  (PROBE: \(names(ScenarioExpectation.Probe.self)))") { w throws(ParseFailure) in
@@ -103,6 +128,7 @@ public enum ScenarioParser {
     static let booleans = ["yes", "no"]
     static let renewalFields = ["willAutoRenew", "autoRenewProduct", "expirationReason", "priceIncrease", "billingRetry", "gracePeriod",
                                 "winBackOffers"]
+    static let appTransactionFields = ["originalVersion", "originalPlatform", "appVersion", "bundleID", "verification"]
     static let transactionFields = ["status", "offer", "offerID", "ownership", "upgraded", "revoked", "revocation", "reason",
                                     "price", "currency", "storefront", "quantity", "duration", "finished", "refundRequest"]
 
@@ -130,6 +156,9 @@ public enum ScenarioParser {
         case .message: ProbeSpec(subject: [], values: nil, usage: "expect message \"TEXT\"")
         case .storefront: ProbeSpec(subject: [], values: nil, usage: "expect storefront CODE")
         case .price: ProbeSpec(subject: ["PRODUCT"], values: nil, usage: "expect price PRODUCT \"DISPLAY PRICE\"")
+        case .appTransaction: ProbeSpec(subject: ["FIELD"], values: nil,
+                                        usage: "expect app-transaction FIELD VALUE  (FIELD: \(appTransactionFields.joined(separator: ", ")))")
+        case .boughtBefore: ProbeSpec(subject: ["VERSION"], values: booleans, usage: "expect [not] bought-before VERSION")
         }
     }
 

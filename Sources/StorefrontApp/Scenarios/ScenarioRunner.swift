@@ -189,6 +189,11 @@ public actor ScenarioRunner {
             try await store.buyOutsideApp(productID: id, familyShared: family)
         case .advance(let period):
             await store.advanceTime(by: period)
+        case .originalApp(let version, let platform, let date):
+            try await store.setOriginalApp(version: version, purchaseDate: date, platform: platform)
+            await manager.loadAppTransaction()
+        case .manage(let group, let action):
+            if let failure = await manager.manageSubscription(groupID: group, action) { return "failed: \(failure.name)" }
         case .clear:
             try await store.clearTransactions()
         case .reset:
@@ -336,6 +341,19 @@ public actor ScenarioRunner {
         case .message: return s.lastEvent?.message ?? "none"
         case .storefront: return s.storefront.code
         case .price: return s.products.first { $0.id == subject }?.displayPrice ?? "not loaded"
+        case .appTransaction:
+            guard let app = s.appTransaction else { return "none" }
+            guard let p = app.payload else { return app.error?.rawValue ?? "none" }
+            switch subject {
+            case "originalVersion": return p.originalAppVersion
+            case "originalPlatform": return p.originalPlatform
+            case "appVersion": return p.appVersion
+            case "bundleID": return p.bundleID
+            default: return app.error?.rawValue ?? "verified"
+            }
+        case .boughtBefore:
+            guard case .verified(let p)? = s.appTransaction else { return "no verified app transaction" }
+            return yesNo(AppTransactionPayload.version(p.originalAppVersion, isBefore: subject))
         }
     }
 
