@@ -18,6 +18,7 @@ public enum StorefrontProgram {
         do {
             switch options.command {
             case .catalog: return try CatalogCommand.run(options)
+            case .store: return try await StorefrontTUI.run(options: options)
             default:
                 Console.error("storefront: '\(options.command.rawValue)' is not available yet")
                 return 2
