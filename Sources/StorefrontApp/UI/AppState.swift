@@ -81,6 +81,8 @@ struct PaymentDraft: Sendable, Equatable {
         }
     }
     var productID: String
+    /// Only consumables are bought several at a time.
+    var allowsQuantity = false
     var quantity = 1
     var offers: [Offer] = [.none]
     var offerIndex = 0

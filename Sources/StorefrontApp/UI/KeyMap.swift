@@ -16,6 +16,8 @@ struct Binding: Sendable {
     var action: Action
     /// Shown in the footer (everything is shown in `?` help).
     var footer = true
+    /// The footer's shorter wording, when it differs from the help's.
+    var hint: String?
 }
 
 /// The one key map: dispatch, the footer and the `?` help overlay all read it, so they cannot drift.
@@ -35,7 +37,7 @@ enum KeyMap {
     ]
 
     static let move: [Binding] = [
-        Binding(keys: [.up, .character("k")], name: "↑↓", label: "Move", action: .up),
+        Binding(keys: [.up, .character("k")], name: "↑↓", label: "Move up", action: .up, hint: "Move"),
         Binding(keys: [.down, .character("j")], name: "↓", label: "Move down", action: .down, footer: false),
     ]
 
@@ -64,6 +66,7 @@ enum KeyMap {
                      Binding(keys: [.escape], name: "Esc", label: "Cancel", action: .back),
                      Binding(keys: [.left, .right, .tab], name: "←→", label: "Button", action: .right)]
             if draft.offers.count > 1 { b.append(Binding(keys: [.character("o")], name: "o", label: "Offer", action: .nextOffer)) }
+            guard draft.allowsQuantity else { return b }
             return b + [Binding(keys: [.character("+"), .character("=")], name: "+", label: "More", action: .increment),
                         Binding(keys: [.character("-")], name: "-", label: "Fewer", action: .decrement)]
         case .redeem:
@@ -97,7 +100,7 @@ enum KeyMap {
     }
 
     static func footer(_ state: AppState) -> [KeyHint] {
-        bindings(state).filter(\.footer).map { KeyHint($0.name, $0.label) }
+        bindings(state).filter(\.footer).map { KeyHint($0.name, $0.hint ?? $0.label) }
     }
 
     /// Help lines for the screen under the help overlay.

@@ -160,7 +160,7 @@ private func react(_ reaction: Reaction?, _ state: inout AppState) -> [Effect] {
 
 /// The payment sheet's starting choices: offers the customer may use for this product.
 func draft(for product: Product, _ state: AppState) -> PaymentDraft {
-    var draft = PaymentDraft(productID: product.id)
+    var draft = PaymentDraft(productID: product.id, allowsQuantity: product.type == .consumable)
     if let terms = product.subscription {
         draft.offers += terms.promotionalOffers.compactMap(\.id).map(PaymentDraft.Offer.promotional)
         let eligible = state.snapshot.subscriptionStatuses[terms.groupID]?.compactMap(\.renewalInfo.payload).flatMap(\.eligibleWinBackOfferIDs) ?? []
@@ -174,9 +174,8 @@ private func sheetAction(_ action: Action, _ top: SheetState, _ state: inout App
     if action == .quit { state.shouldQuit = true; return [.quit] }
     switch top {
     case .payment(var d):
-        let consumable = state.product(d.productID)?.type == .consumable
         switch action {
-        case .increment where consumable: d.quantity = min(10, d.quantity + 1)
+        case .increment: d.quantity = min(10, d.quantity + 1)
         case .decrement: d.quantity = max(1, d.quantity - 1)
         case .nextOffer: d.offerIndex = (d.offerIndex + 1) % d.offers.count
         case .left, .right: d.button = 1 - d.button

@@ -54,7 +54,7 @@ private func drawSubheader(_ state: AppState, in rect: Rect, on canvas: inout Ca
         case .history: "Transactions, newest first · \(snap.unfinishedCount) unfinished"
         case .qa: "Test controls (the store's side, like Xcode's Transaction Manager)"
         }
-        canvas.put(info, at: rect.x + 1, rect.y, maxWidth: rect.width - 2, style: .dim)
+        canvas.put(info, at: rect.x + 1, rect.y, maxWidth: rect.width - 10, style: .dim)
     }
 }
 
@@ -85,9 +85,10 @@ private func drawContent(_ state: AppState, in rect: Rect, on canvas: inout Canv
             canvas.put(line.trailing, at: rect.maxX - trailingWidth, y, style: style.merged(bold: true))
         }
     }
+    // Where we are in a long list, on the row above the content (no content row is covered).
     if lines.count > rect.height {
-        let more = offset + rect.height < lines.count ? "↓ more" : "↑ more"
-        canvas.put(more, at: rect.maxX - DisplayWidth.of(more), rect.maxY - 1, style: .dim)
+        let more = (offset > 0 ? "↑" : " ") + (offset + rect.height < lines.count ? "↓" : " ") + " more"
+        canvas.put(more, at: rect.maxX - DisplayWidth.of(more), rect.y - 1, style: .dim)
     }
 }
 
@@ -96,7 +97,7 @@ private func drawStatus(_ state: AppState, in rect: Rect, on canvas: inout Canva
     let base = Style(reverse: true)
     canvas.fill(rect, style: base)
     let spinner = state.inFlight > 0 ? Spinner.frame(state.tick) + " " : ""
-    let left = " \(snap.storefront.code) · \(snap.locale) · \(Format.dateTime(snap.now)) UTC · \(state.settings.timeRate.title) "
+    let left = " \(snap.storefront.code) · \(snap.locale) · \(Format.dateTime(snap.now))Z · \(state.settings.timeRate.title) "
     let x = rect.x + canvas.put(left, at: rect.x, rect.y, style: base)
     canvas.put("│ " + spinner + state.status, at: x, rect.y, maxWidth: rect.maxX - x, style: base)
 }

@@ -35,7 +35,7 @@ enum StorefrontTUI {
         state.snapshot = await manager.snapshot
         state.settings = await store.settings()
         state.ledger = await store.ledgerEntries()
-        state.status = "Welcome to \(context.catalog.app.name). Press ? for keys."
+        state.status = "Press ? for keys."
 
         let (events, sink) = AsyncStream<Event>.makeStream()
         let runner = EffectRunner(manager: manager, controls: store)

@@ -16,14 +16,14 @@ enum SubscriptionsScreen {
             if i > 0 { lines.append(ScreenLine(text: "")) }
             let name = snap.products.first { $0.subscription?.groupID == group }?.groupName ?? group
             guard let status = snap.effectiveStatus(group: group), let t = status.transaction.payload else {
-                lines.append(ScreenLine(text: "\(name): not subscribed", style: .bold, item: i))
+                lines.append(ScreenLine(text: "  \(name): not subscribed", style: .bold, item: i))
                 if snap.introEligibility[group] == true {
-                    lines.append(ScreenLine(text: "  Eligible for an introductory offer", style: .dim, item: i))
+                    lines.append(ScreenLine(text: "    Eligible for an introductory offer", style: .dim, item: i))
                 }
                 continue
             }
             let product = state.product(t.productID)
-            lines.append(ScreenLine(text: "\(name): \(stateTitle(status.state))", style: .bold, item: i))
+            lines.append(ScreenLine(text: "  \(name): \(stateTitle(status.state))", style: .bold, item: i))
             var detail = ["Product: \(product?.displayName ?? t.productID) (\(product?.priceWithPeriod ?? t.productID))"]
             if let expires = t.expirationDate {
                 let verb = status.renewalInfo.payload?.willAutoRenew == true && status.state == .subscribed ? "Renews" : "Expires"
@@ -48,7 +48,7 @@ enum SubscriptionsScreen {
             }
             if let offer = t.offerType { detail.append("Offer: \(offer.rawValue)" + (t.offerID.map { " (\($0))" } ?? "")) }
             if let error = status.transaction.error { detail.append("⚠ Unverified: \(error.rawValue)") }
-            lines += detail.map { ScreenLine(text: "  " + $0, item: i) }
+            lines += detail.map { ScreenLine(text: "    " + $0, item: i) }
         }
         if lines.isEmpty { lines.append(ScreenLine(text: "This catalog has no auto-renewable subscriptions.")) }
         return lines
