@@ -2,7 +2,7 @@ import TerminalUI
 
 /// What a key does, independent of which key it is.
 enum Action: Sendable, Equatable {
-    case up, down, left, right, activate, back
+    case up, down, first, last, left, right, activate, back
     case nextScreen, previousScreen, show(Screen)
     case filter, help, quit, restore, redeem, details, refundRequest
     case increment, decrement, nextOffer
@@ -39,6 +39,8 @@ enum KeyMap {
     static let move: [Binding] = [
         Binding(keys: [.up, .character("k")], name: "↑↓", label: "Move up", action: .up, hint: "Move"),
         Binding(keys: [.down, .character("j")], name: "↓", label: "Move down", action: .down, footer: false),
+        Binding(keys: [.home, .character("g")], name: "Home", label: "First", action: .first, footer: false),
+        Binding(keys: [.end, .character("G")], name: "End", label: "Last", action: .last, footer: false),
     ]
 
     static func screen(_ screen: Screen) -> [Binding] {

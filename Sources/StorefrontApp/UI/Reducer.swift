@@ -106,6 +106,8 @@ private func screenAction(_ action: Action, _ state: inout AppState) -> [Effect]
     switch action {
     case .up: state.selection[screen] = max(0, state.selected(screen) - 1 - (screen == .qa ? headingSkip(state, -1) : 0))
     case .down: state.selection[screen] = min(max(0, count - 1), state.selected(screen) + 1 + (screen == .qa ? headingSkip(state, 1) : 0))
+    case .first: state.selection[screen] = screen == .qa ? 1 : 0
+    case .last: state.selection[screen] = max(0, count - 1)
     case .nextScreen: state.screen = Screen(rawValue: (screen.rawValue + 1) % Screen.allCases.count)!
     case .previousScreen: state.screen = Screen(rawValue: (screen.rawValue + Screen.allCases.count - 1) % Screen.allCases.count)!
     case .show(let s): state.screen = s
@@ -198,6 +200,8 @@ private func sheetAction(_ action: Action, _ top: SheetState, _ state: inout App
         switch action {
         case .up: selected = max(0, selected - 1)
         case .down: selected = min(max(0, items.count - 1), selected + 1)
+        case .first: selected = 0
+        case .last: selected = max(0, items.count - 1)
         case .back: state.sheets.removeLast(); return []
         case .activate:
             state.sheets.removeLast()

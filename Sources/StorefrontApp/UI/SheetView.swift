@@ -23,7 +23,7 @@ enum SheetView {
         case .confirm(let title, let message, _):
             Sheet(title: title, body: [message], buttons: ["Confirm", "Cancel"], selectedButton: 0).draw(in: area, on: &canvas)
         case .menu(let title, let items, let selected):
-            let body = items.isEmpty ? ["Nothing to choose."] : items.enumerated().map { ($0.offset == selected ? "› " : "  ") + $0.element.label }
+            let body = items.isEmpty ? ["Nothing to choose."] : items.enumerated().map { ($0.offset == selected ? "› " : "· ") + $0.element.label }
             let frame = Sheet(title: title, body: body, maxTextWidth: 50).draw(in: area, on: &canvas)
             if !items.isEmpty, frame.height > 2 {
                 canvas.restyle(Rect(x: frame.x + 1, y: frame.y + 1 + selected, width: frame.width - 2, height: 1)) { $0.reverse = true }
