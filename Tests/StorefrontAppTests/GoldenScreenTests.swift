@@ -73,6 +73,12 @@ import TerminalUI
         try assertScreen("help", render(state, size: Self.size).text)
     }
 
+    @Test func helpAtMinimumSizeUsesTwoColumns() async throws {
+        var state = try await fixtureState()
+        press(&state, .character("4"), .character("?"))
+        try assertScreen("help-qa-60x18", render(state, size: minimumSize).text)
+    }
+
     @Test func redeemSheet() async throws {
         var state = try await fixtureState()
         press(&state, .character("c"), .character("p"), .character("l"), .character("u"), .character("s"))
