@@ -49,6 +49,17 @@ func fixtureState(storefront: String = "USA", locale: String = "en_US", purchase
     return state
 }
 
+/// A fresh in-memory store and manager at the fixed time, for effect-runner tests.
+func liveStore() async throws -> (LocalAppStore, StoreManager) {
+    let catalog = try CatalogLoader.load(path: Repo.catalog)
+    let store = try LocalAppStore(catalog: catalog, stateDirectory: nil, time: FixedTime())
+    await store.update { $0.networkDelay = 0 }
+    let manager = StoreManager(source: store, verifier: SignedDataVerifier(trustedRoots: [store.certificate]),
+                               wallet: try ConsumableWallet(path: nil))
+    await manager.start()
+    return (store, manager)
+}
+
 /// Feeds keys through the reducer, collecting the effects.
 @discardableResult
 func press(_ state: inout AppState, _ keys: Key...) -> [Effect] {
