@@ -20,8 +20,14 @@ enum StorefrontTUI {
         let wallet = try ConsumableWallet(path: stateDir.map { $0 + "/wallet.sqlite" })
         let manager = StoreManager(source: store, verifier: SignedDataVerifier(trustedRoots: [store.certificate]), wallet: wallet)
         await manager.start()
-        defer { Task { await manager.stop(); await store.shutdown() } }
+        let status = try await runTerminal(context: context, store: store, manager: manager, options: options)
+        await manager.stop()
+        await store.shutdown()
+        return status
+    }
 
+    private static func runTerminal(context: StoreContext, store: LocalAppStore, manager: StoreManager,
+                                    options: CommandLineOptions) async throws -> Int32 {
         let colorMode = options.noColor ? ColorMode.monochrome
             : ColorMode.detect(environment: ProcessInfo.processInfo.environment, arguments: CommandLine.arguments)
         let terminal = try Terminal.start(colorMode: colorMode)
