@@ -85,6 +85,12 @@ import TerminalUI
         try assertScreen("redeem", render(state, size: Self.size).text)
     }
 
+    @Test func wideHistory() async throws {
+        var state = try await fixtureState()
+        press(&state, .character("3"), .down, .enter)
+        try assertScreen("history-detail-140x40", render(state, size: Size(width: 140, height: 40)).text)
+    }
+
     @Test func tooSmall() async throws {
         let state = try await fixtureState(purchases: false)
         try assertScreen("too-small", render(state, size: Size(width: 50, height: 14)).text)
