@@ -21,6 +21,7 @@ public enum StorefrontProgram {
             case .verify: return try SigningCommands.verify(options)
             case .cert: return try SigningCommands.cert(options)
             case .run: return try await RunCommand.run(options)
+            case .store: return try await StorefrontTUI.run(options: options)
             default:
                 Console.error("storefront: '\(options.command.rawValue)' is not available yet")
                 return 2

@@ -1,0 +1,15 @@
+import Foundation
+
+/// Dates in UTC with a fixed pattern, so the store clock reads the same on every machine and in goldens.
+enum Format {
+    static func date(_ date: Date) -> String {
+        date.formatted(Date.VerbatimFormatStyle(format: "\(year: .defaultDigits)-\(month: .twoDigits)-\(day: .twoDigits)",
+                                                timeZone: .gmt, calendar: Calendar(identifier: .gregorian)))
+    }
+
+    static func dateTime(_ date: Date) -> String {
+        date.formatted(Date.VerbatimFormatStyle(
+            format: "\(year: .defaultDigits)-\(month: .twoDigits)-\(day: .twoDigits) \(hour: .twoDigits(clock: .twentyFourHour, hourCycle: .zeroBased)):\(minute: .twoDigits)",
+            timeZone: .gmt, calendar: Calendar(identifier: .gregorian)))
+    }
+}

@@ -1,0 +1,118 @@
+import TerminalUI
+
+/// What a key does, independent of which key it is.
+enum Action: Sendable, Equatable {
+    case up, down, first, last, left, right, activate, back
+    case nextScreen, previousScreen, show(Screen)
+    case filter, help, quit, restore, redeem, details, refundRequest
+    case increment, decrement, nextOffer
+}
+
+/// One row of the key map: the keys, how the footer and help name them, and the action.
+struct Binding: Sendable {
+    var keys: [Key]
+    var name: String
+    var label: String
+    var action: Action
+    /// Shown in the footer (everything is shown in `?` help).
+    var footer = true
+    /// The footer's shorter wording, when it differs from the help's.
+    var hint: String?
+}
+
+/// The one key map: dispatch, the footer and the `?` help overlay all read it, so they cannot drift.
+enum KeyMap {
+    static let global: [Binding] = [
+        Binding(keys: [.tab], name: "Tab", label: "Next screen", action: .nextScreen, footer: false),
+        Binding(keys: [.backTab], name: "Shift-Tab", label: "Previous screen", action: .previousScreen, footer: false),
+        Binding(keys: [.character("1")], name: "1", label: "Store", action: .show(.store), footer: false),
+        Binding(keys: [.character("2")], name: "2", label: "Subscriptions", action: .show(.subscriptions), footer: false),
+        Binding(keys: [.character("3")], name: "3", label: "History", action: .show(.history), footer: false),
+        Binding(keys: [.character("4")], name: "4", label: "QA panel", action: .show(.qa), footer: false),
+        Binding(keys: [.character("?")], name: "?", label: "Help", action: .help),
+        Binding(keys: [.character("q"), .control("c")], name: "q", label: "Quit", action: .quit),
+        Binding(keys: [.character("/")], name: "/", label: "Filter", action: .filter),
+        Binding(keys: [.character("r")], name: "r", label: "Restore", action: .restore),
+        Binding(keys: [.character("c")], name: "c", label: "Redeem code", action: .redeem),
+    ]
+
+    static let move: [Binding] = [
+        Binding(keys: [.up, .character("k")], name: "↑↓", label: "Move up", action: .up, hint: "Move"),
+        Binding(keys: [.down, .character("j")], name: "↓", label: "Move down", action: .down, footer: false),
+        Binding(keys: [.home, .character("g")], name: "Home", label: "First", action: .first, footer: false),
+        Binding(keys: [.end, .character("G")], name: "End", label: "Last", action: .last, footer: false),
+    ]
+
+    static func screen(_ screen: Screen) -> [Binding] {
+        switch screen {
+        case .store:
+            move + [Binding(keys: [.enter], name: "Enter", label: "Buy", action: .activate),
+                    Binding(keys: [.character("i")], name: "i", label: "Details", action: .details)]
+        case .subscriptions:
+            move + [Binding(keys: [.enter], name: "Enter", label: "Details", action: .activate)]
+        case .history:
+            move + [Binding(keys: [.enter], name: "Enter", label: "Details", action: .activate),
+                    Binding(keys: [.character("f")], name: "f", label: "Request refund", action: .refundRequest)]
+        case .qa:
+            move + [Binding(keys: [.enter], name: "Enter", label: "Run", action: .activate),
+                    Binding(keys: [.left, .character("h")], name: "←→", label: "Change", action: .left),
+                    Binding(keys: [.right, .character("l")], name: "→", label: "Next value", action: .right, footer: false)]
+        }
+    }
+
+    static func sheet(_ sheet: SheetState) -> [Binding] {
+        let close = Binding(keys: [.escape], name: "Esc", label: "Close", action: .back)
+        switch sheet {
+        case .payment(let draft):
+            var b = [Binding(keys: [.enter], name: "Enter", label: draft.button == 0 ? "Confirm" : "Cancel", action: .activate),
+                     Binding(keys: [.escape], name: "Esc", label: "Cancel", action: .back),
+                     Binding(keys: [.left, .right, .tab], name: "←→", label: "Button", action: .right)]
+            if draft.offers.count > 1 { b.append(Binding(keys: [.character("o")], name: "o", label: "Offer", action: .nextOffer)) }
+            guard draft.allowsQuantity else { return b }
+            return b + [Binding(keys: [.character("+"), .character("=")], name: "+", label: "More", action: .increment),
+                        Binding(keys: [.character("-")], name: "-", label: "Fewer", action: .decrement)]
+        case .redeem:
+            return [Binding(keys: [.enter], name: "Enter", label: "Redeem", action: .activate),
+                    Binding(keys: [.escape], name: "Esc", label: "Cancel", action: .back)]
+        case .confirm:
+            return [Binding(keys: [.enter, .character("y")], name: "Enter", label: "Confirm", action: .activate),
+                    Binding(keys: [.escape, .character("n")], name: "Esc", label: "Cancel", action: .back)]
+        case .menu:
+            return move + [Binding(keys: [.enter], name: "Enter", label: "Run", action: .activate), close]
+        case .productDetail, .transactionDetail, .message, .help:
+            return [Binding(keys: [.enter], name: "Enter", label: "OK", action: .back), close,
+                    Binding(keys: [.character("q"), .control("c")], name: "q", label: "Quit", action: .quit)]
+        }
+    }
+
+    static let filterEditing: [Binding] = [
+        Binding(keys: [.enter], name: "Enter", label: "Keep filter", action: .activate),
+        Binding(keys: [.escape], name: "Esc", label: "Clear filter", action: .back),
+    ]
+
+    /// The bindings in force for this state, in priority order.
+    static func bindings(_ state: AppState) -> [Binding] {
+        if let top = state.top { return sheet(top) }
+        if state.isEditingFilter { return filterEditing }
+        return screen(state.screen) + global
+    }
+
+    static func action(for key: Key, in state: AppState) -> Action? {
+        bindings(state).first { $0.keys.contains(key) }?.action
+    }
+
+    static func footer(_ state: AppState) -> [KeyHint] {
+        bindings(state).filter(\.footer).map { KeyHint($0.name, $0.hint ?? $0.label) }
+    }
+
+    /// Help lines for the screen under the help overlay.
+    static func helpLines(for state: AppState) -> [String] {
+        var under = state
+        under.sheets.removeAll { $0 == .help }
+        let rows = bindings(under).map { b in
+            (b.keys.map(\.name).joined(separator: " "), b.label)
+        }
+        let width = rows.map { DisplayWidth.of($0.0) }.max() ?? 0
+        return rows.map { DisplayWidth.pad($0.0, toWidth: width) + "  " + $0.1 }
+    }
+}

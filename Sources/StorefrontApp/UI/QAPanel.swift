@@ -1,0 +1,140 @@
+import Foundation
+import StoreCore
+import StoreEngine
+import TerminalUI
+
+/// What a QA row does: run an effect at once, or open a sheet first (a menu, a confirmation).
+enum Reaction: Sendable, Equatable {
+    case effect(Effect)
+    case sheet(SheetState)
+}
+
+/// The QA panel: the tester's `SKTestSession`. Rows are computed from the current settings, so
+/// a value changes on screen as soon as the store confirms it.
+enum QAPanel {
+    struct Row: Sendable {
+        var label: String
+        var value: String = ""
+        var heading = false
+        var activate: Reaction?
+        var previous: Reaction?
+        var next: Reaction?
+    }
+
+    static let rates: [TimeRate] = TimeRate.allCases.filter { !$0.isDeprecated }
+    static let advances: [Period] = [Period(1, .day), Period(1, .week), Period(1, .month), Period(1, .year)]
+
+    static func rows(_ state: AppState) -> [Row] {
+        let s = state.settings, snap = state.snapshot
+        var rows: [Row] = [Row(label: "Store", heading: true)]
+        let sf = cycle(state.storefronts, snap.storefront.code)
+        rows.append(Row(label: "Storefront", value: snap.storefront.code + "  (" + snap.storefront.currency + ")",
+                        activate: .effect(.qa(.setStorefront(sf.next, locale: nil))),
+                        previous: .effect(.qa(.setStorefront(sf.previous, locale: nil))),
+                        next: .effect(.qa(.setStorefront(sf.next, locale: nil)))))
+        let lc = cycle(state.locales, snap.locale)
+        rows.append(Row(label: "Locale", value: snap.locale,
+                        activate: .effect(.qa(.setStorefront(snap.storefront.code, locale: lc.next))),
+                        previous: .effect(.qa(.setStorefront(snap.storefront.code, locale: lc.previous))),
+                        next: .effect(.qa(.setStorefront(snap.storefront.code, locale: lc.next)))))
+        let rate = cycle(rates, s.timeRate)
+        rows.append(Row(label: "Time rate", value: s.timeRate.title,
+                        activate: .effect(.qa(.setTimeRate(rate.next))),
+                        previous: .effect(.qa(.setTimeRate(rate.previous))), next: .effect(.qa(.setTimeRate(rate.next)))))
+        for period in advances {
+            rows.append(Row(label: "Advance time \(period.iso)", value: "+" + period.words, activate: .effect(.qa(.advanceTime(period)))))
+        }
+        for toggle in QAToggle.allCases {
+            let on = s[keyPath: toggle.keyPath]
+            let effect = Reaction.effect(.qa(.toggle(toggle)))
+            rows.append(Row(label: toggle.title, value: on ? "[x] on" : "[ ] off", activate: effect, previous: effect, next: effect))
+        }
+        rows.append(Row(label: "Failures (Enter/→ next error, ← clear)", heading: true))
+        for api in StoreAPI.allCases {
+            let choices: [StoreFailure?] = [nil] + api.injectableFailures
+            let current = s.failures[api]
+            let c = cycle(choices, current)
+            rows.append(Row(label: api.title, value: current?.name ?? "none",
+                            activate: .effect(.qa(.setFailure(api, c.next))),
+                            previous: .effect(.qa(.setFailure(api, nil))), next: .effect(.qa(.setFailure(api, c.next)))))
+        }
+        rows.append(Row(label: "Purchases", heading: true))
+        let products = StoreScreen.products(state)
+        rows.append(Row(label: "Buy outside app…", activate: .sheet(.menu(title: "Buy outside the app", items: products.map {
+            MenuItem(label: $0.displayName, effect: .qa(.buyOutsideApp($0.id, familyShared: false)))
+        }, selected: 0))))
+        rows.append(Row(label: "Family member purchase…", activate: .sheet(.menu(title: "Family member buys", items: products.filter(\.isFamilyShareable).map {
+            MenuItem(label: $0.displayName, effect: .qa(.buyOutsideApp($0.id, familyShared: true)))
+        }, selected: 0))))
+        rows.append(Row(label: "Clear all transactions", activate: .sheet(.confirm(
+            title: "Clear transactions", message: "Delete every transaction in the ledger?", effect: .qa(.clearTransactions)))))
+        rows.append(Row(label: "Reset store", activate: .sheet(.confirm(
+            title: "Reset store", message: "Delete all transactions and restore the catalog's settings and clock?", effect: .qa(.reset)))))
+        rows.append(Row(label: "Transactions (Enter for actions)", heading: true))
+        let entries = state.ledger.sorted { $0.id > $1.id }
+        if entries.isEmpty { rows.append(Row(label: "  none")) }
+        for entry in entries {
+            let name = state.product(entry.payload.productID)?.displayName ?? entry.payload.productID
+            rows.append(Row(label: "#\(entry.id) \(name)", value: entryStatus(entry),
+                            activate: .sheet(.menu(title: "#\(entry.id) \(name)", items: actions(entry, state), selected: 0))))
+        }
+        return rows
+    }
+
+    static func entryStatus(_ e: LedgerEntry) -> String {
+        switch e.status {
+        case .pendingApproval: "pending approval"
+        case .declined: "declined"
+        case .interrupted: "interrupted"
+        case .completed: e.payload.isRevoked ? "revoked" : (e.isFinished ? "finished" : "unfinished")
+        }
+    }
+
+    /// The actions that apply to one ledger entry.
+    static func actions(_ e: LedgerEntry, _ state: AppState) -> [MenuItem] {
+        let id = e.id, product = e.payload.productID
+        var items: [MenuItem] = []
+        switch e.status {
+        case .pendingApproval:
+            items += [MenuItem(label: "Approve Ask to Buy", effect: .qa(.approveAskToBuy(id))),
+                      MenuItem(label: "Decline Ask to Buy", effect: .qa(.declineAskToBuy(id)))]
+        case .interrupted:
+            items.append(MenuItem(label: "Resolve interrupted purchase", effect: .qa(.resolveInterrupted(id))))
+        case .completed where !e.payload.isRevoked:
+            items.append(MenuItem(label: "Refund", effect: .qa(.refund(id))))
+            if e.payload.productType == .autoRenewable {
+                let renewal = state.snapshot.subscriptionStatuses.values.joined()
+                    .first { $0.renewalInfo.payload?.originalTransactionID == e.payload.originalTransactionID }?.renewalInfo.payload
+                items += [MenuItem(label: "Expire subscription", effect: .qa(.expire(product))),
+                          MenuItem(label: "Force renewal", effect: .qa(.forceRenew(product))),
+                          MenuItem(label: renewal?.willAutoRenew == false ? "Turn auto-renew on" : "Turn auto-renew off",
+                                   effect: .qa(.setAutoRenew(product, renewal?.willAutoRenew == false))),
+                          MenuItem(label: "Request price increase consent", effect: .qa(.requestPriceIncrease(product))),
+                          MenuItem(label: "Agree to price increase", effect: .qa(.respondToPriceIncrease(product, agree: true))),
+                          MenuItem(label: "Decline price increase", effect: .qa(.respondToPriceIncrease(product, agree: false))),
+                          MenuItem(label: "Resolve billing issue", effect: .qa(.resolveBillingIssue(product)))]
+            }
+        default: break
+        }
+        items.append(MenuItem(label: "Delete transaction", effect: .qa(.delete(id))))
+        return items
+    }
+
+    /// The values before and after `current` in `all`, wrapping around.
+    static func cycle<T: Equatable>(_ all: [T], _ current: T) -> (previous: T, next: T) {
+        guard !all.isEmpty else { return (current, current) }
+        let i = all.firstIndex(of: current) ?? -1
+        return (all[(i - 1 + all.count) % all.count], all[(i + 1) % all.count])
+    }
+}
+
+extension QAPanel {
+    static func lines(_ state: AppState, width: Int) -> [ScreenLine] {
+        let labelWidth = min(40, max(20, width / 2))
+        return rows(state).enumerated().map { i, row in
+            row.heading
+                ? ScreenLine(text: row.label, style: .bold, item: i)
+                : ScreenLine(text: "  " + DisplayWidth.pad(DisplayWidth.truncate(row.label, toWidth: labelWidth - 2), toWidth: labelWidth - 2) + "  " + row.value, item: i)
+        }
+    }
+}

@@ -1,0 +1,107 @@
+import Foundation
+import StoreCore
+import TerminalUI
+
+/// The smallest terminal the layout works in.
+let minimumSize = Size(width: 60, height: 18)
+
+/// The whole screen for a state: pure, no I/O, so goldens test exactly what the terminal shows.
+func render(_ state: AppState, size: Size) -> Canvas {
+    var canvas = Canvas(size: size)
+    guard size.width >= minimumSize.width, size.height >= minimumSize.height else {
+        let text = "Terminal too small (\(size.width)×\(size.height), need ≥ \(minimumSize.width)×\(minimumSize.height))"
+        for (i, line) in DisplayWidth.wrap(text, width: max(1, size.width - 2)).enumerated() {
+            canvas.put(line, at: max(0, (size.width - DisplayWidth.of(line)) / 2), size.height / 2 + i)
+        }
+        return canvas
+    }
+    let parts = canvas.bounds.rows([1, 1, size.height - 4, 1])
+    drawHeader(state, in: parts[0], on: &canvas)
+    drawSubheader(state, in: parts[1], on: &canvas)
+    drawContent(state, in: parts[2].inset(dx: 1, dy: 0), on: &canvas)
+    drawStatus(state, in: parts[3], on: &canvas)
+    Footer.draw(KeyMap.footer(state), in: parts[4], on: &canvas)
+    for sheet in state.sheets { SheetView.draw(sheet, state, in: parts[2], on: &canvas) }
+    return canvas
+}
+
+private func drawHeader(_ state: AppState, in rect: Rect, on canvas: inout Canvas) {
+    canvas.fill(rect, style: Style(foreground: .white, background: .blue))
+    var x = rect.x + canvas.put(" " + state.appName + " ", at: rect.x, rect.y, style: Style(foreground: .white, background: .blue, bold: true))
+    x += 1
+    for screen in Screen.allCases {
+        let label = " \(screen.rawValue + 1) \(screen.title) "
+        let style = screen == state.screen ? Style(reverse: true) : Style(foreground: .white, background: .blue)
+        x += canvas.put(label, at: x, rect.y, maxWidth: rect.maxX - x, style: style)
+    }
+}
+
+private func drawSubheader(_ state: AppState, in rect: Rect, on canvas: inout Canvas) {
+    if state.isEditingFilter || !state.filter.text.isEmpty {
+        let label = "Filter: "
+        canvas.put(label, at: rect.x + 1, rect.y, style: .bold)
+        let x = rect.x + 1 + DisplayWidth.of(label)
+        if state.isEditingFilter {
+            state.filter.draw(at: x, rect.y, width: min(30, rect.maxX - x), on: &canvas)
+        } else {
+            canvas.put(state.filter.text + "  (/ to edit)", at: x, rect.y, style: .dim)
+        }
+    } else {
+        let snap = state.snapshot
+        let info: String = switch state.screen {
+        case .store: "\(snap.products.count) products · \(snap.storefront.code) prices in \(snap.storefront.currency)"
+        case .subscriptions: "Subscription status per group"
+        case .history: "Transactions, newest first · \(snap.unfinishedCount) unfinished"
+        case .qa: "Test controls (the store's side, like Xcode's Transaction Manager)"
+        }
+        canvas.put(info, at: rect.x + 1, rect.y, maxWidth: rect.width - 10, style: .dim)
+    }
+}
+
+private func drawContent(_ state: AppState, in rect: Rect, on canvas: inout Canvas) {
+    let lines: [ScreenLine] = switch state.screen {
+    case .store: StoreScreen.lines(state)
+    case .subscriptions: SubscriptionsScreen.lines(state)
+    case .history: HistoryScreen.lines(state)
+    case .qa: QAPanel.lines(state, width: rect.width)
+    }
+    let selected = state.selected(state.screen)
+    let mine = lines.indices.filter { lines[$0].item == selected }
+    // Scroll just enough that the whole selected item shows.
+    var offset = 0
+    if let last = mine.last, last >= rect.height { offset = last - rect.height + 1 }
+    if let first = mine.first, first < offset { offset = first }
+    for (row, line) in lines.dropFirst(offset).prefix(rect.height).enumerated() {
+        let y = rect.y + row
+        let isSelected = line.item == selected && state.top == nil
+        var style = line.style
+        if isSelected { style.reverse = true; canvas.fill(Rect(x: rect.x, y: y, width: rect.width, height: 1), style: style) }
+        let trailingWidth = DisplayWidth.of(line.trailing)
+        let textWidth = rect.width - (trailingWidth > 0 ? trailingWidth + 2 : 0)
+        canvas.put(DisplayWidth.truncate(line.text, toWidth: textWidth), at: rect.x, y, maxWidth: textWidth, style: style)
+        // A marker as well as reverse video, so the selection shows in plain text and to screen readers.
+        if isSelected, offset + row == mine.first { canvas.put("›", at: rect.x, y, style: style) }
+        if trailingWidth > 0 {
+            canvas.put(line.trailing, at: rect.maxX - trailingWidth, y, style: style.merged(bold: true))
+        }
+    }
+    // Where we are in a long list, on the row above the content (no content row is covered).
+    if lines.count > rect.height {
+        let more = (offset > 0 ? "↑" : " ") + (offset + rect.height < lines.count ? "↓" : " ") + " more"
+        canvas.put(more, at: rect.maxX - DisplayWidth.of(more), rect.y - 1, style: .dim)
+    }
+}
+
+private func drawStatus(_ state: AppState, in rect: Rect, on canvas: inout Canvas) {
+    let snap = state.snapshot
+    let base = Style(reverse: true)
+    canvas.fill(rect, style: base)
+    let spinner = state.inFlight > 0 ? Spinner.frame(state.tick) + " " : ""
+    let left = " \(snap.storefront.code) · \(snap.locale) · \(Format.dateTime(snap.now))Z · \(state.settings.timeRate.title) "
+    let x = rect.x + canvas.put(left, at: rect.x, rect.y, style: base)
+    canvas.put("│ " + spinner + state.status, at: x, rect.y, maxWidth: rect.maxX - x, style: base)
+}
+
+extension Style {
+    func merged(bold: Bool) -> Style { var s = self; s.bold = s.bold || bold; return s }
+}

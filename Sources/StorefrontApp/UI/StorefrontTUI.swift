@@ -1,0 +1,96 @@
+import Foundation
+import StoreClient
+import StoreCore
+import StoreEngine
+import TerminalUI
+
+/// The interactive storefront: wires the store, the terminal and the pure reduce/render loop.
+@MainActor
+enum StorefrontTUI {
+    static func run(options: CommandLineOptions) async throws -> Int32 {
+        let context = try StoreContext.resolve(options)
+        let catalogPath = options.catalogPath ?? "catalog.json"
+        let stateDir = options.statePath ?? (options.ephemeral ? nil : StateDirectory.defaultPath(forCatalogAt: catalogPath))
+        let store = try LocalAppStore(catalog: context.catalog, stateDirectory: stateDir,
+                                      storefront: context.storefront.code, locale: context.locale)
+        if let name = options.timeRate {
+            guard let rate = TimeRate(name: name) else { throw UsageError(description: "unknown time rate '\(name)'") }
+            await store.setTimeRate(rate)
+        }
+        let wallet = try ConsumableWallet(path: stateDir.map { $0 + "/wallet.sqlite" })
+        let manager = StoreManager(source: store, verifier: SignedDataVerifier(trustedRoots: [store.certificate]), wallet: wallet)
+        await manager.start()
+        let status = try await runTerminal(context: context, store: store, manager: manager, options: options)
+        await manager.stop()
+        await store.shutdown()
+        return status
+    }
+
+    private static func runTerminal(context: StoreContext, store: LocalAppStore, manager: StoreManager,
+                                    options: CommandLineOptions) async throws -> Int32 {
+        let colorMode = options.noColor ? ColorMode.monochrome
+            : ColorMode.detect(environment: ProcessInfo.processInfo.environment, arguments: CommandLine.arguments)
+        let terminal = try Terminal.start(colorMode: colorMode)
+        defer { terminal.stop() }
+
+        var state = AppState()
+        state.appName = context.catalog.app.name
+        state.storefronts = context.catalog.storefronts.map(\.code)
+        state.locales = context.catalog.storefronts.map(\.locale).reduce(into: []) { if !$0.contains($1) { $0.append($1) } }
+        state.size = terminal.size
+        state.snapshot = await manager.snapshot
+        state.settings = await store.settings()
+        state.ledger = await store.ledgerEntries()
+        state.status = "Press ? for keys."
+
+        let (events, sink) = AsyncStream<Event>.makeStream()
+        let runner = EffectRunner(manager: manager, controls: store)
+        var tasks: [Task<Void, Never>] = []
+        tasks.append(Task { for await _ in terminal.inputReady { sink.yield(.inputReady) } })
+        tasks.append(Task {
+            for await event in await manager.events() {
+                sink.yield(.storeEvent(event))
+                sink.yield(.snapshot(await manager.snapshot))
+                sink.yield(.qaData(await store.settings(), await store.ledgerEntries()))
+            }
+        })
+        tasks.append(Task {
+            var n = 0
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .milliseconds(250))
+                await store.tick()
+                n += 1
+                sink.yield(.tick)
+                // The store clock moves on its own; refresh what it shows about once a second.
+                if n % 4 == 0 {
+                    await manager.refresh()
+                    sink.yield(.snapshot(await manager.snapshot))
+                    sink.yield(.qaData(await store.settings(), await store.ledgerEntries()))
+                }
+            }
+        })
+        defer { tasks.forEach { $0.cancel() } }
+
+        terminal.draw(render(state, size: terminal.size))
+        for await event in events {
+            var batch = [event]
+            if case .inputReady = event {  // ncurses is read on the main actor only
+                batch = terminal.readKeys().map { $0 == .resize ? Event.resize(terminal.size) : Event.key($0) }
+            }
+            for e in batch {
+                for effect in reduce(&state, e) {
+                    if effect == .quit { return 0 }
+                    Task {
+                        let outcome = await runner.run(effect)
+                        sink.yield(.finished(outcome))
+                        sink.yield(.snapshot(await manager.snapshot))
+                        sink.yield(.qaData(await store.settings(), await store.ledgerEntries()))
+                    }
+                }
+                if state.shouldQuit { return 0 }
+            }
+            terminal.draw(render(state, size: terminal.size))
+        }
+        return 0
+    }
+}

@@ -1,0 +1,66 @@
+import Foundation
+import StoreClient
+import StoreCore
+import TerminalUI
+
+/// Per subscription group: its state, product, renewal and billing details.
+enum SubscriptionsScreen {
+    static func groups(_ state: AppState) -> [String] {
+        StoreScreen.uniqueGroups(state.snapshot.products.filter { $0.type == .autoRenewable })
+    }
+
+    static func lines(_ state: AppState) -> [ScreenLine] {
+        let snap = state.snapshot
+        var lines: [ScreenLine] = []
+        for (i, group) in groups(state).enumerated() {
+            if i > 0 { lines.append(ScreenLine(text: "")) }
+            let name = snap.products.first { $0.subscription?.groupID == group }?.groupName ?? group
+            guard let status = snap.effectiveStatus(group: group), let t = status.transaction.payload else {
+                lines.append(ScreenLine(text: "  \(name): not subscribed", style: .bold, item: i))
+                if snap.introEligibility[group] == true {
+                    lines.append(ScreenLine(text: "    Eligible for an introductory offer", style: .dim, item: i))
+                }
+                continue
+            }
+            let product = state.product(t.productID)
+            lines.append(ScreenLine(text: "  \(name): \(stateTitle(status.state))", style: .bold, item: i))
+            var detail = ["Product: \(product?.displayName ?? t.productID) (\(product?.priceWithPeriod ?? t.productID))"]
+            if let expires = t.expirationDate {
+                let verb = status.renewalInfo.payload?.willAutoRenew == true && status.state == .subscribed ? "Renews" : "Expires"
+                detail.append("\(verb): \(Format.dateTime(expires))")
+            }
+            if let r = status.renewalInfo.payload {
+                if r.willAutoRenew {
+                    let next = r.autoRenewProductID == t.productID ? "" : " to \(state.product(r.autoRenewProductID)?.displayName ?? r.autoRenewProductID)"
+                    detail.append("Will auto-renew: yes\(next)")
+                } else {
+                    detail.append("Will auto-renew: no")
+                }
+                if let reason = r.expirationReason { detail.append("Expiration reason: \(reason.name)") }
+                if let p = r.priceIncreaseStatus {
+                    detail.append("Price increase: \(p == .agreed ? "agreed" : "awaiting consent")")
+                }
+                if r.isInBillingRetry { detail.append("In billing retry") }
+                if let grace = r.gracePeriodExpirationDate { detail.append("Grace period ends: \(Format.dateTime(grace))") }
+                if !r.eligibleWinBackOfferIDs.isEmpty {
+                    detail.append("Win-back offers: " + r.eligibleWinBackOfferIDs.joined(separator: ", "))
+                }
+            }
+            if let offer = t.offerType { detail.append("Offer: \(offer.rawValue)" + (t.offerID.map { " (\($0))" } ?? "")) }
+            if let error = status.transaction.error { detail.append("⚠ Unverified: \(error.rawValue)") }
+            lines += detail.map { ScreenLine(text: "    " + $0, item: i) }
+        }
+        if lines.isEmpty { lines.append(ScreenLine(text: "This catalog has no auto-renewable subscriptions.")) }
+        return lines
+    }
+
+    static func stateTitle(_ s: SubscriptionState) -> String {
+        switch s {
+        case .subscribed: "Subscribed"
+        case .expired: "Expired"
+        case .inBillingRetryPeriod: "In billing retry"
+        case .inGracePeriod: "In grace period"
+        case .revoked: "Revoked"
+        }
+    }
+}

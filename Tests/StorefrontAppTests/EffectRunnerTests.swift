@@ -1,0 +1,51 @@
+import Foundation
+import StoreClient
+import StoreCore
+import StoreEngine
+import Testing
+@testable import StorefrontApp
+
+/// The effect runner against a real in-memory store: what the reducer asks for really happens.
+@Suite struct EffectRunnerTests {
+    @Test func promotionalOfferIsSignedBeforePurchase() async throws {
+        let (store, manager) = try await liveStore()
+        let runner = EffectRunner(manager: manager, controls: store)
+        _ = await runner.run(.purchase(productID: "com.lumenquest.plus.monthly", options: PurchaseOptions(), answer: .confirm))
+        // The reducer leaves the signature empty; the runner asks the store's test controls for one.
+        let outcome = await runner.run(.purchase(productID: "com.lumenquest.pro.monthly",
+                                                 options: PurchaseOptions(promotionalOffer: (id: "pro.comeback50", signature: nil)),
+                                                 answer: .confirm))
+        guard case .purchase(_, .success(let v)) = outcome else { Issue.record("got \(outcome)"); return }
+        #expect(v.payload?.offerType == .promotional)
+        #expect(v.payload?.offerID == "pro.comeback50")
+    }
+
+    @Test func qaCommandsChangeTheStoreAndRepriceProducts() async throws {
+        let (store, manager) = try await liveStore()
+        let runner = EffectRunner(manager: manager, controls: store)
+        _ = await runner.run(.qa(.toggle(.askToBuy)))
+        #expect(await store.settings().askToBuy)
+        _ = await runner.run(.qa(.setStorefront("JPN", locale: "ja_JP")))
+        let coins = await manager.snapshot.products.first { $0.id == "com.lumenquest.coins.100" }
+        #expect(coins?.displayPrice == "¥160")
+        let outcome = await runner.run(.purchase(productID: "com.lumenquest.pro", options: PurchaseOptions(), answer: .confirm))
+        guard case .purchase(_, .pending(.askToBuy)) = outcome else { Issue.record("got \(outcome)"); return }
+        let pending = try #require(await store.ledgerEntries().first { $0.status == .pendingApproval })
+        _ = await runner.run(.qa(.approveAskToBuy(pending.id)))
+        try await Task.sleep(for: .milliseconds(300))  // the approval arrives through Transaction.updates
+        #expect(await manager.snapshot.entitlements.contains("com.lumenquest.pro"))
+    }
+
+    @Test func failureInjectionReachesThePaymentSheetOutcome() async throws {
+        let (store, manager) = try await liveStore()
+        let runner = EffectRunner(manager: manager, controls: store)
+        _ = await runner.run(.qa(.setFailure(.purchase, .storeKit(.networkError))))
+        var state = AppState()
+        state.snapshot = await manager.snapshot
+        press(&state, .enter)
+        let effects = press(&state, .enter)
+        let outcome = await runner.run(effects[0])
+        _ = reduce(&state, .finished(outcome))
+        #expect(state.top == .message(title: "Purchase failed", text: "Cannot connect to the App Store (network error)."))
+    }
+}

@@ -1,0 +1,67 @@
+import Foundation
+import StoreClient
+import StoreCore
+import StoreEngine
+import TerminalUI
+@testable import StorefrontApp
+
+enum Repo {
+    /// Three levels up from this file: Tests/StorefrontAppTests/Fixtures.swift.
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let catalog = root.appendingPathComponent("catalog.json").path
+    static let screens = root.appendingPathComponent("Tests/StorefrontAppTests/Screens")
+}
+
+/// A clock that never moves, so every golden shows the same dates.
+struct FixedTime: RealTimeSource {
+    static let date = Date(timeIntervalSince1970: 1_780_000_000)  // 2026-05-28 20:26 UTC
+    func now() -> Date { Self.date }
+}
+
+/// A real in-memory store at a fixed time, with a few purchases made through the real StoreManager:
+/// goldens show what the app shows, not hand-made data.
+func fixtureState(storefront: String = "USA", locale: String = "en_US", purchases: Bool = true) async throws -> AppState {
+    let catalog = try CatalogLoader.load(path: Repo.catalog)
+    let store = try LocalAppStore(catalog: catalog, stateDirectory: nil, storefront: storefront, locale: locale, time: FixedTime())
+    await store.update { $0.networkDelay = 0 }
+    let manager = StoreManager(source: store, verifier: SignedDataVerifier(trustedRoots: [store.certificate]),
+                               wallet: try ConsumableWallet(path: nil))
+    await manager.start()
+    if purchases {
+        await manager.purchase("com.lumenquest.coins.100", options: PurchaseOptions(quantity: 3))
+        await manager.purchase("com.lumenquest.pro")
+        await manager.purchase("com.lumenquest.plus.monthly")
+        await store.update { $0.askToBuy = true }
+        await manager.purchase("com.lumenquest.removeads")
+        await store.update { $0.askToBuy = false }
+    }
+    await manager.refresh()
+    var state = AppState()
+    state.appName = catalog.app.name
+    state.storefronts = catalog.storefronts.map(\.code)
+    state.locales = ["en_US", "ja_JP"]
+    state.snapshot = await manager.snapshot
+    state.settings = await store.settings()
+    state.ledger = await store.ledgerEntries()
+    state.status = "Press ? for keys."
+    await manager.stop()
+    await store.shutdown()
+    return state
+}
+
+/// A fresh in-memory store and manager at the fixed time, for effect-runner tests.
+func liveStore() async throws -> (LocalAppStore, StoreManager) {
+    let catalog = try CatalogLoader.load(path: Repo.catalog)
+    let store = try LocalAppStore(catalog: catalog, stateDirectory: nil, time: FixedTime())
+    await store.update { $0.networkDelay = 0 }
+    let manager = StoreManager(source: store, verifier: SignedDataVerifier(trustedRoots: [store.certificate]),
+                               wallet: try ConsumableWallet(path: nil))
+    await manager.start()
+    return (store, manager)
+}
+
+/// Feeds keys through the reducer, collecting the effects.
+@discardableResult
+func press(_ state: inout AppState, _ keys: Key...) -> [Effect] {
+    keys.flatMap { reduce(&state, .key($0)) }
+}

@@ -1,0 +1,98 @@
+import Foundation
+import Testing
+import TerminalUI
+@testable import StorefrontApp
+
+/// Whole screens as text, compared with `Screens/*.txt`. `RECORD_SCREENS=1 swift test` rewrites them;
+/// review the diff like a screenshot.
+@Suite struct GoldenScreenTests {
+    static let size = Size(width: 80, height: 24)
+
+    func assertScreen(_ name: String, _ text: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let url = Repo.screens.appendingPathComponent(name + ".txt")
+        let actual = text + "\n"
+        if ProcessInfo.processInfo.environment["RECORD_SCREENS"] == "1" || !FileManager.default.fileExists(atPath: url.path) {
+            try FileManager.default.createDirectory(at: Repo.screens, withIntermediateDirectories: true)
+            try actual.write(to: url, atomically: true, encoding: .utf8)
+            return
+        }
+        let expected = try String(contentsOf: url, encoding: .utf8)
+        #expect(actual == expected, "screen \(name) differs; RECORD_SCREENS=1 rewrites it", sourceLocation: sourceLocation)
+    }
+
+    @Test func store() async throws {
+        let state = try await fixtureState()
+        try assertScreen("store", render(state, size: Self.size).text)
+    }
+
+    @Test func storeMonochromeAnnotated() async throws {
+        let state = try await fixtureState()
+        try assertScreen("store-annotated", render(state, size: Self.size).annotatedText)
+    }
+
+    @Test func storeJapanese() async throws {
+        let state = try await fixtureState(storefront: "JPN", locale: "ja_JP")
+        try assertScreen("store-ja", render(state, size: Self.size).text)
+    }
+
+    @Test func paymentSheet() async throws {
+        var state = try await fixtureState()
+        press(&state, .down, .enter, .character("+"), .character("+"))
+        try assertScreen("payment-consumable", render(state, size: Self.size).text)
+    }
+
+    @Test func paymentSheetSubscription() async throws {
+        var state = try await fixtureState(purchases: false)
+        let index = StoreScreen.products(state).firstIndex { $0.id == "com.lumenquest.pro.monthly" }!
+        state.selection[.store] = index
+        press(&state, .enter)
+        try assertScreen("payment-subscription", render(state, size: Self.size).text)
+    }
+
+    @Test func subscriptions() async throws {
+        var state = try await fixtureState()
+        press(&state, .character("2"))
+        try assertScreen("subscriptions", render(state, size: Self.size).text)
+    }
+
+    @Test func history() async throws {
+        var state = try await fixtureState()
+        press(&state, .character("3"))
+        try assertScreen("history", render(state, size: Self.size).text)
+    }
+
+    @Test func qaPanel() async throws {
+        var state = try await fixtureState()
+        press(&state, .character("4"))
+        try assertScreen("qa", render(state, size: Self.size).text)
+    }
+
+    @Test func help() async throws {
+        var state = try await fixtureState()
+        press(&state, .character("?"))
+        try assertScreen("help", render(state, size: Self.size).text)
+    }
+
+    @Test func helpAtMinimumSizeUsesTwoColumns() async throws {
+        var state = try await fixtureState()
+        press(&state, .character("4"), .character("?"))
+        try assertScreen("help-qa-60x18", render(state, size: minimumSize).text)
+    }
+
+    @Test func redeemSheet() async throws {
+        var state = try await fixtureState()
+        press(&state, .character("c"), .character("p"), .character("l"), .character("u"), .character("s"))
+        try assertScreen("redeem", render(state, size: Self.size).text)
+    }
+
+    @Test func wideHistory() async throws {
+        var state = try await fixtureState()
+        press(&state, .character("3"), .down, .enter)
+        try assertScreen("history-detail-140x40", render(state, size: Size(width: 140, height: 40)).text)
+    }
+
+    @Test func tooSmall() async throws {
+        let state = try await fixtureState(purchases: false)
+        try assertScreen("too-small", render(state, size: Size(width: 50, height: 14)).text)
+    }
+}

@@ -1,0 +1,131 @@
+import Foundation
+import StoreClient
+import StoreCore
+import StoreEngine
+import Testing
+import TerminalUI
+@testable import StorefrontApp
+
+@Suite struct ReducerTests {
+    @Test func tabsAndNumbersSwitchScreens() async throws {
+        var state = try await fixtureState(purchases: false)
+        press(&state, .tab)
+        #expect(state.screen == .subscriptions)
+        press(&state, .backTab, .backTab)
+        #expect(state.screen == .qa)
+        press(&state, .character("3"))
+        #expect(state.screen == .history)
+    }
+
+    @Test func arrowsAndJKMoveWithinBounds() async throws {
+        var state = try await fixtureState(purchases: false)
+        press(&state, .up)
+        #expect(state.selected(.store) == 0)
+        press(&state, .down, .character("j"), .character("k"))
+        #expect(state.selected(.store) == 1)
+        for _ in 0..<50 { press(&state, .down) }
+        #expect(state.selected(.store) == StoreScreen.products(state).count - 1)
+    }
+
+    @Test func confirmingThePaymentSheetPurchases() async throws {
+        var state = try await fixtureState(purchases: false)
+        #expect(press(&state, .enter).isEmpty)
+        guard case .payment? = state.top else { Issue.record("no payment sheet"); return }
+        let effects = press(&state, .character("+"), .enter)
+        #expect(effects == [.purchase(productID: "com.lumenquest.coins.100", options: PurchaseOptions(quantity: 2), answer: .confirm)])
+        // A second Enter while the purchase is in flight does not buy twice.
+        #expect(press(&state, .enter).isEmpty)
+        _ = reduce(&state, .finished(.purchase(productID: "com.lumenquest.coins.100", .userCancelled)))
+        #expect(state.sheets.isEmpty)
+        #expect(state.status == "Purchase cancelled")
+    }
+
+    @Test func escapeCancelsThePaymentSheetThroughTheStore() async throws {
+        var state = try await fixtureState(purchases: false)
+        press(&state, .enter)
+        let effects = press(&state, .escape)
+        #expect(effects == [.purchase(productID: "com.lumenquest.coins.100", options: PurchaseOptions(), answer: .cancel)])
+        #expect(state.sheets.isEmpty)
+    }
+
+    @Test func cancelButtonCancels() async throws {
+        var state = try await fixtureState(purchases: false)
+        press(&state, .enter, .right)
+        #expect(press(&state, .enter).first == .purchase(productID: "com.lumenquest.coins.100", options: PurchaseOptions(), answer: .cancel))
+    }
+
+    @Test func failedPurchaseShowsTheMessage() async throws {
+        var state = try await fixtureState(purchases: false)
+        press(&state, .enter, .enter)
+        _ = reduce(&state, .finished(.purchase(productID: "com.lumenquest.coins.100", .failed(.storeKit(.networkError)))))
+        #expect(state.top == .message(title: "Purchase failed", text: StoreFailure.storeKit(.networkError).message))
+        press(&state, .escape)
+        #expect(state.sheets.isEmpty)
+    }
+
+    @Test func redeemSheetTypesUppercaseAndRedeems() async throws {
+        var state = try await fixtureState(purchases: false)
+        press(&state, .character("c"), .character("a"), .character("d"), .character("q"))
+        #expect(state.screen == .store)  // q was typed, not quit
+        press(&state, .backspace)
+        #expect(press(&state, .enter) == [.redeem("AD")])
+    }
+
+    @Test func escPopsOnlyTheTopSheet() async throws {
+        var state = try await fixtureState(purchases: false)
+        press(&state, .character("i"), .character("?"))
+        #expect(state.sheets.count == 1)  // ? is not bound inside the detail sheet
+        state.sheets.append(.help)
+        press(&state, .escape)
+        #expect(state.sheets == [.productDetail("com.lumenquest.coins.100")])
+        press(&state, .escape)
+        #expect(state.sheets.isEmpty)
+    }
+
+    @Test func filterNarrowsAndEscClears() async throws {
+        var state = try await fixtureState(purchases: false)
+        press(&state, .character("/"), .character("g"), .character("e"), .character("m"))
+        #expect(StoreScreen.products(state).map(\.id) == ["com.lumenquest.gems.500"])
+        press(&state, .enter)
+        #expect(!state.isEditingFilter && state.filter.text == "gem")
+        press(&state, .character("/"), .escape)
+        #expect(state.filter.text.isEmpty)
+        #expect(StoreScreen.products(state).count == state.snapshot.products.count)
+    }
+
+    @Test func quitFromAnywhere() async throws {
+        var state = try await fixtureState(purchases: false)
+        #expect(press(&state, .character("q")) == [.quit])
+        var sheet = try await fixtureState(purchases: false)
+        press(&sheet, .enter)
+        #expect(press(&sheet, .control("c")) == [.quit])
+    }
+
+    @Test func qaTogglesAndResetAsksFirst() async throws {
+        var state = try await fixtureState()
+        press(&state, .character("4"))
+        let rows = QAPanel.rows(state)
+        state.selection[.qa] = rows.firstIndex { $0.label == "Ask to Buy" }!
+        #expect(press(&state, .enter) == [.qa(.toggle(.askToBuy))])
+        state.selection[.qa] = rows.firstIndex { $0.label == "Purchase" }!
+        #expect(press(&state, .right) == [.qa(.setFailure(.purchase, .purchase(.purchaseNotAllowed)))])
+        state.selection[.qa] = rows.firstIndex { $0.label == "Reset store" }!
+        #expect(press(&state, .enter).isEmpty)
+        #expect(press(&state, .enter) == [.qa(.reset)])
+    }
+
+    @Test func qaLedgerEntryOffersApproval() async throws {
+        var state = try await fixtureState()
+        press(&state, .character("4"))
+        let pending = state.ledger.first { $0.status == .pendingApproval }!
+        state.selection[.qa] = QAPanel.rows(state).firstIndex { $0.label.hasPrefix("#\(pending.id)") }!
+        press(&state, .enter)
+        #expect(press(&state, .enter) == [.qa(.approveAskToBuy(pending.id))])
+    }
+
+    @Test func helpListsTheSameBindingsAsTheFooter() async throws {
+        let state = try await fixtureState(purchases: false)
+        let help = KeyMap.helpLines(for: state).joined(separator: "\n")
+        for hint in KeyMap.footer(state) where hint.key != "↑↓" { #expect(help.contains(hint.label)) }
+    }
+}
