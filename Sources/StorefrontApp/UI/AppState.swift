@@ -56,8 +56,11 @@ enum SheetState: Sendable, Equatable {
     case transactionDetail(Int64)
     /// A yes/no question; Enter runs `effect`.
     case confirm(title: String, message: String, effect: Effect)
-    /// A list of actions (QA actions on a transaction, buy-outside-app product choice).
-    case menu(title: String, items: [MenuItem], selected: Int)
+    /// A list of actions (QA actions on a transaction, buy-outside-app product choice, the refund
+    /// request and manage-subscriptions sheets); `cancelled` is the status shown when Esc dismisses it.
+    case menu(title: String, items: [MenuItem], selected: Int, note: String? = nil, cancelled: String? = nil)
+    /// AppTransaction: what the app knows of its own purchase.
+    case appInfo
     /// An outcome to acknowledge (purchase result, error).
     case message(title: String, text: String)
     case help

@@ -25,11 +25,16 @@ struct EffectRunner: Sendable {
         case .refresh:
             await manager.refresh()
             return .done("Refreshed")
-        case .requestRefund(let id):
-            switch await manager.requestRefund(transactionID: id, reason: "Requested in Storefront") {
-            case .success: return .done("Refund requested for #\(id)")
+        case .requestRefund(let id, let reason):
+            switch await manager.requestRefund(transactionID: id, reason: reason) {
+            case .success: return .done("Refund requested for #\(id): the App Store will decide (QA panel)")
             case .failure(let f): return .failed("Refund request failed: \(f.message)")
             }
+        case .manage(let group, let action):
+            if let failure = await manager.manageSubscription(groupID: group, action) {
+                return .failed("Manage subscriptions: \(await manager.snapshot.lastMessage ?? failure.message)")
+            }
+            return .done(ManageSubscriptionsSheet.describe(action))
         case .qa(let command):
             do {
                 let message = try await run(command)
@@ -52,7 +57,16 @@ struct EffectRunner: Sendable {
         case .approveAskToBuy(let id): try await c.approveAskToBuy(transactionID: id); return "Approved #\(id)"
         case .declineAskToBuy(let id): try await c.declineAskToBuy(transactionID: id); return "Declined #\(id)"
         case .resolveInterrupted(let id): try await c.resolveInterruptedPurchase(transactionID: id); return "Resolved #\(id)"
-        case .refund(let id): try await c.refund(transactionID: id, prorated: false); return "Refunded #\(id)"
+        case .refund(let id, let prorated):
+            try await c.refund(transactionID: id, prorated: prorated); return prorated ? "Refunded #\(id) (prorated)" : "Refunded #\(id)"
+        case .revokeFamily(let id): try await c.revokeFamilySharing(transactionID: id); return "Family Sharing revoked for #\(id)"
+        case .decideRefund(let id, let approve):
+            try await c.decideRefundRequest(transactionID: id, approve: approve)
+            return approve ? "Refund request for #\(id) approved" : "Refund request for #\(id) declined"
+        case .setOriginalApp(let version, let platform):
+            try await c.setOriginalApp(version: version, purchaseDate: nil, platform: platform)
+            await manager.loadAppTransaction()
+            return "Original app: \(version ?? "") \(platform ?? "")".trimmingCharacters(in: .whitespaces)
         case .delete(let id): try await c.deleteTransaction(id); return "Deleted #\(id)"
         case .expire(let p): try await c.expireSubscription(productID: p); return "Expired \(p)"
         case .forceRenew(let p): try await c.forceRenewal(productID: p); return "Renewed \(p)"

@@ -31,7 +31,9 @@ enum Effect: Sendable, Equatable {
     case restore
     case redeem(String)
     case refresh
-    case requestRefund(Int64)
+    case requestRefund(Int64, reason: String)
+    /// An action in the manage-subscriptions sheet.
+    case manage(group: String, ManageSubscriptionAction)
     case qa(QACommand)
     case quit
 }
@@ -39,7 +41,8 @@ enum Effect: Sendable, Equatable {
 /// The QA panel's actions: all go to `StoreTestControls`, never through `StoreManager`.
 enum QACommand: Sendable, Equatable {
     case approveAskToBuy(Int64), declineAskToBuy(Int64), resolveInterrupted(Int64)
-    case refund(Int64), delete(Int64)
+    case refund(Int64, prorated: Bool), revokeFamily(Int64), decideRefund(Int64, approve: Bool), delete(Int64)
+    case setOriginalApp(version: String?, platform: String?)
     case expire(String), forceRenew(String), setAutoRenew(String, Bool)
     case requestPriceIncrease(String), respondToPriceIncrease(String, agree: Bool), resolveBillingIssue(String)
     case buyOutsideApp(String, familyShared: Bool)
@@ -52,7 +55,7 @@ enum QACommand: Sendable, Equatable {
 }
 
 enum QAToggle: String, CaseIterable, Sendable {
-    case askToBuy, interruptedPurchases, billingRetryOnRenewal, gracePeriod, invalidSignatures
+    case askToBuy, interruptedPurchases, billingRetryOnRenewal, gracePeriod, invalidSignatures, autoApproveRefunds
 
     var title: String {
         switch self {
@@ -61,6 +64,7 @@ enum QAToggle: String, CaseIterable, Sendable {
         case .billingRetryOnRenewal: "Billing retry on renewal"
         case .gracePeriod: "Billing grace period"
         case .invalidSignatures: "Invalid signatures"
+        case .autoApproveRefunds: "Approve refund requests at once"
         }
     }
 
@@ -71,6 +75,7 @@ enum QAToggle: String, CaseIterable, Sendable {
         case .billingRetryOnRenewal: \.billingRetryOnRenewal
         case .gracePeriod: \.gracePeriod
         case .invalidSignatures: \.invalidSignatures
+        case .autoApproveRefunds: \.autoApproveRefunds
         }
     }
 }

@@ -18,6 +18,8 @@ enum HistoryScreen {
             if let entry, entry.status == .interrupted { return "interrupted" }
             if payload.isRevoked { return "revoked" }
             if payload.isUpgraded { return "upgraded" }
+            if entry?.refundRequest == .pending { return "refund requested" }
+            if entry?.refundRequest == .declined { return "refund declined" }
             if let entry { return entry.isFinished ? "finished" : "unfinished" }
             return "finished"
         }

@@ -4,7 +4,7 @@ import TerminalUI
 enum Action: Sendable, Equatable {
     case up, down, first, last, left, right, activate, back
     case nextScreen, previousScreen, show(Screen)
-    case filter, help, quit, restore, redeem, details, refundRequest
+    case filter, help, quit, restore, redeem, details, refundRequest, manageSubscriptions, appInfo
     case increment, decrement, nextOffer
 }
 
@@ -34,6 +34,7 @@ enum KeyMap {
         Binding(keys: [.character("/")], name: "/", label: "Filter", action: .filter),
         Binding(keys: [.character("r")], name: "r", label: "Restore", action: .restore),
         Binding(keys: [.character("c")], name: "c", label: "Redeem code", action: .redeem),
+        Binding(keys: [.character("a")], name: "a", label: "App info (AppTransaction)", action: .appInfo, footer: false),
     ]
 
     static let move: [Binding] = [
@@ -49,7 +50,8 @@ enum KeyMap {
             move + [Binding(keys: [.enter], name: "Enter", label: "Buy", action: .activate),
                     Binding(keys: [.character("i")], name: "i", label: "Details", action: .details)]
         case .subscriptions:
-            move + [Binding(keys: [.enter], name: "Enter", label: "Details", action: .activate)]
+            move + [Binding(keys: [.enter], name: "Enter", label: "Details", action: .activate),
+                    Binding(keys: [.character("m")], name: "m", label: "Manage subscription", action: .manageSubscriptions)]
         case .history:
             move + [Binding(keys: [.enter], name: "Enter", label: "Details", action: .activate),
                     Binding(keys: [.character("f")], name: "f", label: "Request refund", action: .refundRequest)]
@@ -79,7 +81,7 @@ enum KeyMap {
                     Binding(keys: [.escape, .character("n")], name: "Esc", label: "Cancel", action: .back)]
         case .menu:
             return move + [Binding(keys: [.enter], name: "Enter", label: "Run", action: .activate), close]
-        case .productDetail, .transactionDetail, .message, .help:
+        case .productDetail, .transactionDetail, .message, .help, .appInfo:
             return [Binding(keys: [.enter], name: "Enter", label: "OK", action: .back), close,
                     Binding(keys: [.character("q"), .control("c")], name: "q", label: "Quit", action: .quit)]
         }

@@ -23,6 +23,9 @@ enum QAPanel {
 
     static let rates: [TimeRate] = TimeRate.allCases.filter { !$0.isDeprecated }
     static let advances: [Period] = [Period(1, .day), Period(1, .week), Period(1, .month), Period(1, .year)]
+    static let platforms = ["iOS", "macOS", "tvOS", "visionOS"]
+    /// Original app versions to try business-model migrations with ("bought before 2.0").
+    static let versions = ["1.0", "1.9", "2.0", "2.4", "3.0"]
 
     static func rows(_ state: AppState) -> [Row] {
         let s = state.settings, snap = state.snapshot
@@ -58,6 +61,18 @@ enum QAPanel {
                             activate: .effect(.qa(.setFailure(api, c.next))),
                             previous: .effect(.qa(.setFailure(api, nil))), next: .effect(.qa(.setFailure(api, c.next)))))
         }
+        rows.append(Row(label: "App (AppTransaction; press a to see it)", heading: true))
+        let app = snap.appTransaction?.payload
+        let version = cycle(versions, app?.originalAppVersion ?? "")
+        rows.append(Row(label: "Original app version", value: app?.originalAppVersion ?? "unknown",
+                        activate: .effect(.qa(.setOriginalApp(version: version.next, platform: nil))),
+                        previous: .effect(.qa(.setOriginalApp(version: version.previous, platform: nil))),
+                        next: .effect(.qa(.setOriginalApp(version: version.next, platform: nil)))))
+        let platform = cycle(platforms, app?.originalPlatform ?? "iOS")
+        rows.append(Row(label: "Original platform", value: app?.originalPlatform ?? "unknown",
+                        activate: .effect(.qa(.setOriginalApp(version: nil, platform: platform.next))),
+                        previous: .effect(.qa(.setOriginalApp(version: nil, platform: platform.previous))),
+                        next: .effect(.qa(.setOriginalApp(version: nil, platform: platform.next)))))
         rows.append(Row(label: "Purchases", heading: true))
         let products = StoreScreen.products(state)
         rows.append(Row(label: "Buy outside app…", activate: .sheet(.menu(title: "Buy outside the app", items: products.map {
@@ -86,6 +101,7 @@ enum QAPanel {
         case .pendingApproval: "pending approval"
         case .declined: "declined"
         case .interrupted: "interrupted"
+        case .completed where e.refundRequest == .pending: "refund requested"
         case .completed: e.payload.isRevoked ? "revoked" : (e.isFinished ? "finished" : "unfinished")
         }
     }
@@ -101,7 +117,13 @@ enum QAPanel {
         case .interrupted:
             items.append(MenuItem(label: "Resolve interrupted purchase", effect: .qa(.resolveInterrupted(id))))
         case .completed where !e.payload.isRevoked:
-            items.append(MenuItem(label: "Refund", effect: .qa(.refund(id))))
+            if e.refundRequest == .pending {
+                items += [MenuItem(label: "Approve refund request", effect: .qa(.decideRefund(id, approve: true))),
+                          MenuItem(label: "Decline refund request", effect: .qa(.decideRefund(id, approve: false)))]
+            }
+            items.append(MenuItem(label: "Refund", effect: .qa(.refund(id, prorated: false))))
+            if e.payload.expirationDate != nil { items.append(MenuItem(label: "Refund (prorated)", effect: .qa(.refund(id, prorated: true)))) }
+            if e.payload.ownership == .familyShared { items.append(MenuItem(label: "Revoke Family Sharing", effect: .qa(.revokeFamily(id)))) }
             if e.payload.productType == .autoRenewable {
                 let renewal = state.snapshot.subscriptionStatuses.values.joined()
                     .first { $0.renewalInfo.payload?.originalTransactionID == e.payload.originalTransactionID }?.renewalInfo.payload

@@ -120,8 +120,15 @@ private func screenAction(_ action: Action, _ state: inout AppState) -> [Effect]
         if screen == .store, let p = StoreScreen.products(state)[safe: state.selected(.store)] { state.sheets.append(.productDetail(p.id)) }
     case .refundRequest:
         guard let item = HistoryScreen.items(state)[safe: state.selected(.history)] else { break }
-        state.inFlight += 1
-        return [.requestRefund(item.payload.transactionID)]
+        // Only a purchase the app received (not a pending or declined request) can be refunded.
+        let received = state.snapshot.history.contains { $0.payload?.transactionID == item.payload.transactionID }
+        state.sheets.append(received ? RefundRequestSheet.sheet(for: item.payload, state)
+                                     : .message(title: "Request a Refund", text: "Only completed purchases can be refunded."))
+    case .manageSubscriptions:
+        let group = SubscriptionsScreen.groups(state)[safe: state.selected(.subscriptions)]
+        if let group { state.sheets.append(ManageSubscriptionsSheet.sheet(group: group, state)) }
+    case .appInfo:
+        state.sheets.append(.appInfo)
     case .activate:
         switch screen {
         case .store:
@@ -196,13 +203,16 @@ private func sheetAction(_ action: Action, _ top: SheetState, _ state: inout App
     case .confirm(_, _, let effect):
         state.sheets.removeLast()
         if action == .activate { state.inFlight += 1; return [effect] }
-    case .menu(let title, let items, var selected):
+    case .menu(let title, let items, var selected, let note, let cancelled):
         switch action {
         case .up: selected = max(0, selected - 1)
         case .down: selected = min(max(0, items.count - 1), selected + 1)
         case .first: selected = 0
         case .last: selected = max(0, items.count - 1)
-        case .back: state.sheets.removeLast(); return []
+        case .back:
+            state.sheets.removeLast()
+            if let cancelled { state.status = cancelled }
+            return []
         case .activate:
             state.sheets.removeLast()
             guard let item = items[safe: selected] else { return [] }
@@ -210,8 +220,8 @@ private func sheetAction(_ action: Action, _ top: SheetState, _ state: inout App
             return [item.effect]
         default: break
         }
-        state.sheets[index] = .menu(title: title, items: items, selected: selected)
-    case .productDetail, .transactionDetail, .message, .help:
+        state.sheets[index] = .menu(title: title, items: items, selected: selected, note: note, cancelled: cancelled)
+    case .productDetail, .transactionDetail, .message, .help, .appInfo:
         if action == .back { state.sheets.removeLast() }
     }
     return []

@@ -22,12 +22,20 @@ enum SheetView {
                 .draw(in: area, on: &canvas)
         case .confirm(let title, let message, _):
             Sheet(title: title, body: [message], buttons: ["Confirm", "Cancel"], selectedButton: 0).draw(in: area, on: &canvas)
-        case .menu(let title, let items, let selected):
-            let body = items.isEmpty ? ["Nothing to choose."] : items.enumerated().map { ($0.offset == selected ? "› " : "· ") + $0.element.label }
-            let frame = Sheet(title: title, body: body, maxTextWidth: 50).draw(in: area, on: &canvas)
-            if !items.isEmpty, frame.height > 2 {
-                canvas.restyle(Rect(x: frame.x + 1, y: frame.y + 1 + selected, width: frame.width - 2, height: 1)) { $0.reverse = true }
+        case .menu(let title, let items, let selected, let note, _):
+            let intro = note.map { [$0, ""] } ?? []
+            let body = intro + (items.isEmpty ? ["Nothing to choose."] : items.enumerated().map { ($0.offset == selected ? "› " : "· ") + $0.element.label })
+            let frame = Sheet(title: title, body: body, maxTextWidth: 56).draw(in: area, on: &canvas)
+            // The note may wrap: find the selected item's row by its text rather than by counting.
+            let marker = items.isEmpty ? nil : "› " + items[selected].label
+            if let marker, let row = (frame.y + 1..<frame.y + frame.height - 1).first(where: { y in
+                (frame.x + 1..<frame.x + frame.width - 1).map { canvas[$0, y].text }.joined().trimmingCharacters(in: .whitespaces).hasPrefix(String(marker.prefix(12)))
+            }) {
+                canvas.restyle(Rect(x: frame.x + 1, y: row, width: frame.width - 2, height: 1)) { $0.reverse = true }
             }
+        case .appInfo:
+            Sheet(title: "App info (AppTransaction)", body: AppInfoSheet.lines(state), buttons: ["OK"], selectedButton: 0, maxTextWidth: 60)
+                .draw(in: area, on: &canvas)
         case .message(let title, let text):
             Sheet(title: title, body: [text], buttons: ["OK"], selectedButton: 0).draw(in: area, on: &canvas)
         case .help:

@@ -1,0 +1,62 @@
+import Foundation
+import Testing
+import TerminalUI
+import StoreEngine
+@testable import StorefrontApp
+
+/// The refund request, manage-subscriptions and app info sheets: goldens and key paths.
+@Suite struct AppSurfaceScreenTests {
+    let golden = GoldenScreenTests()
+
+    @Test func refundRequestSheet() async throws {
+        var state = try await fixtureState()
+        press(&state, .character("3"), .down, .character("f"))
+        try golden.assertScreen("refund-request", render(state, size: GoldenScreenTests.size).text)
+    }
+
+    @Test("choosing a reason requests the refund; Esc is userCancelled and requests nothing")
+    func refundRequestKeys() async throws {
+        var state = try await fixtureState()
+        press(&state, .character("3"), .down, .character("f"))
+        let effects = press(&state, .down, .enter)
+        guard case .requestRefund(_, let reason)? = effects.first else { Issue.record("expected a refund request, got \(effects)"); return }
+        #expect(reason == RefundRequestSheet.reasons[1])
+        press(&state, .character("f"))
+        #expect(press(&state, .escape).isEmpty)
+        #expect(state.status == "Refund request cancelled (userCancelled)")
+    }
+
+    @Test func manageSubscriptionsSheet() async throws {
+        var state = try await fixtureState()
+        press(&state, .character("2"), .character("m"))
+        try golden.assertScreen("manage-subscriptions", render(state, size: GoldenScreenTests.size).text)
+    }
+
+    @Test("the manage-subscriptions sheet cancels and switches plans through effects")
+    func manageKeys() async throws {
+        var state = try await fixtureState()
+        press(&state, .character("2"), .character("m"))
+        #expect(press(&state, .enter) == [.manage(group: "lumenquest.membership", .cancel)])
+        press(&state, .character("m"))
+        let effects = press(&state, .down, .enter)
+        guard case .manage(_, .switchTo)? = effects.first else { Issue.record("expected a plan switch, got \(effects)"); return }
+    }
+
+    @Test func appInfoSheet() async throws {
+        var state = try await fixtureState()
+        press(&state, .character("a"))
+        // The app transaction ID is random per store: mask it.
+        let text = render(state, size: GoldenScreenTests.size).text
+            .replacingOccurrences(of: #"App transaction ID: \d+"#, with: "App transaction ID: 7…", options: .regularExpression)
+        try golden.assertScreen("app-info", text)
+    }
+}
+
+extension AppSurfaceScreenTests {
+    @Test("a pending Ask to Buy request cannot be refunded")
+    func pendingNotRefundable() async throws {
+        var state = try await fixtureState()
+        press(&state, .character("3"), .character("f"))
+        #expect(state.top == .message(title: "Request a Refund", text: "Only completed purchases can be refunded."))
+    }
+}
