@@ -27,7 +27,7 @@ struct EffectRunner: Sendable {
             return .done("Refreshed")
         case .requestRefund(let id, let reason):
             switch await manager.requestRefund(transactionID: id, reason: reason) {
-            case .success: return .done("Refund requested for #\(id): the App Store will decide (QA panel)")
+            case .success: return .done("Refund requested; the App Store decides in the QA panel (4)")
             case .failure(let f): return .failed("Refund request failed: \(f.message)")
             }
         case .manage(let group, let action):
