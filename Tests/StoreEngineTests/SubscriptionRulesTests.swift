@@ -383,3 +383,40 @@ struct OfferPeriodTests {
         await h.close()
     }
 }
+
+@Suite("Time rates (LocalAppStore)")
+struct TimeRateTests {
+    @Test("under oneRenewalEveryMinute a yearly subscription renews once a minute, like a weekly one")
+    func oneRenewalEvery() async throws {
+        let h = try await Harness.make { $0.timeRate = .oneRenewalEveryMinute }
+        _ = await h.manager.purchase(ID.proYearly)
+        h.time.advance(61)
+        await h.store.tick()
+        #expect(await h.store.ledgerEntries().filter { $0.payload.reason == .renewal }.count == 1)
+        await h.close()
+    }
+
+    @Test("under monthlyRenewalEveryThirtySeconds a month passes in 30 seconds and a year in 6 minutes")
+    func monthlyEveryThirtySeconds() async throws {
+        let h = try await Harness.make { $0.timeRate = .monthlyRenewalEveryThirtySeconds }
+        _ = await h.manager.purchase(ID.proYearly)
+        _ = await h.manager.purchase(ID.coins)
+        h.time.advance(31)
+        #expect(await h.store.ledgerEntries().filter { $0.payload.reason == .renewal }.isEmpty)
+        h.time.advance(6 * 60 * 365 / 360) // a little over a store year
+        await h.store.tick()
+        #expect(await h.store.ledgerEntries().filter { $0.payload.reason == .renewal }.count == 1)
+        await h.close()
+    }
+
+    @Test("changing the time rate keeps the store time continuous")
+    func rateChange() async throws {
+        let h = try await Harness.make()
+        let before = await h.store.now()
+        await h.store.setTimeRate(.oneSecondIsOneDay)
+        h.time.advance(2)
+        let after = await h.store.now()
+        #expect(abs(after.timeIntervalSince(before) - 2 * 86_400) < 1)
+        await h.close()
+    }
+}

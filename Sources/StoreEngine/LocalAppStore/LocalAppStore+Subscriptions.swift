@@ -166,6 +166,13 @@ extension LocalAppStore {
 
     // MARK: Time
 
+    /// How long a subscription period lasts on the store clock. Xcode's `oneRenewalEvery…` rates
+    /// renew every subscription once per interval whatever its period; the clock runs a month per
+    /// interval (30 days), so each period lasts 30 days of store time. Other rates scale every period alike.
+    func clockPeriod(_ period: Period) -> Period {
+        clock.rate.renewalInterval == nil ? period : Period(30, .day)
+    }
+
     public func advanceTime(by period: Period) {
         clock.advance(to: period.advance(now()), real: time.now())
         saveClock()
@@ -238,7 +245,7 @@ extension LocalAppStore {
                                      originalDate: last.payload.originalPurchaseDate, purchaseDate: date, reason: .renewal)
         payload.ownership = last.payload.ownership
         payload.appAccountToken = last.payload.appAccountToken
-        payload.expirationDate = item.subscription!.period.advance(date)
+        payload.expirationDate = clockPeriod(item.subscription!.period).advance(date)
         var carried = record.offer
         if var offer = carried, offer.remainingPeriods > 0, item.id == record.productID {
             payload.offerType = offer.type
@@ -246,7 +253,7 @@ extension LocalAppStore {
             payload.offerPaymentMode = .payAsYouGo
             payload.offerPeriod = offer.period
             payload.priceMilliunits = offer.priceMilliunits
-            payload.expirationDate = offer.period.advance(date)
+            payload.expirationDate = clockPeriod(offer.period).advance(date)
             offer.remainingPeriods -= 1
             carried = offer.remainingPeriods > 0 ? offer : nil
         } else {

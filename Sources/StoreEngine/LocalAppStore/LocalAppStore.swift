@@ -154,7 +154,7 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
             payload.subscriptionGroupID = terms.groupID
             payload.webOrderLineItemID = String(id + 1_000_000_000)
             let length = offer.map { Period($0.period.value * ($0.paymentMode == .payAsYouGo ? 1 : $0.periodCount), $0.period.unit) }
-            payload.expirationDate = (length ?? terms.period).advance(date)
+            payload.expirationDate = clockPeriod(length ?? terms.period).advance(date)
         }
         if let offer {
             payload.offerType = offer.type
