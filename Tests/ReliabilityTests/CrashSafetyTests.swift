@@ -1,0 +1,112 @@
+import Foundation
+import Testing
+import StoreClient
+import StoreCore
+import StoreEngine
+
+/// Opens the state directory as a freshly launched app would, lets StoreKit's redelivery of
+/// unfinished transactions drain, and checks the ledger and the wallet against each other.
+func checkAfterCleanLaunch(_ state: String, printed: [(id: Int64, product: String, quantity: Int)]) async throws {
+    let store = try LocalAppStore(catalog: Repo.catalog(), stateDirectory: state)
+    let wallet = try ConsumableWallet(path: state + "/wallet.sqlite")
+    let manager = StoreManager(source: store, verifier: SignedDataVerifier(trustedRoots: [store.certificate]), wallet: wallet)
+    await manager.start()
+    var unfinished = await store.unfinishedTransactions().count
+    for _ in 0..<600 where unfinished > 0 {
+        try await Task.sleep(for: .milliseconds(50))
+        unfinished = await store.unfinishedTransactions().count
+    }
+    #expect(unfinished == 0, "unfinished transactions remain after the relaunch delivered them")
+    await manager.stop()
+
+    let entries = await store.ledgerEntries()
+    await store.shutdown()
+    let ids = Set(entries.map(\.id))
+    #expect(ids.count == entries.count, "duplicate transaction IDs in the ledger")
+    let lost = printed.filter { !ids.contains($0.id) }
+    #expect(lost.isEmpty, "transactions the worker saw succeed are missing from the ledger: \(lost.prefix(5))")
+    for purchase in printed {
+        guard let entry = entries.first(where: { $0.id == purchase.id }) else { continue }
+        #expect(entry.payload.productID == purchase.product && entry.payload.quantity == purchase.quantity && entry.status == .completed)
+    }
+
+    // Every completed consumable credited exactly once, and nothing else credited.
+    var expected: [Int64: Int64] = [:]
+    for entry in entries where entry.status == .completed && entry.payload.productType == .consumable {
+        expected[entry.id] = Int64(entry.payload.quantity)
+    }
+    let walletDB = try SQLiteDatabase(path: state + "/wallet.sqlite")
+    var credited: [Int64: Int64] = [:]
+    for row in try walletDB.query("SELECT transaction_id, quantity FROM credits") {
+        let id = row[0].int!
+        #expect(credited[id] == nil, "transaction \(id) credited twice")
+        credited[id] = row[1].int!
+    }
+    #expect(credited == expected, "wallet credits differ from completed consumables: missing \(Set(expected.keys).subtracting(credited.keys).sorted().prefix(5)), extra \(Set(credited.keys).subtracting(expected.keys).sorted().prefix(5))")
+    #expect(credited.values.reduce(0, +) == expected.values.reduce(0, +))
+
+    for file in ["ledger.sqlite", "wallet.sqlite"] {
+        let result = try SQLiteDatabase(path: state + "/" + file).query("PRAGMA integrity_check")
+        #expect(result == [[.text("ok")]], "\(file): \(result)")
+    }
+}
+
+@Suite("Crash safety and concurrency", .serialized)
+struct CrashSafetyTests {
+    @Test("SIGKILL at seeded-random points loses nothing and credits each consumable once")
+    func killedWorkers() async throws {
+        let seed = testSeed("crash safety")
+        var random = SeededRandom(seed: seed)
+        let state = temporaryDirectory("crash")
+        defer { try? FileManager.default.removeItem(atPath: state) }
+        let kills = longTests ? 200 : 20
+        var printed: [(id: Int64, product: String, quantity: Int)] = []
+        var unexpected: [String] = []
+        let start = ContinuousClock.now
+        for round in 0..<kills {
+            let worker = try WorkerProcess(state: state, seed: seed &+ UInt64(round))
+            try await Task.sleep(for: .milliseconds(Int.random(in: 20...700, using: &random)))
+            let exitedByItself = !worker.process.isRunning
+            worker.kill()
+            let output = worker.output()
+            printed += output.purchases
+            if exitedByItself { unexpected.append("round \(round): worker exited by itself (\(worker.process.terminationStatus))") }
+            // A kill can cut the last line short; anything else is a purchase that failed.
+            unexpected += output.other.dropLast().filter { !$0.contains("purchaseNotAllowed") }.map { "round \(round): \($0)" }
+        }
+        print("[crash safety] \(kills) kills, \(printed.count) purchases printed, \(ContinuousClock.now - start)")
+        #expect(unexpected.isEmpty, "\(unexpected.prefix(10))")
+        #expect(!printed.isEmpty, "no worker got as far as a purchase: raise the kill delays")
+        try await checkAfterCleanLaunch(state, printed: printed)
+    }
+
+    @Test("Two processes purchasing on one ledger: unique IDs, counts add up, nothing lost")
+    func twoProcesses() async throws {
+        let seed = testSeed("two processes")
+        let state = temporaryDirectory("two")
+        defer { try? FileManager.default.removeItem(atPath: state) }
+        // First launch creates the identity and the ledger; the two workers then share them.
+        try await LocalAppStore(catalog: Repo.catalog(), stateDirectory: state).shutdown()
+        let count = longTests ? 300 : 40
+        let workers = try [WorkerProcess(state: state, seed: seed, count: count), WorkerProcess(state: state, seed: seed &+ 1, count: count)]
+        for _ in 0..<2400 where workers.contains(where: { $0.process.isRunning }) { try await Task.sleep(for: .milliseconds(50)) }
+        workers.forEach { $0.kill() }
+        var printed: [(id: Int64, product: String, quantity: Int)] = []
+        for worker in workers {
+            #expect(worker.process.terminationReason == .exit && worker.process.terminationStatus == 0, "worker did not finish cleanly")
+            let output = worker.output()
+            printed += output.purchases
+            let failures = output.other.filter { !$0.contains("purchaseNotAllowed") }
+            #expect(failures.isEmpty, "purchases failed: \(failures.prefix(5))")
+            #expect(output.purchases.count + output.other.count == count, "each worker prints one line per purchase")
+        }
+        #expect(Set(printed.map(\.id)).count == printed.count, "two purchases got the same transaction ID")
+        let store = try LocalAppStore(catalog: Repo.catalog(), stateDirectory: state)
+        let entries = await store.ledgerEntries()
+        await store.shutdown()
+        #expect(entries.count == printed.count, "the ledger holds \(entries.count) transactions, the workers made \(printed.count)")
+        let nonConsumables = entries.filter { $0.payload.productType == .nonConsumable }.map(\.payload.productID)
+        #expect(Set(nonConsumables).count == nonConsumables.count, "a non-consumable was sold twice")
+        try await checkAfterCleanLaunch(state, printed: printed)
+    }
+}
