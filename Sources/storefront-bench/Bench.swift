@@ -2,36 +2,42 @@ import Foundation
 import StoreCore
 
 enum Bench {
-    static func run(sizes: Sizes, json: String?) async throws {
+    static func run(sizes: Sizes, json: String?, only: Set<String>? = nil) async throws {
         print("storefront-bench: \(Machine.cores) cores (nproc), \(Machine.cpuModel)\(sizes.largeLedger < 100_000 ? ", --quick sizes" : "")")
         var results: [Result] = []
         func step<T>(_ name: String, _ body: () async throws -> T) async rethrows -> T {
             FileHandle.standardError.write(Data("… \(name)\n".utf8))
             return try await body()
         }
-        results += try await step("JWS signing") { try Figures.signing(sizes) }
-        results.append(try await step("durable purchases") { try await Figures.purchases(sizes) })
+        func wanted(_ figure: String) -> Bool { only?.contains(figure) ?? true }
+        if wanted("1") { results += try await step("JWS signing") { try Figures.signing(sizes) } }
+        if wanted("2") { results.append(try await step("durable purchases") { try await Figures.purchases(sizes) }) }
 
-        let catalog = try Generate.catalog(oneTime: sizes.catalogProducts * 9 / 10, groups: sizes.catalogProducts / 50, perGroup: 5)
-        let data = Generate.catalogData(catalog)
-        results.append(try await step("catalog load") { try Figures.catalogLoad(sizes, data: data) })
+        let needsCatalog = wanted("3") || wanted("4") || wanted("8")
+        let catalog = needsCatalog ? try Generate.catalog(oneTime: sizes.catalogProducts * 9 / 10, groups: sizes.catalogProducts / 50, perGroup: 5) : nil
+        let data = catalog.map(Generate.catalogData) ?? Data()
+        if wanted("4") { results.append(try await step("catalog load") { try Figures.catalogLoad(sizes, data: data) }) }
 
         let work = temporaryDirectory("ledgers")
         defer { try? FileManager.default.removeItem(atPath: work) }
         let (small, large, catalogPath) = (work + "/small", work + "/large", work + "/catalog.json")
-        try data.write(to: URL(fileURLWithPath: catalogPath))
-        try await step("building ledgers") {
-            try await Figures.buildLedger(directory: small, catalog: catalog, total: sizes.smallLedger)
-            try await Figures.buildLedger(directory: large, catalog: catalog, total: sizes.largeLedger)
+        if let catalog, wanted("3") || wanted("8") {
+            try data.write(to: URL(fileURLWithPath: catalogPath))
+            try await step("building ledgers") {
+                try await Figures.buildLedger(directory: small, catalog: catalog, total: sizes.smallLedger)
+                try await Figures.buildLedger(directory: large, catalog: catalog, total: sizes.largeLedger)
+            }
+            if wanted("3") {
+                results.append(try await step("entitlements") { try await Figures.entitlements(sizes, catalog: catalog, small: small, large: large) })
+            }
         }
-        results.append(try await step("entitlements") { try await Figures.entitlements(sizes, catalog: catalog, small: small, large: large) })
 
-        results.append(Result(figure: "5a render store screen 200×60", measured: nil, baseline: nil, unit: "ms", ratio: nil, target: "≤ 2 ms",
+        if wanted("5") { results.append(Result(figure: "5a render store screen 200×60", measured: nil, baseline: nil, unit: "ms", ratio: nil, target: "≤ 2 ms",
                               pass: nil, note: "not measured: render not available (no public render entry point in StorefrontApp yet)"))
-        results.append(try await step("terminal backend") { try await TerminalFigures.backendBytes() })
-        results.append(try await step("start-up") { try TerminalFigures.startup(rounds: sizes.rounds) })
-        results.append(try await step("a simulated year") { try await Figures.renewals(sizes) })
-        results.append(try await step("peak RSS") { try Figures.memory(sizes, catalogPath: catalogPath, ledger: large) })
+            results.append(try await step("terminal backend") { try await TerminalFigures.backendBytes() }) }
+        if wanted("6") { results.append(try await step("start-up") { try TerminalFigures.startup(rounds: sizes.rounds) }) }
+        if wanted("7") { results.append(try await step("a simulated year") { try await Figures.renewals(sizes) }) }
+        if wanted("8") { results += try await step("peak RSS") { try Figures.memory(sizes, catalogPath: catalogPath, ledger: large) } }
 
         print(table(results))
         if let json {

@@ -1,7 +1,7 @@
 import Foundation
 import StoreCore
 
-// storefront-bench [--json FILE] [--quick]
+// storefront-bench [--json FILE] [--quick] [--only 1,2,…]
 //   Speed and memory figures, each against a baseline measured in the same run.
 // storefront-bench worker --state DIR --seed N [--count N]     (hidden: the crash-test worker)
 // storefront-bench rss-probe --catalog FILE --state DIR        (hidden: figure 8's fresh process)
@@ -28,7 +28,8 @@ do {
         try await Figures.rssProbe(catalogPath: catalog, state: state)
     default:
         let quick = arguments.contains("--quick")
-        try await Bench.run(sizes: quick ? .quick : Sizes(), json: option("--json"))
+        try await Bench.run(sizes: quick ? .quick : Sizes(), json: option("--json"),
+                            only: option("--only").map { Set($0.split(separator: ",").map(String.init)) })
     }
 } catch {
     fail("\(error)")

@@ -21,6 +21,9 @@ func checkAfterCleanLaunch(_ state: String, printed: [(id: Int64, product: Strin
 
     let entries = await store.ledgerEntries()
     await store.shutdown()
+    let verifier = SignedDataVerifier(trustedRoots: [store.certificate])
+    let unverified = entries.filter { $0.jws.map { !verifier.transaction($0).isVerified } ?? false }.map(\.id)
+    #expect(unverified.isEmpty, "transactions that do not verify against the state directory's certificate: \(unverified.prefix(5))")
     let ids = Set(entries.map(\.id))
     #expect(ids.count == entries.count, "duplicate transaction IDs in the ledger")
     let lost = printed.filter { !ids.contains($0.id) }
@@ -108,5 +111,30 @@ struct CrashSafetyTests {
         let nonConsumables = entries.filter { $0.payload.productType == .nonConsumable }.map(\.payload.productID)
         #expect(Set(nonConsumables).count == nonConsumables.count, "a non-consumable was sold twice")
         try await checkAfterCleanLaunch(state, printed: printed)
+    }
+
+    /// Two stores on one state directory are two SQLite connections, as two processes have; this
+    /// shows the error that the two-process test only sees as StoreKitError.unknown.
+    @Test("Two stores on one ledger purchasing at once: no purchase fails")
+    func twoStoresOneLedger() async throws {
+        let state = temporaryDirectory("two-stores")
+        defer { try? FileManager.default.removeItem(atPath: state) }
+        let stores = try [LocalAppStore(catalog: Repo.catalog(), stateDirectory: state), LocalAppStore(catalog: Repo.catalog(), stateDirectory: state)]
+        let errors = await withTaskGroup(of: [String].self) { group in
+            for store in stores {
+                group.addTask {
+                    var errors: [String] = []
+                    for _ in 0..<100 {
+                        do { _ = try await store.purchase("com.lumenquest.coins.100", options: PurchaseOptions(), answer: .confirm) }
+                        catch { errors.append("\(type(of: error)): \(error)") }
+                    }
+                    return errors
+                }
+            }
+            return await group.reduce(into: []) { $0 += $1 }
+        }
+        #expect(errors.isEmpty, "\(errors.count) of 200 purchases failed, e.g. \(errors.first ?? "")")
+        #expect(await stores[0].ledgerEntries().count == 200 - errors.count)
+        for store in stores { await store.shutdown() }
     }
 }
