@@ -23,11 +23,11 @@ func checkAfterCleanLaunch(_ state: String, printed: [(id: Int64, product: Strin
     await store.shutdown()
     let verifier = SignedDataVerifier(trustedRoots: [store.certificate])
     let unverified = entries.filter { $0.jws.map { !verifier.transaction($0).isVerified } ?? false }.map(\.id)
-    #expect(unverified.isEmpty, "transactions that do not verify against the state directory's certificate: \(unverified.prefix(5))")
+    #expect(unverified.count == 0, "transactions that do not verify against the state directory's certificate: \(unverified.prefix(5))")
     let ids = Set(entries.map(\.id))
     #expect(ids.count == entries.count, "duplicate transaction IDs in the ledger")
     let lost = printed.filter { !ids.contains($0.id) }
-    #expect(lost.isEmpty, "transactions the worker saw succeed are missing from the ledger: \(lost.prefix(5))")
+    #expect(lost.count == 0, "transactions the worker saw succeed are missing from the ledger: \(lost.prefix(5))")
     for purchase in printed {
         guard let entry = entries.first(where: { $0.id == purchase.id }) else { continue }
         #expect(entry.payload.productID == purchase.product && entry.payload.quantity == purchase.quantity && entry.status == .completed)
@@ -136,5 +136,27 @@ struct CrashSafetyTests {
         #expect(errors.isEmpty, "\(errors.count) of 200 purchases failed, e.g. \(errors.first ?? "")")
         #expect(await stores[0].ledgerEntries().count == 200 - errors.count)
         for store in stores { await store.shutdown() }
+    }
+
+    @Test("Two first launches at once on a fresh state directory agree on one signing identity")
+    func twoFirstLaunches() async throws {
+        let seed = testSeed("two first launches")
+        for attempt in 0..<(longTests ? 20 : 3) {
+            let state = temporaryDirectory("fresh")
+            defer { try? FileManager.default.removeItem(atPath: state) }
+            let workers = try [WorkerProcess(state: state, seed: seed &+ UInt64(2 * attempt), count: 3),
+                               WorkerProcess(state: state, seed: seed &+ UInt64(2 * attempt + 1), count: 3)]
+            for _ in 0..<1200 where workers.contains(where: { $0.process.isRunning }) { try await Task.sleep(for: .milliseconds(50)) }
+            workers.forEach { $0.kill() }
+            let store = try LocalAppStore(catalog: Repo.catalog(), stateDirectory: state)
+            let verifier = SignedDataVerifier(trustedRoots: [store.certificate])
+            let entries = await store.ledgerEntries()
+            await store.shutdown()
+            let unverified = entries.filter { !verifier.transaction($0.jws ?? "").isVerified }
+            #expect(unverified.count == 0, "attempt \(attempt): \(unverified.count) of \(entries.count) transactions were signed by a key whose certificate another first launch overwrote")
+            let output = workers.flatMap { $0.output().other }
+            #expect(output.isEmpty, "attempt \(attempt): \(output.prefix(3))")
+            if !unverified.isEmpty || !output.isEmpty { break }
+        }
     }
 }
