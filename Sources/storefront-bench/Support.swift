@@ -80,11 +80,14 @@ enum Machine {
     }
     static var cores: Int { ProcessInfo.processInfo.activeProcessorCount }
 
-    /// Peak resident set size of this process, in bytes (Linux reports ru_maxrss in KiB).
+    /// Peak resident set size of this process, in bytes: VmHWM from /proc/self/status.
+    /// Not getrusage's ru_maxrss: on Linux a child started by posix_spawn (vfork + exec) starts
+    /// with its parent's peak there, so a fresh probe process would report the bench's own peak.
     static var peakRSS: Int {
-        var usage = rusage()
-        getrusage(Int32(RUSAGE_SELF.rawValue), &usage)
-        return usage.ru_maxrss * 1024
+        let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
+        let line = status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") }
+        let kib = line.flatMap { Int($0.split(separator: " ").dropFirst().first ?? "") } ?? 0
+        return kib * 1024
     }
 }
 
