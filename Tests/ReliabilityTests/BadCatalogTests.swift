@@ -74,7 +74,7 @@ struct BadCatalogTests {
         var mutator = CatalogMutator(random: SeededRandom(seed: seed))
         let sources = CatalogMutator.sources
         #expect(sources.count >= 5, "the .storekit fixtures are missing")
-        let count = longTests ? 50_000 : 10_000
+        let count = longTests ? 30_000 : 10_000
         var (accepted, slowest, slowestCase) = (0, 0.0, "")
         var perKind: [String: Int] = [:]
         let start = ContinuousClock.now
