@@ -92,22 +92,26 @@ struct CrashSafetyTests {
         try await LocalAppStore(catalog: Repo.catalog(), stateDirectory: state).shutdown()
         let count = longTests ? 100 : 40  // each purchase re-verifies the whole history (StoreManager.refresh), so this grows quadratically
         let workers = try [WorkerProcess(state: state, seed: seed, count: count), WorkerProcess(state: state, seed: seed &+ 1, count: count)]
-        for _ in 0..<6000 where workers.contains(where: { $0.process.isRunning }) { try await Task.sleep(for: .milliseconds(50)) }
+        let deadline = ContinuousClock.now + .seconds(1800)  // a safety net only: the machine may be very busy
+        while workers.contains(where: { $0.process.isRunning }), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(100)) }
+        let timedOut = workers.contains { $0.process.isRunning }
+        #expect(!timedOut, "workers still running after 30 minutes")
         workers.forEach { $0.kill() }
         var printed: [(id: Int64, product: String, quantity: Int)] = []
         for worker in workers {
-            #expect(worker.process.terminationReason == .exit && worker.process.terminationStatus == 0, "worker did not finish cleanly")
+            #expect(timedOut || worker.process.terminationReason == .exit && worker.process.terminationStatus == 0, "worker did not finish cleanly")
             let output = worker.output()
             printed += output.purchases
             let failures = output.other.filter { !$0.contains("purchaseNotAllowed") }
             #expect(failures.isEmpty, "purchases failed: \(failures.prefix(5))")
-            #expect(output.purchases.count + output.other.count == count, "each worker prints one line per purchase")
+            #expect(timedOut || output.purchases.count + output.other.count == count, "each worker prints one line per purchase")
         }
         #expect(Set(printed.map(\.id)).count == printed.count, "two purchases got the same transaction ID")
         let store = try LocalAppStore(catalog: Repo.catalog(), stateDirectory: state)
         let entries = await store.ledgerEntries()
         await store.shutdown()
-        #expect(entries.count == printed.count, "the ledger holds \(entries.count) transactions, the workers made \(printed.count)")
+        // A worker killed at the deadline may have committed a purchase it never printed.
+        #expect(timedOut ? entries.count >= printed.count : entries.count == printed.count, "the ledger holds \(entries.count) transactions, the workers made \(printed.count)")
         let nonConsumables = entries.filter { $0.payload.productType == .nonConsumable }.map(\.payload.productID)
         #expect(Set(nonConsumables).count == nonConsumables.count, "a non-consumable was sold twice")
         try await checkAfterCleanLaunch(state, printed: printed)
