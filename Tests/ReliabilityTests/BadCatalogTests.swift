@@ -106,6 +106,6 @@ struct BadCatalogTests {
             if took > slowest { (slowest, slowestCase) = (took, caseName) }
         }
         print("[bad catalogs] \(count) mutations in \(ContinuousClock.now - start), \(accepted) still valid, rejected by kind \(perKind.sorted { $0.key < $1.key }), slowest \(String(format: "%.3f", slowest)) s (\(slowestCase))")
-        #expect(slowest < 2, "a mutated catalog took \(slowest) s to load: \(slowestCase)")
+        #expect(slowest < 10, "a mutated catalog took \(slowest) s to load: \(slowestCase)")
     }
 }

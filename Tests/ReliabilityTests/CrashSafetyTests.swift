@@ -68,7 +68,13 @@ struct CrashSafetyTests {
         let start = ContinuousClock.now
         for round in 0..<kills {
             let worker = try WorkerProcess(state: state, seed: seed &+ UInt64(round))
-            try await Task.sleep(for: .milliseconds(Int.random(in: 20...700, using: &random)))
+            // The kill point: after a seeded number of purchases (0: during start-up), plus a seeded delay,
+            // so a busy machine shifts the points but does not remove them.
+            let purchases = Int.random(in: 0...3, using: &random)
+            for _ in 0..<3000 where purchases > 0 && worker.process.isRunning && worker.output().purchases.count < purchases {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            try await Task.sleep(for: .milliseconds(Int.random(in: 0...400, using: &random)))
             let exitedByItself = !worker.process.isRunning
             worker.kill()
             let output = worker.output()
