@@ -1,0 +1,70 @@
+import Foundation
+import StoreCore
+
+enum Bench {
+    static func run(sizes: Sizes, json: String?, only: Set<String>? = nil) async throws {
+        print("storefront-bench: \(Machine.cores) cores (nproc), \(Machine.cpuModel)\(sizes.largeLedger < 100_000 ? ", --quick sizes" : "")")
+        var results: [Result] = []
+        func step<T>(_ name: String, _ body: () async throws -> T) async rethrows -> T {
+            FileHandle.standardError.write(Data("… \(name)\n".utf8))
+            return try await body()
+        }
+        func wanted(_ figure: String) -> Bool { only?.contains(figure) ?? true }
+        if wanted("1") { results += try await step("JWS signing") { try Figures.signing(sizes) } }
+        if wanted("2") { results.append(try await step("durable purchases") { try await Figures.purchases(sizes) }) }
+
+        let needsCatalog = wanted("3") || wanted("4") || wanted("8")
+        let catalog = needsCatalog ? try Generate.catalog(oneTime: sizes.catalogProducts * 9 / 10, groups: sizes.catalogProducts / 50, perGroup: 5) : nil
+        let data = catalog.map(Generate.catalogData) ?? Data()
+        if wanted("4") { results.append(try await step("catalog load") { try Figures.catalogLoad(sizes, data: data) }) }
+
+        let work = temporaryDirectory("ledgers")
+        defer { try? FileManager.default.removeItem(atPath: work) }
+        let (small, large, catalogPath) = (work + "/small", work + "/large", work + "/catalog.json")
+        if let catalog, wanted("3") || wanted("8") {
+            try data.write(to: URL(fileURLWithPath: catalogPath))
+            try await step("building ledgers") {
+                try await Figures.buildLedger(directory: small, catalog: catalog, total: sizes.smallLedger)
+                try await Figures.buildLedger(directory: large, catalog: catalog, total: sizes.largeLedger)
+            }
+            if wanted("3") {
+                results.append(try await step("entitlements") { try await Figures.entitlements(sizes, catalog: catalog, small: small, large: large) })
+            }
+        }
+
+        if wanted("5") { results.append(Result(figure: "5a render store screen 200×60", measured: nil, baseline: nil, unit: "ms", ratio: nil, target: "≤ 2 ms",
+                              pass: nil, note: "not measured: render not available (no public render entry point in StorefrontApp yet)"))
+            results.append(try await step("terminal backend") { try await TerminalFigures.backendBytes() }) }
+        if wanted("6") { results.append(try await step("start-up") { try TerminalFigures.startup(rounds: sizes.rounds) }) }
+        if wanted("7") { results.append(try await step("a simulated year") { try await Figures.renewals(sizes) }) }
+        if wanted("8") { results += try await step("peak RSS") { try Figures.memory(sizes, catalogPath: catalogPath, ledger: large) } }
+
+        print(table(results))
+        if let json {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+            struct Report: Encodable { var cores: Int; var cpu: String; var quick: Bool; var results: [Result] }
+            try encoder.encode(Report(cores: Machine.cores, cpu: Machine.cpuModel, quick: sizes.largeLedger < 100_000, results: results))
+                .write(to: URL(fileURLWithPath: json))
+        }
+    }
+
+    static func format(_ value: Double?, _ unit: String) -> String {
+        guard let value else { return "—" }
+        let number = value >= 100 ? String(Int(value.rounded())) : String(format: value >= 10 ? "%.1f" : "%.3g", value)
+        return unit == "/s" ? number + "/s" : number + " " + unit
+    }
+
+    static func table(_ results: [Result]) -> String {
+        let header = ["figure", "measured", "baseline", "ratio", "target", "status", "note"]
+        let rows = [header] + results.map {
+            [$0.figure, format($0.measured, $0.unit), format($0.baseline, $0.unit),
+             $0.ratio.map { String(format: "%.2f×", $0) } ?? "—", $0.target, $0.status, $0.note]
+        }
+        let widths = (0..<header.count - 1).map { column in rows.map { $0[column].count }.max()! }
+        return rows.map { row in
+            row.enumerated().map { $0.offset < widths.count ? $0.element.padding(toLength: widths[$0.offset], withPad: " ", startingAt: 0) : $0.element }
+                .joined(separator: " | ")
+        }.joined(separator: "\n")
+    }
+}

@@ -1,0 +1,243 @@
+import CSQLite
+import Foundation
+import StoreClient
+import StoreCore
+import StoreEngine
+import StoreSigning
+
+/// Sizes of one run; `--quick` shrinks them so a smoke run takes seconds.
+struct Sizes {
+    var signings = 2000, purchases = 1000, smallLedger = 1000, largeLedger = 100_000
+    var catalogProducts = 10_000, subscribers = 1000, rounds = 5
+
+    static let quick = Sizes(signings: 200, purchases: 100, smallLedger: 100, largeLedger: 10_000,
+                             catalogProducts: 1000, subscribers: 100, rounds: 3)
+}
+
+/// A realistic signed-transaction payload: a subscription with an offer and an account token.
+func samplePayload(id: Int64 = 2_000_000_001) -> TransactionPayload {
+    let now = Date()
+    var payload = TransactionPayload(
+        transactionID: id, originalTransactionID: 2_000_000_001, bundleID: "com.example.lumenquest",
+        productID: "com.lumenquest.pro.monthly", productType: .autoRenewable, purchaseDate: now, originalPurchaseDate: now,
+        quantity: 1, signedDate: now, storefront: "USA", storefrontID: "143441", currency: "USD", priceMilliunits: 4990,
+        appTransactionID: "704289572911147206")
+    payload.subscriptionGroupID = "lumenquest.membership"
+    payload.webOrderLineItemID = String(id + 1_000_000_000)
+    payload.expirationDate = now.addingTimeInterval(30 * 86_400)
+    payload.appAccountToken = UUID()
+    payload.offerType = .introductory
+    payload.offerPaymentMode = .freeTrial
+    payload.offerPeriod = Period(1, .week)
+    return payload
+}
+
+enum Figures {
+    // MARK: 1. JWS against raw ECDSA
+
+    static func signing(_ sizes: Sizes) throws -> [Result] {
+        let identity = try StoreIdentity.ephemeral()
+        let baseline = RawECDSABaseline(key: identity.key)
+        let verifier = JWSVerifier(trustedRoots: [identity.certificate])
+        let payload = Data(samplePayload().json.compact.utf8)
+        let digest = [UInt8](repeating: 7, count: 32)
+        let der = try baseline.sign(digest: digest)
+        let token = try identity.signer.sign(payload: payload)
+        guard verifier.verify(token, at: .now).isVerified else { throw BenchError("the sample token does not verify") }
+        let n = sizes.signings
+        var times = [Double](repeating: .infinity, count: 4)
+        for _ in 0..<sizes.rounds {  // interleaved, so drift hits both sides alike
+            times[0] = min(times[0], try elapsed { for _ in 0..<n { _ = try baseline.sign(digest: digest) } })
+            times[1] = min(times[1], try elapsed { for _ in 0..<n { _ = try identity.signer.sign(payload: payload) } })
+            times[2] = min(times[2], elapsed { for _ in 0..<n { _ = baseline.verify(derSignature: der, digest: digest) } })
+            times[3] = min(times[3], elapsed { for _ in 0..<n { _ = verifier.verify(token, at: .now) } })
+        }
+        let rates = times.map { Double(n) / $0 }
+        let note = "payload \(payload.count) B, token \(token.utf8.count) B"
+        return [
+            Result(figure: "1a JWS ES256 sign", measured: rates[1], baseline: rates[0], unit: "/s", ratio: rates[1] / rates[0],
+                   target: "≥ 0.70×", pass: rates[1] >= 0.7 * rates[0], note: note),
+            Result(figure: "1b JWS ES256 verify", measured: rates[3], baseline: rates[2], unit: "/s", ratio: rates[3] / rates[2],
+                   target: "≥ 0.70×", pass: rates[3] >= 0.7 * rates[2], note: note + ", chain cached"),
+        ]
+    }
+
+    // MARK: 2. Durable purchases against raw SQLite inserts
+
+    static func purchases(_ sizes: Sizes) async throws -> Result {
+        let directory = temporaryDirectory("purchases")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let store = try LocalAppStore(catalog: Repo.bundledCatalog(), stateDirectory: directory)
+        func buy() async throws -> String {
+            guard case .success(let jws) = try await store.purchase("com.lumenquest.coins.100", options: PurchaseOptions(), answer: .confirm)
+            else { throw BenchError("purchase did not succeed") }
+            return jws
+        }
+        let sample = try await buy()
+        let n = sizes.purchases
+        let purchase = try await elapsed { for _ in 0..<n { _ = try await buy() } }
+        let payload = await store.ledgerEntries().first!.payload.json.compact
+        let raw = try rawInserts(path: directory + "/raw.sqlite", count: n, payload: payload, jws: sample)
+        let (rate, baseline) = (Double(n) / purchase, Double(n) / raw)
+        return Result(figure: "2 durable purchases", measured: rate, baseline: baseline, unit: "/s", ratio: rate / baseline,
+                      target: "≥ 0.50×", pass: rate >= 0.5 * baseline, note: "\(n) purchases; baseline: committed single-row inserts, WAL + synchronous=NORMAL")
+    }
+
+    /// Seconds for `count` single-row committed inserts of a ledger-sized row through the C API.
+    static func rawInserts(path: String, count: Int, payload: String, jws: String) throws -> Double {
+        var db: OpaquePointer?
+        guard sqlite3_open(path, &db) == SQLITE_OK, let db else { throw BenchError("cannot open \(path)") }
+        defer { sqlite3_close(db) }
+        guard sqlite3_exec(db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; CREATE TABLE t(id INTEGER PRIMARY KEY, payload TEXT NOT NULL, jws TEXT)", nil, nil, nil) == SQLITE_OK
+        else { throw BenchError(String(cString: sqlite3_errmsg(db))) }
+        var statement: OpaquePointer?
+        sqlite3_prepare_v2(db, "INSERT INTO t(id, payload, jws) VALUES (?, ?, ?)", -1, &statement, nil)
+        defer { sqlite3_finalize(statement) }
+        return try elapsed {
+            for i in 0..<count {
+                sqlite3_bind_int64(statement, 1, Int64(i))
+                sqlite3_bind_text(statement, 2, payload, -1, shim_sqlite_transient())
+                sqlite3_bind_text(statement, 3, jws, -1, shim_sqlite_transient())
+                guard sqlite3_step(statement) == SQLITE_DONE else { throw BenchError(String(cString: sqlite3_errmsg(db))) }
+                sqlite3_reset(statement)
+            }
+        }
+    }
+
+    // MARK: 3. Entitlements against ledger size
+
+    /// A ledger of `total` transactions: 20 non-consumables, one monthly subscription renewed for a
+    /// year, one consumable through the store; the rest are copies of that consumable, inserted in
+    /// one SQL statement on the ledger's schema (payload IDs rewritten; the JWS is the template's).
+    static func buildLedger(directory: String, catalog: Catalog, total: Int) async throws {
+        do {
+            let store = try LocalAppStore(catalog: catalog, stateDirectory: directory)
+            for i in 0..<20 {
+                _ = try await store.purchase("gen.item\(3 * i + 1)", options: PurchaseOptions(), answer: .confirm)
+            }
+            _ = try await store.purchase("gen.group0.sub1", options: PurchaseOptions(), answer: .confirm)
+            _ = try await store.purchase("gen.item0", options: PurchaseOptions(), answer: .confirm)
+            await store.advanceTime(by: Period(1, .year))
+            await store.shutdown()
+        }
+        var db: OpaquePointer?
+        guard sqlite3_open(directory + "/ledger.sqlite", &db) == SQLITE_OK, let db else { throw BenchError("cannot open the ledger") }
+        defer { sqlite3_close(db) }
+        sqlite3_busy_timeout(db, 5000)
+        let sql = """
+            WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < (\(total) - (SELECT COUNT(*) FROM transactions)))
+            INSERT INTO transactions(id, original_id, product_id, product_type, status, finished, revoked, payload, jws)
+            SELECT m.base + n.i, m.base + n.i, t.product_id, t.product_type, 'completed', 1, 0,
+                   json_set(t.payload, '$.transactionId', CAST(m.base + n.i AS TEXT), '$.originalTransactionId', CAST(m.base + n.i AS TEXT)), t.jws
+            FROM n, (SELECT MAX(id) AS base FROM transactions) m,
+                 (SELECT * FROM transactions WHERE product_type = 'consumable' ORDER BY id DESC LIMIT 1) t
+            """
+        guard sqlite3_exec(db, "BEGIN; \(sql); COMMIT;", nil, nil, nil) == SQLITE_OK else {
+            throw BenchError("bulk insert: " + String(cString: sqlite3_errmsg(db)))
+        }
+    }
+
+    static func entitlementTime(directory: String, catalog: Catalog, rounds: Int) async throws -> Double {
+        let store = try LocalAppStore(catalog: catalog, stateDirectory: directory)
+        defer { Task { await store.shutdown() } }
+        let owned = await store.currentEntitlements().count
+        guard owned == 21 else { throw BenchError("expected 21 entitlements, found \(owned)") }
+        return try await best(rounds) {
+            _ = await store.currentEntitlements()
+            _ = try await store.subscriptionStatuses(groupID: "gen.group0")
+        }
+    }
+
+    static func entitlements(_ sizes: Sizes, catalog: Catalog, small: String, large: String) async throws -> Result {
+        let (a, b) = (try await entitlementTime(directory: small, catalog: catalog, rounds: sizes.rounds),
+                      try await entitlementTime(directory: large, catalog: catalog, rounds: sizes.rounds))
+        return Result(figure: "3 entitlements+statuses, \(sizes.largeLedger / 1000)k tx", measured: b * 1000, baseline: a * 1000, unit: "ms",
+                      ratio: b / a, target: "≤ 2×", pass: b <= 2 * a,
+                      note: "baseline: same with \(sizes.smallLedger) tx; 21 entitlements in both")
+    }
+
+    // MARK: 4. Catalog loading against JSONSerialization
+
+    static func catalogLoad(_ sizes: Sizes, data: Data) throws -> Result {
+        let loaded = try CatalogLoader.load(data: data, file: "generated.json")
+        guard loaded.products.count == sizes.catalogProducts else { throw BenchError("generated catalog has \(loaded.products.count) products") }
+        var (load, parse) = (Double.infinity, Double.infinity)
+        for _ in 0..<sizes.rounds {
+            load = min(load, try elapsed { _ = try CatalogLoader.load(data: data, file: "generated.json") })
+            parse = min(parse, try elapsed { _ = try JSONSerialization.jsonObject(with: data) })
+        }
+        return Result(figure: "4 load \(sizes.catalogProducts / 1000)k-product catalog", measured: load * 1000, baseline: parse * 1000, unit: "ms",
+                      ratio: load / parse, target: "≤ 3×", pass: load <= 3 * parse,
+                      note: "\(data.count / 1024) KiB; baseline: JSONSerialization.jsonObject")
+    }
+
+    // MARK: 7. A simulated year of renewals against signing alone
+
+    static func renewals(_ sizes: Sizes) async throws -> Result {
+        let directory = temporaryDirectory("renewals")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let catalog = try Generate.catalog(oneTime: 0, groups: sizes.subscribers, perGroup: 1)
+        let store = try LocalAppStore(catalog: catalog, stateDirectory: directory)
+        for g in 0..<sizes.subscribers { try await store.buyOutsideApp(productID: "gen.group\(g).sub0", familyShared: false) }
+        let before = await store.ledgerEntries().count
+        let advance = await elapsed { await store.advanceTime(by: Period(1, .year)) }
+        let renewals = await store.ledgerEntries().count - before
+        await store.shutdown()
+
+        let identity = try StoreIdentity.ephemeral()
+        let signing = try elapsed {
+            for i in 0..<renewals { _ = try identity.signer.sign(payload: Data(samplePayload(id: 2_000_000_000 + Int64(i)).json.compact.utf8)) }
+        }
+        return Result(figure: "7 one simulated year", measured: advance, baseline: signing, unit: "s", ratio: advance / signing,
+                      target: "≤ 1.5×", pass: advance <= 1.5 * signing,
+                      note: "\(sizes.subscribers) monthly subscribers, \(renewals) renewals; baseline: signing \(renewals) payloads")
+    }
+
+    // MARK: 8. Peak memory, in a fresh process
+
+    static func memory(_ sizes: Sizes, catalogPath: String, ledger: String) throws -> [Result] {
+        let output = try runSelf(["rss-probe", "--catalog", catalogPath, "--state", ledger])
+        let fields = output.split(separator: " ").compactMap { Double($0) }
+        guard fields.count == 4 else { throw BenchError("rss-probe said: \(output)") }
+        let (catalog, store, app) = (fields[0] / 1_000_000, fields[1] / 1_000_000, fields[2] / 1_000_000)
+        let what = "\(sizes.catalogProducts / 1000)k products, \(sizes.largeLedger / 1000)k tx"
+        return [
+            Result(figure: "8a peak RSS, store open", measured: store, baseline: nil, unit: "MB", ratio: nil, target: "≤ 150 MB", pass: store <= 150,
+                   note: what + ": catalog loaded (\(Int(catalog)) MB peak so far), LocalAppStore opened, entitlements and statuses read"),
+            Result(figure: "8b peak RSS, app launched", measured: app, baseline: nil, unit: "MB", ratio: nil, target: "≤ 150 MB", pass: app <= 150,
+                   note: what + ": then StoreManager.start, \(String(format: "%.1f", fields[3])) s"),
+        ]
+    }
+
+    /// The `rss-probe` mode: the store side opened, then what an app does at launch; the peak RSS after each.
+    static func rssProbe(catalogPath: String, state: String) async throws {
+        let catalog = try CatalogLoader.load(path: catalogPath)
+        let catalogRSS = Machine.peakRSS
+        let store = try LocalAppStore(catalog: catalog, stateDirectory: state)
+        _ = await store.currentEntitlements()
+        _ = try await store.subscriptionStatuses(groupID: "gen.group0")
+        let storeRSS = Machine.peakRSS
+        let manager = StoreManager(source: store, verifier: SignedDataVerifier(trustedRoots: [store.certificate]),
+                                   wallet: try ConsumableWallet(path: nil))
+        let seconds = await elapsed { await manager.start() }
+        print("\(catalogRSS) \(storeRSS) \(Machine.peakRSS) \(seconds)")
+    }
+
+    /// Runs this executable with `arguments`; returns its trimmed standard output.
+    static func runSelf(_ arguments: [String]) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        process.arguments = arguments
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+}
+
+struct BenchError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}

@@ -1,0 +1,137 @@
+import Foundation
+import StoreCore
+import StoreEngine
+
+/// One line of the results table.
+struct Result: Codable {
+    var figure: String
+    var measured: Double?
+    var baseline: Double?
+    var unit: String
+    /// measured / baseline (or measured alone when there is no baseline).
+    var ratio: Double?
+    var target: String
+    /// nil: not measured.
+    var pass: Bool?
+    var note: String = ""
+
+    var status: String { pass.map { $0 ? "PASS" : "MISS" } ?? "n/a" }
+}
+
+extension Duration {
+    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) * 1e-18 }
+}
+
+/// Seconds `body` takes.
+func elapsed(_ body: () throws -> Void) rethrows -> Double {
+    let start = ContinuousClock.now
+    try body()
+    return (ContinuousClock.now - start).seconds
+}
+
+func elapsed(_ body: () async throws -> Void) async rethrows -> Double {
+    let start = ContinuousClock.now
+    try await body()
+    return (ContinuousClock.now - start).seconds
+}
+
+/// The fastest of `rounds` runs of `body`, in seconds.
+func best(_ rounds: Int, _ body: () throws -> Void) rethrows -> Double {
+    var result = Double.infinity
+    for _ in 0..<rounds { result = min(result, try elapsed(body)) }
+    return result
+}
+
+func best(_ rounds: Int, _ body: () async throws -> Void) async rethrows -> Double {
+    var result = Double.infinity
+    for _ in 0..<rounds { result = min(result, try await elapsed(body)) }
+    return result
+}
+
+/// A small seeded generator (SplitMix64), so runs are reproducible.
+struct SeededRandom: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+enum Repo {
+    /// The repository root, from this file's path at build time.
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+    static func bundledCatalog() throws -> Catalog {
+        var catalog = try CatalogLoader.load(path: root + "/catalog.json")
+        catalog.settings.networkDelay = 0
+        catalog.settings.gracePeriod = false
+        return catalog
+    }
+}
+
+enum Machine {
+    static var cpuModel: String {
+        let info = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)) ?? ""
+        let line = info.split(separator: "\n").first { $0.hasPrefix("model name") }
+        return line.map { $0.split(separator: ":", maxSplits: 1).last!.trimmingCharacters(in: .whitespaces) } ?? "unknown"
+    }
+    static var cores: Int { ProcessInfo.processInfo.activeProcessorCount }
+
+    /// Peak resident set size of this process, in bytes: VmHWM from /proc/self/status.
+    /// Not getrusage's ru_maxrss: on Linux a child started by posix_spawn (vfork + exec) starts
+    /// with its parent's peak there, so a fresh probe process would report the bench's own peak.
+    static var peakRSS: Int {
+        let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
+        let line = status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") }
+        let kib = line.flatMap { Int($0.split(separator: " ").dropFirst().first ?? "") } ?? 0
+        return kib * 1024
+    }
+}
+
+func temporaryDirectory(_ name: String) -> String {
+    let path = NSTemporaryDirectory() + "storefront-bench-\(name)-\(UUID().uuidString.prefix(8))"
+    try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    return path
+}
+
+/// Generated catalogs in our format, for the size figures.
+enum Generate {
+    /// `oneTime` consumables, non-consumables and non-renewing subscriptions in turn, then `groups`
+    /// subscription groups of `perGroup` subscriptions, priced in every storefront of the bundled catalog.
+    static func catalog(oneTime: Int, groups: Int, perGroup: Int, period: Period = Period(1, .month)) throws -> Catalog {
+        let base = try Repo.bundledCatalog()
+        let types: [ProductType] = [.consumable, .nonConsumable, .nonRenewing]
+        func prices(_ i: Int) -> [String: Decimal] {
+            Dictionary(uniqueKeysWithValues: base.storefronts.map { ($0.code, Decimal(i % 50) + Decimal(string: "0.99")!) })
+        }
+        func text(_ name: String) -> [Localization] {
+            [Localization(locale: "en_US", displayName: name, description: "A generated product for the benchmark: \(name)."),
+             Localization(locale: "de_DE", displayName: name + " (DE)", description: "Ein erzeugtes Produkt: \(name).")]
+        }
+        var products = (0..<oneTime).map { i in
+            let type = types[i % types.count]
+            return CatalogProduct(id: "gen.item\(i)", type: type, referenceName: "Item \(i)", localizations: text("Item \(i)"),
+                                  prices: prices(i), duration: type == .nonRenewing ? Period(1, .month) : nil)
+        }
+        var subscriptionGroups: [SubscriptionGroup] = []
+        for g in 0..<groups {
+            subscriptionGroups.append(SubscriptionGroup(id: "gen.group\(g)", referenceName: "Group \(g)", localizedNames: ["en_US": "Group \(g)"]))
+            for s in 0..<perGroup {
+                let terms = SubscriptionTerms(groupID: "gen.group\(g)", level: s + 1, period: period,
+                                              introductoryOffer: s == 0 ? SubscriptionOffer(type: .introductory, paymentMode: .freeTrial, period: Period(1, .week)) : nil)
+                products.append(CatalogProduct(id: "gen.group\(g).sub\(s)", type: .autoRenewable, referenceName: "Sub \(g).\(s)",
+                                               localizations: text("Plan \(g).\(s)"), prices: prices(s), subscription: terms))
+            }
+        }
+        var settings = base.settings
+        settings.networkDelay = 0
+        return Catalog(app: base.app, storefronts: base.storefronts, products: products, subscriptionGroups: subscriptionGroups, settings: settings)
+    }
+
+    static func catalogData(_ catalog: Catalog) -> Data {
+        Data(CatalogFormat.encode(catalog).serialized().utf8)
+    }
+}

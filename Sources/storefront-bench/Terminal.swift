@@ -1,0 +1,137 @@
+import Foundation
+import Synchronization
+import TerminalUI
+
+/// A pseudo-terminal whose output is read (and counted) by a thread of its own, so writers never block.
+final class PseudoTerminal: Sendable {
+    let master: Int32
+    let slave: Int32
+    private let output = Mutex<[UInt8]>([])
+
+    init(width: Int, height: Int) throws {
+        // posix_openpt and friends need _XOPEN_SOURCE, which Glibc's module lacks: do what they do on Linux.
+        master = open("/dev/ptmx", O_RDWR | O_NOCTTY)
+        var unlock: Int32 = 0, number: UInt32 = 0
+        let (TIOCSPTLCK, TIOCGPTN): (UInt, UInt) = (0x4004_5431, 0x8004_5430)  // _IOW('T', 0x31, int), _IOR('T', 0x30, unsigned)
+        guard master >= 0, ioctl(master, TIOCSPTLCK, &unlock) == 0, ioctl(master, TIOCGPTN, &number) == 0 else {
+            throw BenchError("cannot open a pseudo-terminal")
+        }
+        var size = winsize(ws_row: UInt16(height), ws_col: UInt16(width), ws_xpixel: 0, ws_ypixel: 0)
+        _ = ioctl(master, UInt(TIOCSWINSZ), &size)
+        slave = open("/dev/pts/\(number)", O_RDWR | O_NOCTTY)
+        guard slave >= 0 else { throw BenchError("cannot open /dev/pts/\(number)") }
+        let reader = Thread { [self] in
+            var buffer = [UInt8](repeating: 0, count: 65_536)
+            while true {
+                let count = read(master, &buffer, buffer.count)
+                if count <= 0 { break }
+                output.withLock { $0.append(contentsOf: buffer[0..<count]) }
+            }
+        }
+        reader.start()
+    }
+
+    var bytes: Int { output.withLock { $0.count } }
+    var text: String { output.withLock { String(decoding: $0, as: UTF8.self) } }
+
+    /// Waits until nothing more arrives for 50 ms; returns the byte count.
+    func settle() -> Int {
+        var last = -1
+        while true {
+            let now = bytes
+            if now == last { return now }
+            last = now
+            usleep(50_000)
+        }
+    }
+
+    func close() {
+        Glibc.close(slave)
+        Glibc.close(master)
+    }
+}
+
+enum TerminalFigures {
+    /// A store-like screen: a header, a list of products with one row highlighted, a footer.
+    static func screen(width: Int, height: Int, selected: Int) -> Canvas {
+        var canvas = Canvas(width: width, height: height)
+        _ = canvas.put(" Lumen Quest · Store · USA · en_US", at: 0, 0, style: .bold)
+        for row in 0..<(height - 3) {
+            let text = "gen.item\(row)".padding(toLength: 30, withPad: " ", startingAt: 0)
+                + "Item \(row) — a generated product for the benchmark".padding(toLength: 120, withPad: " ", startingAt: 0) + "$\(row % 50).99"
+            _ = canvas.put(text, at: 1, row + 2, maxWidth: width - 2, style: row == selected ? .selected : .plain)
+        }
+        _ = canvas.put(" ↑↓ move  Enter buy  / search  q quit", at: 0, height - 1, style: .dim)
+        return canvas
+    }
+
+    /// Figure 5b: bytes the ncurses backend writes for a one-row selection move, against the first full draw.
+    @MainActor
+    static func backendBytes() throws -> Result {
+        let (width, height) = (200, 60)
+        let pty = try PseudoTerminal(width: width, height: height)
+        defer { pty.close() }
+        if ProcessInfo.processInfo.environment["TERM"].map({ $0.isEmpty || $0 == "dumb" }) ?? true { setenv("TERM", "xterm-256color", 1) }
+        guard let input = fdopen(dup(pty.slave), "r"), let output = fdopen(dup(pty.slave), "w") else { throw BenchError("fdopen") }
+        let terminal = try Terminal.start(colorMode: .color, input: input, output: output)
+        let start = pty.settle()
+        terminal.draw(screen(width: width, height: height, selected: 5))
+        let full = pty.settle() - start
+        terminal.draw(screen(width: width, height: height, selected: 6))
+        let move = pty.settle() - start - full
+        terminal.stop()
+        fclose(input); fclose(output)
+        let ratio = Double(move) / Double(full)
+        return Result(figure: "5b backend bytes, row move", measured: Double(move), baseline: Double(full), unit: "B", ratio: ratio,
+                      target: "≤ 0.10×", pass: ratio <= 0.1, note: "synthetic canvases on a \(terminal.size.width)×\(terminal.size.height) pty, TERM=\(ProcessInfo.processInfo.environment["TERM"] ?? "")")
+    }
+
+    /// Figure 6: process start to the first store frame, against `storefront --version`.
+    static func startup(rounds: Int) throws -> Result {
+        let binary = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent().appendingPathComponent("storefront").path
+        func notMeasured(_ why: String) -> Result {
+            Result(figure: "6 start-up to first frame", measured: nil, baseline: nil, unit: "ms", ratio: nil, target: "≤ 3×", pass: nil,
+                   note: "not measured: \(why)")
+        }
+        guard FileManager.default.isExecutableFile(atPath: binary) else { return notMeasured("no \(binary) (swift build -c release)") }
+        /// Seconds from launch until the output contains `marker` (nil: the process ended or 10 s passed first).
+        func launch(_ arguments: [String], until marker: String) throws -> (Double?, String) {
+            let pty = try PseudoTerminal(width: 120, height: 40)
+            defer { pty.close() }
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: binary)
+            process.arguments = arguments
+            process.currentDirectoryURL = URL(fileURLWithPath: Repo.root)
+            let handle = FileHandle(fileDescriptor: pty.slave, closeOnDealloc: false)
+            (process.standardInput, process.standardOutput, process.standardError) = (handle, handle, handle)
+            var environment = ProcessInfo.processInfo.environment
+            environment["TERM"] = environment["TERM"].flatMap { $0.isEmpty || $0 == "dumb" ? nil : $0 } ?? "xterm-256color"
+            process.environment = environment
+            let start = ContinuousClock.now
+            try process.run()
+            defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) }; process.waitUntilExit() }
+            while ContinuousClock.now - start < .seconds(10) {
+                if pty.text.contains(marker) { return ((ContinuousClock.now - start).seconds, pty.text) }
+                if !process.isRunning {
+                    usleep(20_000)
+                    return (pty.text.contains(marker) ? (ContinuousClock.now - start).seconds : nil, pty.text)
+                }
+                usleep(200)
+            }
+            return (nil, pty.text)
+        }
+        var (version, frame) = (Double.infinity, Double.infinity)
+        for _ in 0..<rounds {
+            let (v, _) = try launch(["--version"], until: "storefront ")
+            let (f, text) = try launch(["--ephemeral"], until: "Lumen Quest")
+            guard let v else { return notMeasured("storefront --version printed nothing") }
+            guard let f else {
+                let said = text.split(separator: "\n").first.map(String.init) ?? "nothing"
+                return notMeasured("the store screen never appeared (storefront said: \(said.trimmingCharacters(in: .whitespacesAndNewlines)))")
+            }
+            (version, frame) = (min(version, v), min(frame, f))
+        }
+        return Result(figure: "6 start-up to first frame", measured: frame * 1000, baseline: version * 1000, unit: "ms", ratio: frame / version,
+                      target: "≤ 3×", pass: frame <= 3 * version, note: "bundled catalog, --ephemeral; baseline: storefront --version")
+    }
+}

@@ -1,0 +1,89 @@
+import Foundation
+import StoreCore
+import StoreEngine
+
+/// Long parts run only with STOREFRONT_LONG_TESTS=1 (CI).
+let longTests = ProcessInfo.processInfo.environment["STOREFRONT_LONG_TESTS"] == "1"
+
+enum Repo {
+    /// Three levels up from Tests/ReliabilityTests/Support.swift.
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+    static let benchBinary = root + "/.build/debug/storefront-bench"
+
+    static func catalog() throws -> Catalog {
+        var catalog = try CatalogLoader.load(path: root + "/catalog.json")
+        catalog.settings.networkDelay = 0
+        catalog.settings.gracePeriod = false
+        return catalog
+    }
+}
+
+/// The seed of a seeded test: STOREFRONT_SEED when set (to reproduce a run), else a fresh one. Printed either way.
+func testSeed(_ name: String) -> UInt64 {
+    let seed = ProcessInfo.processInfo.environment["STOREFRONT_SEED"].flatMap(UInt64.init) ?? UInt64.random(in: 1...UInt64(UInt32.max))
+    print("[\(name)] seed \(seed) (reproduce with STOREFRONT_SEED=\(seed))")
+    return seed
+}
+
+/// SplitMix64: small, seeded, reproducible.
+struct SeededRandom: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+func temporaryDirectory(_ name: String) -> String {
+    let path = NSTemporaryDirectory() + "storefront-reliability-\(name)-\(UUID().uuidString.prefix(8))"
+    try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    return path
+}
+
+struct WorkerError: Error, CustomStringConvertible { var description: String }
+
+/// One `storefront-bench worker` process, its output going to a log file.
+final class WorkerProcess {
+    let process = Process()
+    let log: String
+
+    init(state: String, seed: UInt64, count: Int? = nil) throws {
+        guard FileManager.default.isExecutableFile(atPath: Repo.benchBinary) else {
+            throw WorkerError(description: "\(Repo.benchBinary) is missing: run `swift build` before `swift test`")
+        }
+        log = state + "/worker-\(seed)-\(UUID().uuidString.prefix(6)).log"
+        _ = FileManager.default.createFile(atPath: log, contents: nil)
+        let output = FileHandle(forWritingAtPath: log)!
+        process.executableURL = URL(fileURLWithPath: Repo.benchBinary)
+        process.arguments = ["worker", "--state", state, "--seed", String(seed)] + (count.map { ["--count", String($0)] } ?? [])
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        try output.close()
+    }
+
+    func kill() {
+        if process.isRunning { Glibc.kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+    }
+
+    /// `ok` lines: (transaction ID, product ID, quantity); every other line.
+    func output() -> (purchases: [(id: Int64, product: String, quantity: Int)], other: [String]) {
+        let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+        var purchases: [(Int64, String, Int)] = [], other: [String] = []
+        for line in text.split(separator: "\n") {
+            let fields = line.split(separator: " ")
+            // A line cut by the kill has no newline after it but may still be whole; only complete fields count.
+            if fields.count == 4, fields[0] == "ok", let id = Int64(fields[1]), let quantity = Int(fields[3]) {
+                purchases.append((id, String(fields[2]), quantity))
+            } else {
+                other.append(String(line))
+            }
+        }
+        return (purchases, other)
+    }
+}
