@@ -134,7 +134,7 @@ struct PurchaseRulesTests {
         let dir = temporaryDirectory()
         let h = try await Harness.make(directory: dir)
         let dirMode = try FileManager.default.attributesOfItem(atPath: dir)[.posixPermissions] as? Int
-        let keyMode = try FileManager.default.attributesOfItem(atPath: dir + "/signing-key.pem")[.posixPermissions] as? Int
+        let keyMode = try FileManager.default.attributesOfItem(atPath: dir + "/signing.pem")[.posixPermissions] as? Int
         #expect(dirMode == 0o700)
         #expect(keyMode == 0o600)
         await h.close()

@@ -50,11 +50,12 @@ final class Ledger {
         (try db.query("SELECT MAX(id) FROM transactions").first?.first?.int ?? 2_000_000_000) + 1
     }
 
-    func insert(_ row: Row) throws {
+    /// Inserts a row; `payloadJSON` is the payload already serialized for signing, so it isn't built twice.
+    func insert(_ row: Row, payloadJSON: String? = nil) throws {
         try db.query("""
             INSERT INTO transactions(id, original_id, product_id, product_type, status, finished, revoked, payload, jws, refund_request)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """, values(row))
+            """, values(row, payloadJSON: payloadJSON))
     }
 
     func update(_ row: Row) throws {
@@ -64,10 +65,10 @@ final class Ledger {
             """, values(row))
     }
 
-    private func values(_ row: Row) -> [SQLiteDatabase.Value] {
+    private func values(_ row: Row, payloadJSON: String? = nil) -> [SQLiteDatabase.Value] {
         [.int(row.payload.transactionID), .int(row.payload.originalTransactionID), .text(row.payload.productID),
          .text(row.payload.productType.rawValue), .text(row.status.rawValue), .int(row.finished ? 1 : 0),
-         .int(row.payload.isRevoked ? 1 : 0), .text(row.payload.json.compact), row.jws.map { .text($0) } ?? .null,
+         .int(row.payload.isRevoked ? 1 : 0), .text(payloadJSON ?? row.payload.json.compact), row.jws.map { .text($0) } ?? .null,
          row.refundRequest.map { .text($0.rawValue) } ?? .null]
     }
 

@@ -73,9 +73,19 @@ public final class SQLiteDatabase {
         return rows
     }
 
+    private var depth = 0
+
     /// Runs `body` in one transaction (BEGIN IMMEDIATE, so two processes never interleave a write).
+    /// Nested calls join the outer transaction, so a batch (a year of renewals) commits once.
     public func transaction<T>(_ body: () throws -> T) throws -> T {
+        if depth > 0 {
+            depth += 1
+            defer { depth -= 1 }
+            return try body()
+        }
         try execute("BEGIN IMMEDIATE")
+        depth = 1
+        defer { depth = 0 }
         do {
             let result = try body()
             try execute("COMMIT")

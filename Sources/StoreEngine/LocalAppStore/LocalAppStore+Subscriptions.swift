@@ -102,17 +102,24 @@ extension LocalAppStore {
             guard let jws = try ledger.row(record.latestTransactionID)?.jws else { throw StoreFailure.storeKit(.unknown) }
             return .success(jws: present(jws))
         case .immediate(var record):
-            guard var old = try ledger.row(record.latestTransactionID) else { throw StoreFailure.storeKit(.unknown) }
-            old.payload.isUpgraded = true
-            old.payload.signedDate = now()
-            old.jws = try sign(old.payload.json)
-            try ledger.update(old)
-            record.state = .expired
-            try ledger.save(record)
-            let payload = try newPayload(item, price: item.prices[currentStorefront.code] ?? 0, options: options, offer: offer,
-                                         originalID: record.originalID, originalDate: old.payload.originalPurchaseDate)
-            return .success(jws: present(try commit(payload, kind: kind)))
+            return try ledger.db.transaction { try upgrade(&record, to: item, options: options, offer: offer, kind: kind) }
         }
+    }
+
+    /// The old transaction is marked upgraded and the new one starts now, on the same original ID, in one write.
+    private func upgrade(_ record: inout SubscriptionRecord, to item: CatalogProduct, options: PurchaseOptions,
+                         offer: SubscriptionOffer?, kind: Ledger.EventKind) throws -> PurchaseOutcome {
+        guard var old = try ledger.row(record.latestTransactionID) else { throw StoreFailure.storeKit(.unknown) }
+        old.payload.isUpgraded = true
+        old.payload.signedDate = now()
+        old.jws = try sign(old.payload.json)
+        try ledger.update(old)
+        record.state = .expired
+        try ledger.save(record)
+        let payload = try newPayload(item, price: item.prices[currentStorefront.code] ?? 0, options: options, offer: offer,
+                                     originalID: record.originalID, originalDate: old.payload.originalPurchaseDate)
+        guard let jws = try commit(payload, kind: kind) else { throw StoreFailure.storeKit(.unknown) }
+        return .success(jws: present(jws))
     }
 
     /// Creates or advances the group's renewal state for a new subscription transaction.
@@ -190,8 +197,19 @@ extension LocalAppStore {
     /// Processes every renewal, grace-period end, billing-retry end and expiry that is due, in order.
     func catchUp() {
         let now = now()
-        guard let records = try? ledger.subscriptions() else { return }
-        for record in records { try? process(record, until: now) }
+        guard let due = try? ledger.subscriptions().filter({ isDue($0, now) }), !due.isEmpty else { return }
+        // One write transaction for the whole catch-up: a simulated year commits once, not per renewal.
+        try? ledger.db.transaction { for record in due { try process(record, until: now) } }
+        pumpEvents()
+    }
+
+    func isDue(_ record: SubscriptionRecord, _ now: Date) -> Bool {
+        switch record.state {
+        case .subscribed: record.expirationDate <= now
+        case .inGracePeriod: (record.gracePeriodEnd ?? now) <= now
+        case .inBillingRetryPeriod: (record.billingRetryEnd ?? now) <= now
+        case .expired, .revoked: false
+        }
     }
 
     func process(_ start: SubscriptionRecord, until now: Date) throws {

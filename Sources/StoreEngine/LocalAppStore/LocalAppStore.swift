@@ -110,27 +110,43 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
             : currentSettings.interruptedPurchases ? .interrupted : nil
         let payload = try newPayload(item, price: price, options: options, offer: offer)
         if let pending {
-            try ledger.db.transaction {
-                try ledger.insert(.init(payload: payload, status: pending, finished: false))
-                try ledger.appendEvent(transactionID: payload.transactionID, kind: .silent, origin: origin)
-            }
+            try commit(payload, kind: .silent, status: pending)
             return .pending(pending == .pendingApproval ? .askToBuy : .interrupted)
         }
-        let jws = try commit(payload, kind: .purchase)
+        guard let jws = try commit(payload, kind: .purchase) else { throw StoreFailure.storeKit(.unknown) }
         if let nonce = options.promotionalOffer.flatMap({ promotionalNonce($0.signature) }) { _ = try ledger.useNonce(nonce) }
         return .success(jws: present(jws))
     }
 
-    /// Signs and stores a completed transaction (and its subscription state) in one ledger transaction.
+    /// Stores a transaction, signed when completed, with its subscription state, redemption and event,
+    /// in ONE write transaction: the ID is allocated and a one-time product's ownership re-checked
+    /// under the write lock, so two processes on one ledger can never take the same ID or sell a
+    /// non-consumable twice. `replacing` completes a pending row under its own ID.
     @discardableResult
-    func commit(_ payload: TransactionPayload, kind: Ledger.EventKind) throws -> String {
-        var payload = payload
-        payload.signedDate = now()
-        let jws = try sign(payload.json)
-        try ledger.db.transaction {
-            try ledger.insert(.init(payload: payload, status: .completed, finished: false, jws: jws))
-            if payload.productType == .autoRenewable { try startOrExtendSubscription(with: payload) }
+    func commit(_ payload: TransactionPayload, kind: Ledger.EventKind, status: LedgerEntry.Status = .completed,
+                redeeming code: String? = nil, replacing: Bool = false) throws -> String? {
+        let jws: String? = try ledger.db.transaction {
+            var payload = payload
+            if replacing {
+                try ledger.delete(payload.transactionID)
+            } else {
+                let id = try ledger.nextTransactionID()
+                if payload.originalTransactionID == payload.transactionID { payload.originalTransactionID = id }
+                if payload.webOrderLineItemID != nil { payload.webOrderLineItemID = String(id + 1_000_000_000) }
+                payload.transactionID = id
+            }
+            if payload.productType == .nonConsumable, payload.ownership == .purchased, !replacing,
+               try ledger.hasCompletedPurchase(productID: payload.productID) {
+                throw code == nil ? StoreFailure.purchase(.purchaseNotAllowed) : StoreFailure.offerCode(.alreadyOwned)
+            }
+            payload.signedDate = now()
+            let text = payload.json.compact
+            let jws = status == .completed ? try identity.signer.sign(payload: Data(text.utf8)) : nil
+            try ledger.insert(.init(payload: payload, status: status, finished: false, jws: jws), payloadJSON: text)
+            if status == .completed, payload.productType == .autoRenewable { try startOrExtendSubscription(with: payload) }
+            if let code { try ledger.recordRedemption(code: code, transactionID: payload.transactionID) }
             try ledger.appendEvent(transactionID: payload.transactionID, kind: kind, origin: origin)
+            return jws
         }
         pumpEvents()
         return jws
@@ -237,7 +253,7 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
         guard let events = try? ledger.events(after: lastSeenEvent) else { return }
         for event in events {
             lastSeenEvent = event.seq
-            guard event.kind == .update || (event.kind == .purchase && event.origin != origin),
+            guard !subscribers.isEmpty, event.kind == .update || (event.kind == .purchase && event.origin != origin),
                   let jws = try? ledger.row(event.transactionID)?.jws else { continue }
             for subscriber in subscribers.values { subscriber.yield(present(jws)) }
         }
@@ -300,10 +316,7 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
         var offer = code.offer ?? SubscriptionOffer(type: .code, paymentMode: .oneTime, period: Period(1, .day))
         offer.id = code.referenceName
         let payload = try newPayload(item, price: price, options: PurchaseOptions(), offer: offer)
-        try ledger.db.transaction {
-            try ledger.recordRedemption(code: code.code, transactionID: payload.transactionID)
-        }
-        try commit(payload, kind: .update)
+        try commit(payload, kind: .update, redeeming: code.code)
     }
 
     /// Who the customer is for a product, as offer codes' eligibility sees it.
@@ -377,8 +390,7 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
         if let end = row.payload.expirationDate {
             payload.expirationDate = payload.purchaseDate.addingTimeInterval(end.timeIntervalSince(row.payload.purchaseDate))
         }
-        try ledger.delete(payload.transactionID)
-        try commit(payload, kind: .update)
+        try commit(payload, kind: .update, replacing: true)
     }
 
     public func approveAskToBuy(transactionID: Int64) throws {

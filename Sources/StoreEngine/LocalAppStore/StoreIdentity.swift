@@ -24,18 +24,23 @@ public struct StoreIdentity: Sendable {
         return try StoreIdentity(key: key, certificate: certificate(for: key))
     }
 
-    /// Loads `signing-key.pem` and `signing-cert.pem` from `directory`, creating them on first use.
+    /// Loads `signing.pem` (key and certificate) from `directory`, creating it on first use. Creation is
+    /// atomic (a private temporary file hard-linked into place), so two first launches agree on one identity.
     public static func load(directory: String) throws -> StoreIdentity {
-        let keyPath = directory + "/signing-key.pem", certPath = directory + "/signing-cert.pem"
-        let files = FileManager.default
-        if let keyPEM = files.contents(atPath: keyPath).flatMap({ String(data: $0, encoding: .utf8) }),
-           let certPEM = files.contents(atPath: certPath).flatMap({ String(data: $0, encoding: .utf8) }) {
-            return try StoreIdentity(key: SigningKey(pem: keyPEM), certificate: Certificate(pem: certPEM))
-        }
-        let identity = try ephemeral()
-        try StateDirectory.writePrivate(Data(identity.key.pemRepresentation.utf8), to: keyPath)
-        try StateDirectory.writePrivate(Data(identity.certificate.pemRepresentation.utf8), to: certPath)
-        return identity
+        let path = directory + "/signing.pem"
+        if let identity = try read(path) { return identity }
+        let fresh = try ephemeral()
+        let temporary = path + ".\(UUID().uuidString)"
+        try StateDirectory.writePrivate(Data((fresh.key.pemRepresentation + fresh.certificate.pemRepresentation).utf8), to: temporary)
+        defer { unlink(temporary) }
+        if link(temporary, path) == 0 { return fresh }
+        guard errno == EEXIST, let winner = try read(path) else { throw TestControlError("cannot create \(path)") }
+        return winner
+    }
+
+    private static func read(_ path: String) throws -> StoreIdentity? {
+        guard let pem = FileManager.default.contents(atPath: path).flatMap({ String(data: $0, encoding: .utf8) }) else { return nil }
+        return try StoreIdentity(key: SigningKey(pem: pem), certificate: Certificate(pem: pem))
     }
 
     static func certificate(for key: SigningKey) throws -> Certificate {
