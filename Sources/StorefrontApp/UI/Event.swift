@@ -15,6 +15,7 @@ enum Event: Sendable {
     case storeEvent(StoreEvent)
     case qaData(TestSettings, [LedgerEntry])
     case finished(EffectOutcome)
+    case walk(WalkEvent)
 }
 
 /// How an effect ended, for the status line or a result sheet.
@@ -33,6 +34,7 @@ enum Effect: Sendable, Equatable {
     case refresh
     case requestRefund(Int64)
     case qa(QACommand)
+    case walk(WalkEffect)
     case quit
 }
 

@@ -8,7 +8,7 @@ import TerminalUI
 func reduce(_ state: inout AppState, _ event: Event) -> [Effect] {
     switch event {
     case .key(let key):
-        return handle(key, &state)
+        return demoKey(key, &state) ?? handle(key, &state)
     case .resize(let size):
         state.size = size
     case .tick:
@@ -28,6 +28,8 @@ func reduce(_ state: inout AppState, _ event: Event) -> [Effect] {
     case .finished(let outcome):
         state.inFlight = max(0, state.inFlight - 1)
         finish(outcome, &state)
+    case .walk(let event):
+        return reduceWalk(&state, event)
     }
     return []
 }
@@ -139,6 +141,7 @@ private func screenAction(_ action: Action, _ state: inout AppState) -> [Effect]
     case .left, .right:
         guard screen == .qa, let row = QAPanel.rows(state)[safe: state.selected(.qa)] else { break }
         return react(action == .left ? row.previous : row.next, &state)
+    case .walk(let action): return walkAction(action, &state)
     case .back, .increment, .decrement, .nextOffer: break
     }
     return []
