@@ -30,10 +30,11 @@ enum DemoPlan {
                 guard let i = sheet.offers.firstIndex(where: { $0 == .promotional(offer) || $0 == .winBack(offer) }) else { return nil }
                 offerPresses = i
             }
-            return path + [.pause(1), .key(.enter), .pause(1.5)]
+            // The sheet stays up a moment, so the audience reads price and terms before Confirm.
+            return path + [.pause(1), .key(.enter), .pause(1)]
                 + Array(repeating: .key(.character("+")), count: quantity - 1)
                 + Array(repeating: .key(.character("o")), count: offerPresses)
-                + [.pause(1.5)]
+                + [.pause(2)]
                 + (answer == .cancel ? [.key(.right), .pause(1)] : [])
                 + [.key(.enter), .waitIdle]
         case .restore:

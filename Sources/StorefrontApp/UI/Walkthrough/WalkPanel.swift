@@ -14,14 +14,16 @@ enum WalkPanel {
             let (content, panel) = area.splitLeft(area.width - max(40, area.width * 2 / 5))
             return (content, panel)
         }
-        guard walk.showsPanel, area.height >= bottomHeight + 6 else { return (area, nil) }
-        let (content, panel) = area.splitTop(area.height - bottomHeight)
+        // Hidden (or no room): one line keeps the current step in view.
+        let height = walk.showsPanel && area.height >= bottomHeight + 6 ? bottomHeight : 1
+        let (content, panel) = area.splitTop(area.height - height)
         return (content, panel)
     }
 
     static func draw(_ state: AppState, in rect: Rect, on canvas: inout Canvas) {
         guard let walk = state.walk else { return }
         canvas.fill(rect)
+        if rect.height == 1 { return drawLine(walk, in: rect, on: &canvas) }
         let step = walk.isFinished ? "done" : "\(walk.current + 1)/\(walk.items.count)"
         let mode = walk.isDemo ? (walk.paused ? "Demo ⏸" : "Demo") : "Walk"
         let (passed, failed) = walk.counts
@@ -30,7 +32,7 @@ enum WalkPanel {
         guard inner.height > 0 else { return }
         let lines = lines(walk, width: inner.width)
         // Scroll so the current step shows with a little of what came before it.
-        let at = lines.firstIndex { $0.current } ?? lines.count - 1
+        let at = lines.lastIndex { $0.current } ?? lines.count - 1
         let offset = max(0, min(at - inner.height / 3, lines.count - inner.height))
         for (row, line) in lines.dropFirst(offset).prefix(inner.height).enumerated() {
             let y = inner.y + row
@@ -38,6 +40,18 @@ enum WalkPanel {
             if line.current { style.reverse = true; canvas.fill(Rect(x: inner.x, y: y, width: inner.width, height: 1), style: style) }
             canvas.put(line.text, at: inner.x, y, maxWidth: inner.width, style: style)
         }
+    }
+
+    /// The hidden panel: where the walk is, and how to bring the checklist back.
+    static func drawLine(_ walk: WalkState, in rect: Rect, on canvas: inout Canvas) {
+        let style = Style(reverse: true)
+        canvas.fill(rect, style: style)
+        let (passed, failed) = walk.counts
+        let now = walk.isFinished ? "finished" : "› " + walk.items[walk.current].step.text
+        let hint = "  [w] checklist "
+        canvas.put(" Walk \(min(walk.current + 1, walk.items.count))/\(walk.items.count) ✓\(passed) ✗\(failed) \(now)", at: rect.x, rect.y,
+                   maxWidth: rect.width - DisplayWidth.of(hint), style: style)
+        canvas.put(hint, at: rect.maxX - DisplayWidth.of(hint), rect.y, style: style.merged(bold: true))
     }
 
     struct Line: Equatable {
@@ -61,8 +75,11 @@ enum WalkPanel {
             case .skipped: (mark, style) = ("-", .dim)
             case .pending: (mark, style) = (isCurrent ? "›" : "·", isCurrent || live.contains(i) ? .plain : .dim)
             }
-            let text = DisplayWidth.truncate(indent + mark + " " + item.step.text, toWidth: width)
-            out.append(Line(text: text, style: style, current: isCurrent))
+            // Wrapped, not cut: the end of a step (the value expected) is what matters.
+            let hang = indent + "  "
+            for (n, part) in DisplayWidth.wrap(item.step.text, width: max(8, width - DisplayWidth.of(hang))).enumerated() {
+                out.append(Line(text: (n == 0 ? indent + mark + " " : hang) + part, style: style, current: isCurrent))
+            }
             let detail: String? = switch item.mark {
             case .failed: item.expectation.map { "expected \($0.expected), got \(item.actual ?? "nothing")" } ?? item.note
             case .pending where live.contains(i): item.actual.map { "now: \($0)" }
@@ -70,8 +87,10 @@ enum WalkPanel {
             default: nil
             }
             if let detail {
-                out.append(Line(text: DisplayWidth.truncate(indent + "    " + detail, toWidth: width),
-                                style: item.mark == .failed ? Style(foreground: .red) : .dim))
+                let pad = indent + "    "
+                for part in DisplayWidth.wrap(detail, width: max(8, width - DisplayWidth.of(pad))).prefix(3) {
+                    out.append(Line(text: pad + part, style: item.mark == .failed ? Style(foreground: .red) : .dim))
+                }
             }
         }
         if walk.isFinished {
