@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import StoreClient
 import TerminalUI
 @testable import StorefrontApp
 
@@ -54,5 +55,12 @@ import TerminalUI
         #expect(DemoPlan.moves(for: try action("buy com.lumenquest.removeads ask-to-buy"), in: state) == nil)
         #expect(DemoPlan.moves(for: try action("advance P3D"), in: state) == nil)
         #expect(DemoPlan.moves(for: try action("approve com.lumenquest.removeads"), in: state) == nil, "nothing pending")
+    }
+
+    /// Seen on stage: "Renewed Lumen Quest Pro.yearly".
+    @Test func statusNamesTheProductWhoseIDIsAPrefixOfAnother() async throws {
+        var state = try await fixtureState(purchases: false)
+        _ = reduce(&state, .storeEvent(StoreEvent.renewed(productID: "com.lumenquest.pro.yearly")))
+        #expect(state.status == "Renewed Pro Yearly")
     }
 }
