@@ -154,7 +154,7 @@ final class WalkSession {
         }
         send(.walk(.demoCursor(scenario.steps.count)))
         let (passed, failed) = latest.walk?.counts ?? (0, 0)
-        send(.walk(.demoStatus("Demo finished: \(passed) checks passed, \(failed) failed. q quits")))
+        send(.walk(.demoStatus("Demo done: ✓\(passed) ✗\(failed) · q quits")))
         if reportPath != nil { await beat(0.5); run(.save, latest) }
     }
 
