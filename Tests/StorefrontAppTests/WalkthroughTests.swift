@@ -95,6 +95,16 @@ import TerminalUI
         #expect(ScenarioReport.markdown([result]).contains("| 9 | `expect entitled com.lumenquest.removeads` | ✗ failed | expected `yes`, got `no` |"))
     }
 
+    @Test func aWalkLeftEarlyDoesNotPass() async throws {
+        var state = try await Self.walking()
+        state.walk!.current = 1
+        press(&state, .character("n"))
+        let result = state.walk!.result(try ScenarioParser.parse(Self.text, path: "/tmp/ask.scenario"), catalogPath: "c.json",
+                                        storefront: "USA", duration: 0)
+        #expect(!result.passed)
+        #expect(result.steps[1].outcome == .passed && result.steps[2].note == "not reached")
+    }
+
     @Test func demoKeysPauseAndQQuits() async throws {
         var state = try await Self.walking(isDemo: true)
         press(&state, .enter)

@@ -48,6 +48,7 @@ enum StorefrontTUI {
         state.ledger = await store.ledgerEntries()
         state.status = "Press ? for keys."
         state.walk = walk?.initialState
+        defer { walk?.close(state) }
 
         let (events, sink) = AsyncStream<Event>.makeStream()
         let runner = EffectRunner(manager: manager, controls: store)

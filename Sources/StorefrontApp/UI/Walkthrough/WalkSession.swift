@@ -104,6 +104,11 @@ final class WalkSession {
         }
     }
 
+    /// Leaving early still leaves the report that `--report` asked for.
+    func close(_ state: AppState) {
+        if reportPath != nil, state.walk?.isFinished == false { run(.save, state) }
+    }
+
     // MARK: Demo
 
     private func beat(_ beats: Double) async {

@@ -115,11 +115,11 @@ extension ScenarioAction {
 
 extension KeyMap {
     static let walk: [Binding] = [
-        Binding(keys: [.character("n")], name: "n", label: "Walk: step done, next", action: .walk(.next), hint: "Next step"),
-        Binding(keys: [.character("p")], name: "p", label: "Walk: back to the previous action", action: .walk(.previous), footer: false),
-        Binding(keys: [.character("a")], name: "a", label: "Walk: apply this step for me", action: .walk(.apply), hint: "Apply"),
-        Binding(keys: [.character("w")], name: "w", label: "Walk: show/hide the checklist (narrow terminals)", action: .walk(.togglePanel), hint: "Checklist"),
-        Binding(keys: [.character("s")], name: "s", label: "Walk: save the report", action: .walk(.save), footer: false),
+        Binding(keys: [.character("n")], name: "n", label: "Step done, next", action: .walk(.next), hint: "Next step"),
+        Binding(keys: [.character("p")], name: "p", label: "Back to last action", action: .walk(.previous), footer: false),
+        Binding(keys: [.character("a")], name: "a", label: "Apply step for me", action: .walk(.apply), hint: "Apply"),
+        Binding(keys: [.character("w")], name: "w", label: "Checklist on/off", action: .walk(.togglePanel), hint: "Checklist"),
+        Binding(keys: [.character("s")], name: "s", label: "Save walk report", action: .walk(.save), footer: false),
     ]
 
     /// In a demo every key pauses: the footer and help say so.
@@ -257,7 +257,9 @@ private func arrive(_ walk: inout WalkState, _ state: inout AppState) -> [Effect
 extension WalkState {
     /// The walk as a run result, for the same Markdown report `storefront run --report` writes.
     func result(_ scenario: Scenario, catalogPath: String, storefront: String, duration: TimeInterval) -> ScenarioResult {
-        let steps = items.map { item in
+        let steps = items.enumerated().map { i, item in
+            // A walk left before its end did not pass: what it never reached says so.
+            if item.mark == .pending, i >= current { return StepResult(step: item.step, outcome: .failed, note: "not reached") }
             let outcome: StepResult.Outcome = switch item.mark { case .passed: .passed; case .failed: .failed; case .pending, .skipped: .skipped }
             return StepResult(step: item.step, outcome: outcome, expected: item.expectation?.expected,
                               actual: item.actual, note: item.note)
