@@ -1,7 +1,7 @@
 import Foundation
 import TerminalUI
 
-/// Draws the walk checklist: beside the store on wide terminals, below it (toggled with `w`) on narrow ones.
+/// Draws the walk checklist: beside the store on wide terminals, below it on narrow ones; `w` folds it to one line.
 enum WalkPanel {
     /// Wide enough to keep the store readable beside the panel.
     static let sideBySideWidth = 100
@@ -10,7 +10,7 @@ enum WalkPanel {
     /// Splits the content area into the store's part and the panel's (nil: no panel).
     static func split(_ area: Rect, _ state: AppState) -> (content: Rect, panel: Rect?) {
         guard let walk = state.walk else { return (area, nil) }
-        if area.width >= sideBySideWidth {
+        if walk.showsPanel, area.width >= sideBySideWidth {
             let (content, panel) = area.splitLeft(area.width - max(40, area.width * 2 / 5))
             return (content, panel)
         }

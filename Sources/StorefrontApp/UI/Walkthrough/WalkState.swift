@@ -34,7 +34,7 @@ struct WalkState: Sendable, Equatable {
     var current = 0
     var isDemo = false
     var paused = false
-    /// Only consulted on narrow terminals: wide ones always show the panel beside the store.
+    /// `w`: the whole checklist, or one summary line (to see more of the store).
     var showsPanel = true
     var reportPath = "walk-report.md"
     /// The demo writes its report only when asked to (`--report`).
