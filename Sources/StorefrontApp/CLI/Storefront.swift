@@ -22,9 +22,7 @@ public enum StorefrontProgram {
             case .cert: return try SigningCommands.cert(options)
             case .run: return try await RunCommand.run(options)
             case .store: return try await StorefrontTUI.run(options: options)
-            default:
-                Console.error("storefront: '\(options.command.rawValue)' is not available yet")
-                return 2
+            case .walk, .demo: return try await WalkCommand.run(options)
             }
         } catch let error as CatalogError {
             Console.error("storefront: \(error)")

@@ -39,6 +39,8 @@ struct AppState: Sendable {
     var inFlight = 0
     var size = Size(width: 80, height: 24)
     var shouldQuit = false
+    /// The scenario checklist of `storefront walk` / `demo`; nil in the plain storefront.
+    var walk: WalkState?
 
     var top: SheetState? { sheets.last }
 

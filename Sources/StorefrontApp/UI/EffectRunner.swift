@@ -48,6 +48,8 @@ struct EffectRunner: Sendable {
             }
         case .quit:
             return .done("Bye")
+        case .walk:
+            return .done("")  // the run loop hands these to the WalkSession
         }
     }
 

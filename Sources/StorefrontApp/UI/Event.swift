@@ -15,6 +15,7 @@ enum Event: Sendable {
     case storeEvent(StoreEvent)
     case qaData(TestSettings, [LedgerEntry])
     case finished(EffectOutcome)
+    case walk(WalkEvent)
 }
 
 /// How an effect ended, for the status line or a result sheet.
@@ -35,6 +36,7 @@ enum Effect: Sendable, Equatable {
     /// An action in the manage-subscriptions sheet.
     case manage(group: String, ManageSubscriptionAction)
     case qa(QACommand)
+    case walk(WalkEffect)
     case quit
 }
 

@@ -6,6 +6,7 @@ enum Action: Sendable, Equatable {
     case nextScreen, previousScreen, show(Screen)
     case filter, help, quit, restore, redeem, details, refundRequest, manageSubscriptions, appInfo
     case increment, decrement, nextOffer
+    case walk(WalkAction)
 }
 
 /// One row of the key map: the keys, how the footer and help name them, and the action.
@@ -94,9 +95,10 @@ enum KeyMap {
 
     /// The bindings in force for this state, in priority order.
     static func bindings(_ state: AppState) -> [Binding] {
+        if state.walk?.isDemo == true { return demo }
         if let top = state.top { return sheet(top) }
         if state.isEditingFilter { return filterEditing }
-        return screen(state.screen) + global
+        return screen(state.screen) + (state.walk == nil ? [] : walk) + global
     }
 
     static func action(for key: Key, in state: AppState) -> Action? {

@@ -8,7 +8,7 @@ import TerminalUI
 func reduce(_ state: inout AppState, _ event: Event) -> [Effect] {
     switch event {
     case .key(let key):
-        return handle(key, &state)
+        return demoKey(key, &state) ?? handle(key, &state)
     case .resize(let size):
         state.size = size
     case .tick:
@@ -19,8 +19,10 @@ func reduce(_ state: inout AppState, _ event: Event) -> [Effect] {
         state.snapshot = snapshot
         clampSelections(&state)
     case .storeEvent(let event):
-        // Product IDs read poorly in a storefront: show the localized names.
-        state.status = state.snapshot.products.reduce(event.message) { $0.replacingOccurrences(of: $1.id, with: $1.displayName) }
+        // Product IDs read poorly in a storefront: show the localized names. Longest first, so
+        // `com.lumenquest.pro.yearly` is not read as `com.lumenquest.pro` + `.yearly`.
+        state.status = state.snapshot.products.sorted { $0.id.count > $1.id.count }
+            .reduce(event.message) { $0.replacingOccurrences(of: $1.id, with: $1.displayName) }
     case .qaData(let settings, let ledger):
         state.settings = settings
         state.ledger = ledger
@@ -28,6 +30,8 @@ func reduce(_ state: inout AppState, _ event: Event) -> [Effect] {
     case .finished(let outcome):
         state.inFlight = max(0, state.inFlight - 1)
         finish(outcome, &state)
+    case .walk(let event):
+        return reduceWalk(&state, event)
     }
     return []
 }
@@ -146,6 +150,7 @@ private func screenAction(_ action: Action, _ state: inout AppState) -> [Effect]
     case .left, .right:
         guard screen == .qa, let row = QAPanel.rows(state)[safe: state.selected(.qa)] else { break }
         return react(action == .left ? row.previous : row.next, &state)
+    case .walk(let action): return walkAction(action, &state)
     case .back, .increment, .decrement, .nextOffer: break
     }
     return []

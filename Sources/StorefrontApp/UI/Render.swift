@@ -18,10 +18,14 @@ func render(_ state: AppState, size: Size) -> Canvas {
     let parts = canvas.bounds.rows([1, 1, size.height - 4, 1])
     drawHeader(state, in: parts[0], on: &canvas)
     drawSubheader(state, in: parts[1], on: &canvas)
-    drawContent(state, in: parts[2].inset(dx: 1, dy: 0), on: &canvas)
+    let (content, walkPanel) = WalkPanel.split(parts[2], state)
+    drawContent(state, in: content.inset(dx: 1, dy: 0), on: &canvas)
     drawStatus(state, in: parts[3], on: &canvas)
     Footer.draw(KeyMap.footer(state), in: parts[4], on: &canvas)
-    for sheet in state.sheets { SheetView.draw(sheet, state, in: parts[2], on: &canvas) }
+    if let walkPanel { WalkPanel.draw(state, in: walkPanel, on: &canvas) }
+    // Beside the panel sheets leave the checklist in view; below it there is no room for that.
+    let sheetArea = content.width < parts[2].width ? content : parts[2]
+    for sheet in state.sheets { SheetView.draw(sheet, state, in: sheetArea, on: &canvas) }
     return canvas
 }
 

@@ -7,10 +7,11 @@ import TerminalUI
 /// The interactive storefront: wires the store, the terminal and the pure reduce/render loop.
 @MainActor
 enum StorefrontTUI {
-    static func run(options: CommandLineOptions) async throws -> Int32 {
-        let context = try StoreContext.resolve(options)
-        let catalogPath = options.catalogPath ?? "catalog.json"
-        let stateDir = options.statePath ?? (options.ephemeral ? nil : StateDirectory.defaultPath(forCatalogAt: catalogPath))
+    /// With a scenario: `walk` / `demo`, on the scenario's catalog and, unless --state, a fresh in-memory store.
+    static func run(options: CommandLineOptions, scenario: Scenario? = nil) async throws -> Int32 {
+        let context = try StoreContext.resolve(options, catalogPath: scenario?.catalogPath)
+        let catalogPath = scenario?.catalogPath ?? options.catalogPath ?? "catalog.json"
+        let stateDir = options.statePath ?? (options.ephemeral || scenario != nil ? nil : StateDirectory.defaultPath(forCatalogAt: catalogPath))
         let store = try LocalAppStore(catalog: context.catalog, stateDirectory: stateDir,
                                       storefront: context.storefront.code, locale: context.locale)
         if let name = options.timeRate {
@@ -20,14 +21,18 @@ enum StorefrontTUI {
         let wallet = try ConsumableWallet(path: stateDir.map { $0 + "/wallet.sqlite" })
         let manager = StoreManager(source: store, verifier: SignedDataVerifier(trustedRoots: [store.certificate]), wallet: wallet)
         await manager.start()
-        let status = try await runTerminal(context: context, store: store, manager: manager, options: options)
+        var walk: WalkSession?
+        if let scenario {
+            walk = await WalkSession(scenario: scenario, catalog: context.catalog, catalogPath: catalogPath, store: store, manager: manager, options: options)
+        }
+        let status = try await runTerminal(context: context, store: store, manager: manager, options: options, walk: walk)
         await manager.stop()
         await store.shutdown()
         return status
     }
 
     private static func runTerminal(context: StoreContext, store: LocalAppStore, manager: StoreManager,
-                                    options: CommandLineOptions) async throws -> Int32 {
+                                    options: CommandLineOptions, walk: WalkSession?) async throws -> Int32 {
         let colorMode = options.noColor ? ColorMode.monochrome
             : ColorMode.detect(environment: ProcessInfo.processInfo.environment, arguments: CommandLine.arguments)
         let terminal = try Terminal.start(colorMode: colorMode)
@@ -42,6 +47,8 @@ enum StorefrontTUI {
         state.settings = await store.settings()
         state.ledger = await store.ledgerEntries()
         state.status = "Press ? for keys."
+        state.walk = walk?.initialState
+        defer { walk?.close(state) }
 
         let (events, sink) = AsyncStream<Event>.makeStream()
         let runner = EffectRunner(manager: manager, controls: store)
@@ -69,6 +76,7 @@ enum StorefrontTUI {
                 }
             }
         })
+        if let walk { tasks.append(walk.start(send: { sink.yield($0) })) }
         defer { tasks.forEach { $0.cancel() } }
 
         terminal.draw(render(state, size: terminal.size))
@@ -80,13 +88,16 @@ enum StorefrontTUI {
             for e in batch {
                 for effect in reduce(&state, e) {
                     if effect == .quit { return 0 }
+                    if case .walk(let w) = effect { walk?.run(w, state); continue }
                     Task {
                         let outcome = await runner.run(effect)
+                        await walk?.record(outcome)
                         sink.yield(.finished(outcome))
                         sink.yield(.snapshot(await manager.snapshot))
                         sink.yield(.qaData(await store.settings(), await store.ledgerEntries()))
                     }
                 }
+                walk?.observe(e, state)
                 if state.shouldQuit { return 0 }
             }
             terminal.draw(render(state, size: terminal.size))

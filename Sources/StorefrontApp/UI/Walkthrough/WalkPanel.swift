@@ -1,0 +1,102 @@
+import Foundation
+import TerminalUI
+
+/// Draws the walk checklist: beside the store on wide terminals, below it on narrow ones; `w` folds it to one line.
+enum WalkPanel {
+    /// Wide enough to keep the store readable beside the panel.
+    static let sideBySideWidth = 100
+    static let bottomHeight = 9
+
+    /// Splits the content area into the store's part and the panel's (nil: no panel).
+    static func split(_ area: Rect, _ state: AppState) -> (content: Rect, panel: Rect?) {
+        guard let walk = state.walk else { return (area, nil) }
+        if walk.showsPanel, area.width >= sideBySideWidth {
+            let (content, panel) = area.splitLeft(area.width - max(40, area.width * 2 / 5))
+            return (content, panel)
+        }
+        // Hidden (or no room): one line keeps the current step in view.
+        let height = walk.showsPanel && area.height >= bottomHeight + 6 ? bottomHeight : 1
+        let (content, panel) = area.splitTop(area.height - height)
+        return (content, panel)
+    }
+
+    static func draw(_ state: AppState, in rect: Rect, on canvas: inout Canvas) {
+        guard let walk = state.walk else { return }
+        canvas.fill(rect)
+        if rect.height == 1 { return drawLine(walk, in: rect, on: &canvas) }
+        let step = walk.isFinished ? "done" : "\(walk.current + 1)/\(walk.items.count)"
+        let mode = walk.isDemo ? (walk.paused ? "Demo ⏸" : "Demo") : "Walk"
+        let (passed, failed) = walk.counts
+        let title = "\(mode) \(step) · ✓\(passed) ✗\(failed) · \(walk.title)"
+        let inner = Box(title: title).draw(in: rect, on: &canvas)
+        guard inner.height > 0 else { return }
+        let lines = lines(walk, width: inner.width)
+        // Scroll so the current step shows with a little of what came before it.
+        let at = lines.lastIndex { $0.current } ?? lines.count - 1
+        let offset = max(0, min(at - inner.height / 3, lines.count - inner.height))
+        for (row, line) in lines.dropFirst(offset).prefix(inner.height).enumerated() {
+            let y = inner.y + row
+            var style = line.style
+            if line.current { style.reverse = true; canvas.fill(Rect(x: inner.x, y: y, width: inner.width, height: 1), style: style) }
+            canvas.put(line.text, at: inner.x, y, maxWidth: inner.width, style: style)
+        }
+    }
+
+    /// The hidden panel: where the walk is, and how to bring the checklist back.
+    static func drawLine(_ walk: WalkState, in rect: Rect, on canvas: inout Canvas) {
+        let style = Style(reverse: true)
+        canvas.fill(rect, style: style)
+        let (passed, failed) = walk.counts
+        let now = walk.isFinished ? "finished" : "› " + walk.items[walk.current].step.text
+        let hint = "  [w] checklist "
+        canvas.put(" Walk \(min(walk.current + 1, walk.items.count))/\(walk.items.count) ✓\(passed) ✗\(failed) \(now)", at: rect.x, rect.y,
+                   maxWidth: rect.width - DisplayWidth.of(hint), style: style)
+        canvas.put(hint, at: rect.maxX - DisplayWidth.of(hint), rect.y, style: style.merged(bold: true))
+    }
+
+    struct Line: Equatable {
+        var text: String
+        var style: Style = .plain
+        var current = false
+    }
+
+    /// One line a step, expectations indented under their action, and a second line saying why for ✗ and
+    /// for the current check that does not hold yet.
+    static func lines(_ walk: WalkState, width: Int) -> [Line] {
+        var out: [Line] = []
+        let live = Set(walk.live)
+        for (i, item) in walk.items.enumerated() {
+            let isCurrent = i == walk.current
+            let indent = item.step.isExpectation ? "  " : ""
+            let mark: String, style: Style
+            switch item.mark {
+            case .passed: (mark, style) = ("✓", Style(foreground: .green))
+            case .failed: (mark, style) = ("✗", Style(foreground: .red, bold: true))
+            case .skipped: (mark, style) = ("-", .dim)
+            case .pending: (mark, style) = (isCurrent ? "›" : "·", isCurrent || live.contains(i) ? .plain : .dim)
+            }
+            // Wrapped, not cut: the end of a step (the value expected) is what matters.
+            let hang = indent + "  "
+            for (n, part) in DisplayWidth.wrap(item.step.text, width: max(8, width - DisplayWidth.of(hang))).enumerated() {
+                out.append(Line(text: (n == 0 ? indent + mark + " " : hang) + part, style: style, current: isCurrent))
+            }
+            let detail: String? = switch item.mark {
+            case .failed: item.expectation.map { "expected \($0.expected), got \(item.actual ?? "nothing")" } ?? item.note
+            case .pending where live.contains(i): item.actual.map { "now: \($0)" }
+            case .skipped: item.note
+            default: nil
+            }
+            if let detail {
+                let pad = indent + "    "
+                for part in DisplayWidth.wrap(detail, width: max(8, width - DisplayWidth.of(pad))).prefix(3) {
+                    out.append(Line(text: pad + part, style: item.mark == .failed ? Style(foreground: .red) : .dim))
+                }
+            }
+        }
+        if walk.isFinished {
+            let (passed, failed) = walk.counts
+            out.append(Line(text: "Finished: \(passed) passed, \(failed) failed", style: .bold, current: true))
+        }
+        return out
+    }
+}
