@@ -1,0 +1,135 @@
+import Foundation
+import Testing
+
+/// The real `storefront` binary running in a tmux pane, driven and read as a person would.
+/// Every session lives on this test process's own tmux server (`-L`), so a user's tmux and its
+/// environment (say `NO_COLOR`) play no part; the session is killed when the value goes away.
+final class TmuxSession {
+    static let tmuxPath = ["/usr/bin/tmux", "/usr/local/bin/tmux"].first { FileManager.default.isExecutableFile(atPath: $0) }
+    static let binary = Repo.root.appendingPathComponent(".build/debug/storefront").path
+    static let socket = "storefront-e2e-\(getpid())"
+
+    /// Why the end-to-end tests cannot run here, if they cannot.
+    static let missing: String? =
+        tmuxPath == nil ? "tmux is not installed"
+        : !FileManager.default.isExecutableFile(atPath: binary) ? "\(binary) is missing: run `swift build` before `swift test`"
+        : nil
+    /// Skip when tmux or the binary is missing, except on CI, where the tests run and fail.
+    static let enabled = missing == nil || ProcessInfo.processInfo.environment["CI"] != nil
+
+    struct NotOnScreen: Error, CustomStringConvertible {
+        var what: String, screen: String
+        var description: String { "not on screen after the timeout: \(what)\n--- screen ---\n\(screen)\n--------------" }
+    }
+
+    let name: String
+
+    /// Starts `storefront ARGUMENTS` in the repo directory; when it exits the pane shows
+    /// `[exited N]` and the terminal's `stty -a`, and stays open.
+    init(_ name: String, size: String = "80x24", environment: String = "", _ arguments: String...) throws {
+        if let missing = Self.missing { throw NotOnScreen(what: "prerequisite: \(missing)", screen: "") }
+        self.name = name
+        let command = "env -u NO_COLOR TERM=xterm-256color LANG=C.UTF-8 \(environment) \(Self.binary) \(arguments.joined(separator: " "))"
+            + "; echo \"[exited $?]\"; stty -a; sleep 120"
+        let (cols, rows) = Self.split(size)
+        try tmux("kill-session", "-t", name)
+        try tmux("new-session", "-d", "-s", name, "-x", cols, "-y", rows, "-c", Repo.root.path, command)
+    }
+
+    deinit { kill() }
+
+    /// Ends the program, then the session: closing the pane alone leaves the program running
+    /// (see `EndToEndTests.closingThePaneEndsTheProgram`).
+    func kill() {
+        if let pid = try? programPID() { Foundation.kill(pid, SIGTERM) }
+        hangUp()
+    }
+
+    /// Closes the pane, as closing a terminal window does.
+    func hangUp() { _ = try? tmux("kill-session", "-t", name) }
+
+    /// Sends tmux key names (`Enter`, `Escape`, `Down`, `C-c`, or text).
+    func keys(_ keys: String...) throws { try tmux(["send-keys", "-t", name] + keys) }
+
+    /// Types `text` literally.
+    func type(_ text: String) throws { try tmux("send-keys", "-t", name, "-l", text) }
+
+    func resize(_ size: String) throws {
+        let (cols, rows) = Self.split(size)
+        try tmux("resize-window", "-t", name, "-x", cols, "-y", rows)
+    }
+
+    /// The screen's text; with `escapes`, colours and attributes as escape codes.
+    func screen(escapes: Bool = false) throws -> String {
+        try tmux(["capture-pane", "-p", "-t", name] + (escapes ? ["-e"] : []))
+    }
+
+    /// A tmux format of the pane, e.g. `#{alternate_on}`.
+    func pane(_ format: String) throws -> String {
+        try tmux("display-message", "-p", "-t", name, format).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// The storefront process: the only child of the pane's shell.
+    func programPID() throws -> Int32 {
+        let shell = try pane("#{pane_pid}")
+        let children = try String(contentsOfFile: "/proc/\(shell)/task/\(shell)/children", encoding: .utf8)
+        guard let pid = children.split(separator: " ").first.flatMap({ Int32($0) }) else {
+            throw NotOnScreen(what: "a running storefront process", screen: try screen())
+        }
+        return pid
+    }
+
+    /// Polls the screen until `text` is on it (at most `seconds`); throws with the screen if not.
+    func wait(for text: String, seconds: Double = 10) throws {
+        try wait(text, seconds: seconds) { lines in lines.contains { $0.contains(text) } }
+    }
+
+    /// Polls the screen's lines until `done` holds.
+    func wait(_ what: String, seconds: Double = 10, until done: ([String]) -> Bool) throws {
+        let deadline = Date().addingTimeInterval(seconds)
+        var screen = ""
+        repeat {
+            screen = try self.screen()
+            if done(screen.components(separatedBy: "\n")) { return }
+            Thread.sleep(forTimeInterval: 0.05)
+        } while Date() < deadline
+        throw NotOnScreen(what: what, screen: screen)
+    }
+
+    private static func split(_ size: String) -> (String, String) {
+        let parts = size.split(separator: "x").map(String.init)
+        return (parts[0], parts[1])
+    }
+
+    @discardableResult
+    private func tmux(_ args: String...) throws -> String { try tmux(args) }
+
+    /// Runs tmux and returns its output. posix_spawn and waitpid rather than `Process`, whose
+    /// exit monitoring can hang when tests run in parallel; output goes to a file, not a pipe,
+    /// because the tmux server that new-session forks would hold a pipe open forever.
+    @discardableResult
+    private func tmux(_ args: [String]) throws -> String {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("tmux-\(UUID().uuidString).out").path
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, file, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        let argv = ([Self.tmuxPath!, "-u", "-L", Self.socket] + args).map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var pid: pid_t = 0
+        let spawned = posix_spawn(&pid, Self.tmuxPath!, &actions, nil, argv, environ)
+        guard spawned == 0 else { throw NotOnScreen(what: "tmux did not start (errno \(spawned))", screen: "") }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+        return (try? String(contentsOfFile: file, encoding: .utf8)) ?? ""
+    }
+}
+
+/// A fresh `--state` directory, removed when the value goes away.
+final class TemporaryDirectory {
+    let path = FileManager.default.temporaryDirectory.appendingPathComponent("storefront-e2e-\(UUID().uuidString)").path
+    deinit { try? FileManager.default.removeItem(atPath: path) }
+}
