@@ -190,9 +190,7 @@ struct EndToEndTests {
         while Foundation.kill(pid, 0) == 0 && Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
         let running = Foundation.kill(pid, 0) == 0
         if running { Foundation.kill(pid, SIGTERM) }
-        withKnownIssue("the run loop ignores the end of input and keeps ticking, using CPU, forever") {
-            #expect(!running, "storefront \(pid) still running 3 s after its terminal closed")
-        }
+        #expect(!running, "storefront \(pid) still running 3 s after its terminal closed")
     }
 
     /// `NO_COLOR` and `--no-color` draw without colours (reverse video, bold and dim remain);

@@ -53,7 +53,8 @@ enum StorefrontTUI {
         let (events, sink) = AsyncStream<Event>.makeStream()
         let runner = EffectRunner(manager: manager, controls: store)
         var tasks: [Task<Void, Never>] = []
-        tasks.append(Task { for await _ in terminal.inputReady { sink.yield(.inputReady) } })
+        // Input ends when the terminal hangs up (the window closed): end the loop, don't spin on.
+        tasks.append(Task { for await _ in terminal.inputReady { sink.yield(.inputReady) }; sink.finish() })
         tasks.append(Task {
             for await event in await manager.events() {
                 sink.yield(.storeEvent(event))

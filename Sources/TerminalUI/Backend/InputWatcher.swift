@@ -55,8 +55,10 @@ final class InputWatcher: Sendable {
         while !state.withLock({ $0.stopped }) {
             var pfd = pollfd(fd: inputFD, events: Int16(POLLIN), revents: 0)
             if poll(&pfd, 1, Self.pollTimeoutMilliseconds) > 0 {
-                if pfd.revents & Int16(POLLIN) == 0 {
-                    // Input closed or invalid (POLLHUP/POLLNVAL): nothing more will come.
+                // A hung-up terminal reports POLLHUP, often with POLLIN too (reads then fail forever):
+                // test the hang-up first, or the loop would spin.
+                if pfd.revents & Int16(POLLHUP | POLLERR | POLLNVAL) != 0 || pfd.revents & Int16(POLLIN) == 0 {
+                    // Input closed or invalid: nothing more will come.
                     continuation.yield()
                     continuation.finish()
                     return
