@@ -14,6 +14,10 @@ public actor StoreManager {
     private var continuations: [UUID: AsyncStream<StoreEvent>.Continuation] = [:]
 
     public private(set) var snapshot = StoreSnapshot()
+    /// How much of `Transaction.all` the snapshot keeps: the newest, so a long history never costs a refresh.
+    public static let historyLimit = 200
+    /// Verification results by token: a refresh re-reads the same signed data many times.
+    private var verified: [String: VerificationResult<TransactionPayload>] = [:]
 
     public init(source: any TransactionSource, verifier: SignedDataVerifier, wallet: ConsumableWallet, productIDs: [String]? = nil) {
         self.source = source
@@ -178,7 +182,7 @@ public actor StoreManager {
         var entitled: Set<String> = []
         let now = await source.now()
         for jws in await source.currentEntitlements() {
-            guard case .verified(let t) = verifier.transaction(jws), !t.isRevoked else { continue }
+            guard case .verified(let t) = verify(jws), !t.isRevoked else { continue }
             if t.productType == .nonRenewing, let end = nonRenewingEnd(t), end <= now { continue }
             entitled.insert(t.productID)
         }
@@ -200,10 +204,19 @@ public actor StoreManager {
         }
         snapshot.subscriptionStatuses = statuses
         snapshot.introEligibility = eligibility
-        snapshot.history = await source.allTransactions().map(verifier.transaction)
+        snapshot.history = await source.allTransactions(limit: Self.historyLimit).map(verify)
+        snapshot.transactionCount = await source.transactionCount()
         snapshot.unfinishedCount = await source.unfinishedTransactions().count
         snapshot.storefront = await source.storefront()
         snapshot.locale = await source.locale()
+    }
+
+    private func verify(_ jws: String) -> VerificationResult<TransactionPayload> {
+        if let known = verified[jws] { return known }
+        if verified.count > 4 * Self.historyLimit { verified.removeAll(keepingCapacity: true) }
+        let result = verifier.transaction(jws)
+        verified[jws] = result
+        return result
     }
 
     /// A non-renewing subscription has no expiration date: the app computes it from the catalog's duration.
@@ -219,10 +232,8 @@ public actor StoreManager {
         do {
             try await source.sync()
             await refresh()
-            let restored = snapshot.history.compactMap { $0.payload }.filter {
-                $0.productType.isRestorable && !$0.isRevoked && snapshot.entitlements.contains($0.productID)
-            }
-            emit(.restored(count: Set(restored.map(\.originalTransactionID)).count))
+            // Entitlements are exactly the restorable purchases in force: consumables are never among them.
+            emit(.restored(count: snapshot.entitlements.count))
         } catch {
             emit(.failed(.appStoreSync, Self.failure(error)))
         }
@@ -301,8 +312,10 @@ public struct StoreSnapshot: Sendable, Equatable {
     public var balances: [String: Int] = [:]
     public var subscriptionStatuses: [String: [SubscriptionStatus]] = [:]
     public var introEligibility: [String: Bool] = [:]
-    /// `Transaction.all`, newest first.
+    /// The newest of `Transaction.all` (at most `StoreManager.historyLimit`), newest first.
     public var history: [VerificationResult<TransactionPayload>] = []
+    /// How many transactions `Transaction.all` holds in all.
+    public var transactionCount = 0
     public var unfinishedCount = 0
     public var storefront = Storefront.usa
     public var locale = "en_US"

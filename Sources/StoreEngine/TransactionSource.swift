@@ -19,8 +19,10 @@ public protocol TransactionSource: Sendable {
     func updates() async -> AsyncStream<String>
     /// `Transaction.currentEntitlements`, signed.
     func currentEntitlements() async -> [String]
-    /// `Transaction.all`, newest first.
-    func allTransactions() async -> [String]
+    /// `Transaction.all`, newest first; `limit` bounds how many (a long history is never loaded whole).
+    func allTransactions(limit: Int?) async -> [String]
+    /// How many transactions `Transaction.all` holds.
+    func transactionCount() async -> Int
     /// `Transaction.unfinished`.
     func unfinishedTransactions() async -> [String]
     func finish(transactionID: Int64) async
@@ -48,6 +50,14 @@ public enum ManageSubscriptionAction: Sendable, Equatable {
     case reenable
     /// Switch plans: an upgrade takes effect now, a downgrade or crossgrade to another period at the next renewal.
     case switchTo(productID: String)
+}
+
+extension TransactionSource {
+    public func allTransactions() async -> [String] { await allTransactions(limit: nil) }
+}
+
+extension StoreTestControls {
+    public func ledgerEntries() async -> [LedgerEntry] { await ledgerEntries(limit: nil) }
 }
 
 /// What the customer did at the payment sheet.
@@ -114,7 +124,7 @@ public protocol StoreTestControls: Sendable {
     func update(_ change: @Sendable (inout TestSettings) -> Void) async
     func setStorefront(_ code: String, locale: String?) async throws
     /// Every transaction the ledger holds, with what the tester needs to see (pending, declined…).
-    func ledgerEntries() async -> [LedgerEntry]
+    func ledgerEntries(limit: Int?) async -> [LedgerEntry]
 
     func approveAskToBuy(transactionID: Int64) async throws
     func declineAskToBuy(transactionID: Int64) async throws

@@ -70,7 +70,8 @@ struct EndToEndTests {
         try s.keys("Enter")
         try s.wait(for: "› Approve Ask to Buy")
         try s.keys("Enter")
-        try s.wait(for: "│ Approved #")
+        // The approval arrives through Transaction.updates; its message may replace "Approved #…" at once.
+        try s.wait("the approval") { $0.contains { $0.contains("│ Approved #") || $0.contains("│ Transaction arrived: Remove Ads") } }
         try s.keys("1")
         try s.wait(for: "Remove Ads  ✓ Owned")
     }
@@ -122,7 +123,7 @@ struct EndToEndTests {
         // Laid out again for 60×18: the footer is on the last row, the status line above it.
         try s.resize("60x18")
         try s.wait("the store at 60×18") { lines in
-            lines.count >= 18 && lines[17].hasPrefix("[↑↓] Move  [Enter] Buy") && lines[16].contains("Real time")
+            lines.count >= 18 && lines[17].hasPrefix("[↑↓] Move  [Enter] Buy") && lines[16].hasPrefix(" USA · ")
                 && lines.contains { $0.contains(Self.ready) } && lines.allSatisfy { DisplayWidth.of($0) <= 60 }
         }
         try s.resize("50x14")

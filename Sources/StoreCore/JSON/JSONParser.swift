@@ -247,6 +247,8 @@ extension JSONValue {
     }
 
     static func quote(_ s: String) -> String {
+        // Most strings need no escaping: copy them whole.
+        if s.utf8.allSatisfy({ $0 >= 0x20 && $0 != 0x22 && $0 != 0x5C }) { return "\"" + s + "\"" }
         var out = "\""
         for scalar in s.unicodeScalars {
             switch scalar {

@@ -87,12 +87,18 @@ final class Ledger {
         }
     }
 
-    func allRows() throws -> [Row] {
-        try rows("SELECT \(Self.columns) FROM transactions ORDER BY id DESC")
+    func allRows(limit: Int? = nil) throws -> [Row] {
+        try rows("SELECT \(Self.columns) FROM transactions ORDER BY id DESC LIMIT ?", [.int(Int64(limit ?? -1))])
     }
 
-    func completedRows() throws -> [Row] {
-        try rows("SELECT \(Self.columns) FROM transactions WHERE status = 'completed' ORDER BY id DESC")
+    /// Signed completed transactions, newest first, without decoding their payloads.
+    func completedJWS(limit: Int?) throws -> [String] {
+        try db.query("SELECT jws FROM transactions WHERE status = 'completed' ORDER BY id DESC LIMIT ?", [.int(Int64(limit ?? -1))])
+            .compactMap { $0[0].text }
+    }
+
+    func completedCount() throws -> Int {
+        Int(try db.query("SELECT COUNT(*) FROM transactions WHERE status = 'completed'").first?.first?.int ?? 0)
     }
 
     func unfinishedRows() throws -> [Row] {

@@ -276,9 +276,13 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
         return (oneTime + subscriptions).map(present)
     }
 
-    public func allTransactions() -> [String] {
+    public func allTransactions(limit: Int?) -> [String] {
         catchUp()
-        return ((try? ledger.completedRows()) ?? []).compactMap(\.jws).map(present)
+        return ((try? ledger.completedJWS(limit: limit)) ?? []).map(present)
+    }
+
+    public func transactionCount() -> Int {
+        (try? ledger.completedCount()) ?? 0
     }
 
     public func unfinishedTransactions() -> [String] {
@@ -368,9 +372,9 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
         saveSettings()
     }
 
-    public func ledgerEntries() -> [LedgerEntry] {
+    public func ledgerEntries(limit: Int?) -> [LedgerEntry] {
         catchUp()
-        return ((try? ledger.allRows()) ?? []).map {
+        return ((try? ledger.allRows(limit: limit)) ?? []).map {
             LedgerEntry(payload: $0.payload, status: $0.status, isFinished: $0.finished, refundRequest: $0.refundRequest, jws: $0.jws)
         }
     }

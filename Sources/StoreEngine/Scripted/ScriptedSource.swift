@@ -80,7 +80,10 @@ public actor ScriptedSource: TransactionSource, StoreTestControls {
         }.compactMap(\.jws)
     }
 
-    public func allTransactions() -> [String] { entries.filter { $0.status == .completed }.reversed().compactMap(\.jws) }
+    public func allTransactions(limit: Int?) -> [String] {
+        Array(entries.filter { $0.status == .completed }.reversed().compactMap(\.jws).prefix(limit ?? .max))
+    }
+    public func transactionCount() -> Int { entries.filter { $0.status == .completed }.count }
     public func unfinishedTransactions() -> [String] { entries.filter { $0.status == .completed && !$0.isFinished }.compactMap(\.jws) }
 
     public func finish(transactionID: Int64) {
@@ -140,7 +143,7 @@ public actor ScriptedSource: TransactionSource, StoreTestControls {
 
     public func settings() -> TestSettings { currentSettings }
     public func update(_ change: @Sendable (inout TestSettings) -> Void) { change(&currentSettings) }
-    public func ledgerEntries() -> [LedgerEntry] { entries.reversed() }
+    public func ledgerEntries(limit: Int?) -> [LedgerEntry] { Array(entries.reversed().prefix(limit ?? .max)) }
 
     public func setStorefront(_ code: String, locale: String?) throws {
         guard let sf = catalog.storefront(code) else { throw TestControlError("unknown storefront \(code)") }

@@ -309,7 +309,7 @@ public actor ScenarioRunner {
             }
         case .introEligible: return s.introEligibility[subject].map(yesNo) ?? "unknown group"
         case .error: return s.lastError?.name ?? "none"
-        case .transactions: return String(s.history.count)
+        case .transactions: return String(s.transactionCount)
         case .ledger: return String(await store.ledgerEntries().count)
         case .unfinished: return String(await store.unfinishedTransactions().count)
         case .products: return String(s.products.count)

@@ -23,6 +23,8 @@ enum QAPanel {
 
     static let rates: [TimeRate] = TimeRate.allCases.filter { !$0.isDeprecated }
     static let advances: [Period] = [Period(1, .day), Period(1, .week), Period(1, .month), Period(1, .year)]
+    /// The newest ledger entries the panel lists (a long ledger is never loaded whole).
+    static let ledgerLimit = 300
     static let platforms = ["iOS", "macOS", "tvOS", "visionOS"]
     /// Original app versions to try business-model migrations with ("bought before 2.0").
     static let versions = ["1.0", "1.9", "2.0", "2.4", "3.0"]

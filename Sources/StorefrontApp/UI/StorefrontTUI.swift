@@ -45,7 +45,7 @@ enum StorefrontTUI {
         state.size = terminal.size
         state.snapshot = await manager.snapshot
         state.settings = await store.settings()
-        state.ledger = await store.ledgerEntries()
+        state.ledger = await store.ledgerEntries(limit: QAPanel.ledgerLimit)
         state.status = "Press ? for keys."
         state.walk = walk?.initialState
         defer { walk?.close(state) }
@@ -59,7 +59,7 @@ enum StorefrontTUI {
             for await event in await manager.events() {
                 sink.yield(.storeEvent(event))
                 sink.yield(.snapshot(await manager.snapshot))
-                sink.yield(.qaData(await store.settings(), await store.ledgerEntries()))
+                sink.yield(.qaData(await store.settings(), await store.ledgerEntries(limit: QAPanel.ledgerLimit)))
             }
         })
         tasks.append(Task {
@@ -73,7 +73,7 @@ enum StorefrontTUI {
                 if n % 4 == 0 {
                     await manager.refresh()
                     sink.yield(.snapshot(await manager.snapshot))
-                    sink.yield(.qaData(await store.settings(), await store.ledgerEntries()))
+                    sink.yield(.qaData(await store.settings(), await store.ledgerEntries(limit: QAPanel.ledgerLimit)))
                 }
             }
         })
@@ -95,7 +95,7 @@ enum StorefrontTUI {
                         await walk?.record(outcome)
                         sink.yield(.finished(outcome))
                         sink.yield(.snapshot(await manager.snapshot))
-                        sink.yield(.qaData(await store.settings(), await store.ledgerEntries()))
+                        sink.yield(.qaData(await store.settings(), await store.ledgerEntries(limit: QAPanel.ledgerLimit)))
                     }
                 }
                 walk?.observe(e, state)
