@@ -13,7 +13,7 @@ enum Bench {
         if wanted("1") { results += try await step("JWS signing") { try Figures.signing(sizes) } }
         if wanted("2") { results.append(try await step("durable purchases") { try await Figures.purchases(sizes) }) }
 
-        let needsCatalog = wanted("3") || wanted("4") || wanted("8")
+        let needsCatalog = wanted("3") || wanted("4") || wanted("5") || wanted("8")
         let catalog = needsCatalog ? try Generate.catalog(oneTime: sizes.catalogProducts * 9 / 10, groups: sizes.catalogProducts / 50, perGroup: 5) : nil
         let data = catalog.map(Generate.catalogData) ?? Data()
         if wanted("4") { results.append(try await step("catalog load") { try Figures.catalogLoad(sizes, data: data) }) }
@@ -32,9 +32,10 @@ enum Bench {
             }
         }
 
-        if wanted("5") { results.append(Result(figure: "5a render store screen 200×60", measured: nil, baseline: nil, unit: "ms", ratio: nil, target: "≤ 2 ms",
-                              pass: nil, note: "not measured: render not available (no public render entry point in StorefrontApp yet)"))
-            results.append(try await step("terminal backend") { try await TerminalFigures.backendBytes() }) }
+        if wanted("5") {
+            if let catalog { results.append(await step("render") { Figures.render(catalog, rounds: sizes.rounds) }) }
+            results.append(try await step("terminal backend") { try await TerminalFigures.backendBytes() })
+        }
         if wanted("6") { results.append(try await step("start-up") { try TerminalFigures.startup(rounds: sizes.rounds) }) }
         if wanted("7") { results.append(try await step("a simulated year") { try await Figures.renewals(sizes) }) }
         if wanted("8") { results += try await step("peak RSS") { try Figures.memory(sizes, catalogPath: catalogPath, ledger: large) } }

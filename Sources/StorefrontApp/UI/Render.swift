@@ -64,7 +64,7 @@ private func drawSubheader(_ state: AppState, in rect: Rect, on canvas: inout Ca
 
 private func drawContent(_ state: AppState, in rect: Rect, on canvas: inout Canvas) {
     let lines: [ScreenLine] = switch state.screen {
-    case .store: StoreScreen.lines(state)
+    case .store: StoreScreen.lines(state, rows: rect.height)
     case .subscriptions: SubscriptionsScreen.lines(state)
     case .history: HistoryScreen.lines(state)
     case .qa: QAPanel.lines(state, width: rect.width)

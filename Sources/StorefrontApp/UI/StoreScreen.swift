@@ -5,13 +5,27 @@ import StoreEngine
 import TerminalUI
 
 /// A line of a scrolling screen: text, its style, and which selectable item it belongs to.
+/// Text can be made lazily: only the rows on screen are ever built (a catalog may hold 10,000 products).
 struct ScreenLine: Sendable {
-    var text: String
+    private let make: @Sendable () -> String
     var style: Style = .plain
     /// The index of the selectable item this line shows (selected items draw in reverse video).
     var item: Int?
     /// Right-aligned text (a price) on the same row.
     var trailing: String = ""
+
+    var text: String { make() }
+
+    init(text: String, style: Style = .plain, item: Int? = nil, trailing: String = "") {
+        self.init(lazy: { text }, style: style, item: item, trailing: trailing)
+    }
+
+    init(lazy make: @escaping @Sendable () -> String, style: Style = .plain, item: Int? = nil, trailing: String = "") {
+        self.make = make
+        self.style = style
+        self.item = item
+        self.trailing = trailing
+    }
 }
 
 enum StoreScreen {
@@ -23,39 +37,45 @@ enum StoreScreen {
         let shown = state.snapshot.products.filter { p in
             query.isEmpty || [p.displayName, p.description, p.id].contains { $0.lowercased().contains(query) }
         }
-        let groups = uniqueGroups(shown)
+        let byType = Dictionary(grouping: shown, by: \.type)
+        let byGroup = Dictionary(grouping: byType[.autoRenewable] ?? []) { $0.subscription!.groupID }
         return typeOrder.flatMap { type in
-            let ofType = shown.filter { $0.type == type }
-            guard type == .autoRenewable else { return ofType }
-            return groups.flatMap { g in
-                ofType.filter { $0.subscription?.groupID == g }.sorted { $0.subscription!.level < $1.subscription!.level }
-            }
+            guard type == .autoRenewable else { return byType[type] ?? [] }
+            return uniqueGroups(shown).flatMap { g in (byGroup[g] ?? []).sorted { $0.subscription!.level < $1.subscription!.level } }
         }
     }
 
+    /// Group IDs in catalog order.
     static func uniqueGroups(_ products: [Product]) -> [String] {
-        var seen: [String] = []
-        for p in products { if let g = p.subscription?.groupID, !seen.contains(g) { seen.append(g) } }
-        return seen
+        var seen: Set<String> = [], ordered: [String] = []
+        for p in products { if let g = p.subscription?.groupID, seen.insert(g).inserted { ordered.append(g) } }
+        return ordered
     }
 
-    static func lines(_ state: AppState) -> [ScreenLine] {
+    /// The screen's lines; with `rows`, only the products that can share the screen with the
+    /// selected one (a 10,000-product catalog renders as fast as a small one). The window starts
+    /// with its section's heading, so the heading stays in view while scrolling.
+    static func lines(_ state: AppState, rows: Int? = nil) -> [ScreenLine] {
         let products = products(state)
+        let window = rows.map { max(0, state.selected(.store) - $0)..<min(products.count, state.selected(.store) + $0 + 1) }
+            ?? products.indices
         var lines: [ScreenLine] = []
         var heading: String?
-        for (i, p) in products.enumerated() {
+        for i in window {
+            let p = products[i]
             let section = p.type == .autoRenewable ? "Subscriptions · \(p.groupName ?? "")" : p.type.title
             if section != heading {
                 if heading != nil { lines.append(ScreenLine(text: "")) }
                 lines.append(ScreenLine(text: section, style: .bold))
                 heading = section
             }
-            let mark = marks(p, state)
-            lines.append(ScreenLine(text: "  " + p.displayName + (mark.isEmpty ? "" : "  " + mark), item: i,
-                                    trailing: p.priceWithPeriod))
-            lines.append(ScreenLine(text: "    " + p.description, style: .dim, item: i))
+            lines.append(ScreenLine(lazy: {
+                let mark = marks(p, state)
+                return "  " + p.displayName + (mark.isEmpty ? "" : "  " + mark)
+            }, item: i, trailing: p.priceWithPeriod))
+            lines.append(ScreenLine(lazy: { "    " + p.description }, style: .dim, item: i))
             if let intro = p.subscription?.introductoryOffer, state.snapshot.introEligibility[p.subscription!.groupID] == true {
-                lines.append(ScreenLine(text: "    Intro offer: " + p.offerText(intro), style: Style(foreground: .green), item: i))
+                lines.append(ScreenLine(lazy: { "    Intro offer: " + p.offerText(intro) }, style: Style(foreground: .green), item: i))
             }
         }
         if products.isEmpty {
