@@ -95,10 +95,15 @@ public struct JWSVerifier: Sendable {
         guard let scan = payloadBytes.withUnsafeBufferPointer({ JSONObjectScanner.scan($0) }) else {
             return failure(.invalidEncoding, "payload is not a JSON object", header, payload)
         }
+        // A signedDate beyond any representable time (1e300) is malformed, not a reason to trap.
+        let signedSeconds = scan.signedDate.map { Int(exactly: ($0 / 1000).rounded(.down)) }
+        if case .signedDate = time, case .some(.none) = signedSeconds {
+            return failure(.invalidEncoding, "signedDate is out of range", header, payload)
+        }
         let seconds: Int? = switch time {
         case .now: nil
-        case .date(let date): Int(date.timeIntervalSince1970.rounded(.down))
-        case .signedDate: scan.signedDate.map { Int(($0 / 1000).rounded(.down)) }
+        case .date(let date): Int(exactly: date.timeIntervalSince1970.rounded(.down))
+        case .signedDate: signedSeconds ?? nil
         }
         let instant = seconds ?? Int(Date().timeIntervalSince1970)
 

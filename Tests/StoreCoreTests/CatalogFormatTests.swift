@@ -161,3 +161,14 @@ struct CatalogSchemaTests {
         #expect(keys == ["$schema", "format", "app", "storefronts", "products", "subscriptionGroups", "offerCodes", "settings"])
     }
 }
+
+@Suite("Signed payload decoding")
+struct PayloadDecodingTests {
+    @Test("huge or fractional numbers in a payload decode or are rejected, never trap")
+    func hugeNumbers() throws {
+        let json = try JSONParser.parse(#"{"transactionId":1e300,"originalTransactionId":"1","productId":"p","type":"Consumable","purchaseDate":1e308,"signedDate":1}"#)
+        #expect(TransactionPayload(json: json) == nil)
+        let fractional = try JSONParser.parse(#"{"transactionId":7.9,"originalTransactionId":"1","productId":"p","type":"Consumable","purchaseDate":1,"signedDate":1}"#)
+        #expect(TransactionPayload(json: fractional)?.transactionID == 7)
+    }
+}

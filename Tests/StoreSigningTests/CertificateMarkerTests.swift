@@ -32,3 +32,16 @@ struct CertificateMarkerTests {
         #expect(JWSVerifier(trustedRoots: [own]).verify(token, at: .now).isVerified)
     }
 }
+
+@Suite("Malformed signed dates")
+struct MalformedSignedDateTests {
+    @Test("a signedDate too large for any time is invalidEncoding, not a crash (found by the long fuzz run)")
+    func hugeSignedDate() throws {
+        let key = try SigningKey.generate()
+        let certificate = try Certificate.selfSigned(key: key, commonName: "Local")
+        let token = try JWSSigner(key: key, chain: [certificate]).sign(payload: Data(#"{"signedDate":1e300}"#.utf8))
+        let result = JWSVerifier(trustedRoots: [certificate]).verify(token, at: .signedDate)
+        #expect(result.error?.kind == .invalidEncoding)
+        #expect(JWSVerifier(trustedRoots: [certificate]).verify(token, at: .now).isVerified)
+    }
+}

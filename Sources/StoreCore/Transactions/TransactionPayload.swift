@@ -133,7 +133,7 @@ extension JSONValue {
     /// An integer written as a number or a string (Apple writes transaction IDs as strings).
     var int64Text: Int64? {
         switch self {
-        case .number(let n): Int64(n) ?? Double(n).map { Int64($0) }
+        case .number(let n): Int64(n) ?? Double(n).flatMap { Int64(exactly: $0.rounded(.towardZero)) }
         case .string(let s): Int64(s)
         default: nil
         }
