@@ -60,3 +60,35 @@ extension AppSurfaceScreenTests {
         #expect(state.top == .message(title: "Request a Refund", text: "Only completed purchases can be refunded."))
     }
 }
+
+/// The remaining sheets: product detail, a confirmation, the QA transaction menu, a failure message.
+@Suite struct SheetScreenTests {
+    let golden = GoldenScreenTests()
+
+    @Test func productDetailSheet() async throws {
+        var state = try await fixtureState()
+        press(&state, .down, .down, .character("i"))
+        try golden.assertScreen("product-detail", render(state, size: GoldenScreenTests.size).text)
+    }
+
+    @Test func resetConfirmation() async throws {
+        var state = try await fixtureState()
+        press(&state, .character("4"))
+        let reset = QAPanel.rows(state).firstIndex { $0.label == "Reset store" }!
+        state.selection[.qa] = reset
+        press(&state, .enter)
+        try golden.assertScreen("qa-reset-confirm", render(state, size: GoldenScreenTests.size).text)
+    }
+
+    @Test func ledgerActionMenu() async throws {
+        var state = try await fixtureState()
+        press(&state, .character("4"), .end, .enter)
+        try golden.assertScreen("qa-ledger-menu", render(state, size: GoldenScreenTests.size).text)
+    }
+
+    @Test func purchaseFailedMessage() async throws {
+        var state = try await fixtureState()
+        _ = reduce(&state, .finished(.purchase(productID: "com.lumenquest.pro", .failed(.storeKit(.networkError)))))
+        try golden.assertScreen("purchase-failed", render(state, size: GoldenScreenTests.size).text)
+    }
+}
