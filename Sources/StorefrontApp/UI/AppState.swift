@@ -23,11 +23,14 @@ struct AppState: Sendable {
     var screen: Screen = .store
     /// Selected row per screen (index into that screen's selectable rows).
     var selection: [Screen: Int] = [:]
-    var filter = TextField()
+    var filter = TextField() { didSet { if filter.text != oldValue.text { arrangeStore() } } }
     var isEditingFilter = false
     /// Modal sheets, top last: keys go to the top one first, Esc pops it.
     var sheets: [SheetState] = []
-    var snapshot = StoreSnapshot()
+    var snapshot = StoreSnapshot() { didSet { if snapshot.products != oldValue.products { arrangeStore() } } }
+    /// The store screen's products, grouped and filtered: derived when the products or the filter
+    /// change, not on every frame (a catalog may hold 10,000 products).
+    private(set) var storeProducts: [Product] = []
     var settings = TestSettings()
     var ledger: [LedgerEntry] = []
     /// What the QA panel cycles through (from the catalog).
@@ -48,6 +51,10 @@ struct AppState: Sendable {
     func selected(_ screen: Screen) -> Int { selection[screen] ?? (screen == .qa ? 1 : 0) }
 
     func product(_ id: String) -> Product? { snapshot.products.first { $0.id == id } }
+
+    private mutating func arrangeStore() {
+        storeProducts = StoreScreen.arrange(snapshot.products, matching: filter.text)
+    }
 }
 
 /// One modal on the sheet stack.

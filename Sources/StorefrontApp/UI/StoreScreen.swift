@@ -32,9 +32,11 @@ enum StoreScreen {
     private static let typeOrder: [ProductType] = [.consumable, .nonConsumable, .autoRenewable, .nonRenewing]
 
     /// The selectable products, grouped as the screen shows them and filtered by `/`.
-    static func products(_ state: AppState) -> [Product] {
-        let query = state.filter.text.lowercased()
-        let shown = state.snapshot.products.filter { p in
+    static func products(_ state: AppState) -> [Product] { state.storeProducts }
+
+    static func arrange(_ products: [Product], matching filter: String) -> [Product] {
+        let query = filter.lowercased()
+        let shown = products.filter { p in
             query.isEmpty || [p.displayName, p.description, p.id].contains { $0.lowercased().contains(query) }
         }
         let byType = Dictionary(grouping: shown, by: \.type)
