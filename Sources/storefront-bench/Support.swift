@@ -48,18 +48,6 @@ func best(_ rounds: Int, _ body: () async throws -> Void) async rethrows -> Doub
     return result
 }
 
-/// A small seeded generator (SplitMix64), so runs are reproducible.
-struct SeededRandom: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 enum Repo {
     /// The repository root, from this file's path at build time.

@@ -25,18 +25,6 @@ func testSeed(_ name: String) -> UInt64 {
     return seed
 }
 
-/// SplitMix64: small, seeded, reproducible.
-struct SeededRandom: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 func temporaryDirectory(_ name: String) -> String {
     let path = NSTemporaryDirectory() + "storefront-reliability-\(name)-\(UUID().uuidString.prefix(8))"

@@ -1,19 +1,9 @@
 import Foundation
+import StoreCore
 import Testing
 import TerminalUI
 @testable import StorefrontApp
 
-/// A small seeded generator (SplitMix64), so a failing storm replays exactly.
-struct SeededRandom: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 let stormSeed = ProcessInfo.processInfo.environment["STOREFRONT_SEED"].flatMap(UInt64.init) ?? 20_261_129
 
@@ -25,7 +15,7 @@ let stormSeed = ProcessInfo.processInfo.environment["STOREFRONT_SEED"].flatMap(U
 
     @Test("100,000 random keys and resizes never crash, and the screen always fills the terminal")
     func storm() async throws {
-        var random = SeededRandom(state: stormSeed)
+        var random = SeededRandom(seed: stormSeed)
         var state = try await fixtureState()
         var quits = 0
         for step in 0..<100_000 {
@@ -62,7 +52,7 @@ let stormSeed = ProcessInfo.processInfo.environment["STOREFRONT_SEED"].flatMap(U
         let folder = Repo.root.appendingPathComponent("Tests/Scenarios")
         let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".scenario") }.sorted()
         let texts = try files.map { try Data(contentsOf: folder.appendingPathComponent($0)) }
-        var random = SeededRandom(state: stormSeed)
+        var random = SeededRandom(seed: stormSeed)
         let junk = Array("expect buy not entitled \"#\n 0 -1 999999999999999999999 P0M ∞ 商\u{0}".utf8)
         for i in 0..<10_000 {
             var bytes = Array(texts[i % texts.count])
