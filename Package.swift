@@ -37,7 +37,7 @@ let package = Package(
         .testTarget(name: "StoreEngineTests", dependencies: ["StoreEngine", "StoreClient", "StoreSigning"]),
         .testTarget(name: "ReliabilityTests", dependencies: ["StorefrontApp"]),
         .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI"]),
-        .testTarget(name: "StorefrontAppTests", dependencies: ["StorefrontApp"]),
+        .testTarget(name: "StorefrontAppTests", dependencies: ["StorefrontApp"], exclude: ["Screens"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -343,7 +343,7 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
         if row.refundRequest == .pending { throw StoreFailure.refund(.duplicateRequest) }
         row.refundRequest = .pending
         try ledger.update(row)
-        if currentSettings.autoApproveRefunds { try await decideRefundRequest(transactionID: transactionID, approve: true) }
+        if currentSettings.autoApproveRefunds { try decideRefundRequest(transactionID: transactionID, approve: true) }
         return .success
     }
 
