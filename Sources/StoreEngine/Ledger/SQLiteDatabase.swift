@@ -75,6 +75,8 @@ public final class SQLiteDatabase {
 
     private var depth = 0
 
+    public var isInTransaction: Bool { depth > 0 }
+
     /// Runs `body` in one transaction (BEGIN IMMEDIATE, so two processes never interleave a write).
     /// Nested calls join the outer transaction, so a batch (a year of renewals) commits once.
     public func transaction<T>(_ body: () throws -> T) throws -> T {

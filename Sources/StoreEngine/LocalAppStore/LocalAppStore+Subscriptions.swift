@@ -102,7 +102,9 @@ extension LocalAppStore {
             guard let jws = try ledger.row(record.latestTransactionID)?.jws else { throw StoreFailure.storeKit(.unknown) }
             return .success(jws: present(jws))
         case .immediate(var record):
-            return try ledger.db.transaction { try upgrade(&record, to: item, options: options, offer: offer, kind: kind) }
+            let outcome = try ledger.db.transaction { try upgrade(&record, to: item, options: options, offer: offer, kind: kind) }
+            pumpEvents()
+            return outcome
         }
     }
 
@@ -130,7 +132,7 @@ extension LocalAppStore {
             autoRenewProductID: payload.productID, latestTransactionID: payload.transactionID, expirationDate: expires,
             state: .subscribed, recentStartDate: payload.purchaseDate)
         // A lapsed customer who buys again starts a new subscription on the same original transaction.
-        for var lapsed in try ledger.subscriptions(group: group) where lapsed.originalID != record.originalID
+        for var lapsed in try payload.reason == .renewal ? [] : ledger.subscriptions(group: group) where lapsed.originalID != record.originalID
             && !lapsed.familyShared && payload.ownership == .purchased && !lapsed.state.grantsAccess {
             lapsed.state = lapsed.state == .revoked ? .revoked : .expired
             try ledger.save(lapsed)
@@ -199,7 +201,7 @@ extension LocalAppStore {
         let now = now()
         guard let due = try? ledger.subscriptions().filter({ isDue($0, now) }), !due.isEmpty else { return }
         // One write transaction for the whole catch-up: a simulated year commits once, not per renewal.
-        try? ledger.db.transaction { for record in due { try process(record, until: now) } }
+        try? ledger.batch { for record in due { try process(record, until: now) } }
         pumpEvents()
     }
 

@@ -148,14 +148,15 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
             try ledger.appendEvent(transactionID: payload.transactionID, kind: kind, origin: origin)
             return jws
         }
-        pumpEvents()
+        // Inside a batch (a catch-up, an upgrade) the batch delivers once it has committed.
+        if !ledger.db.isInTransaction { pumpEvents() }
         return jws
     }
 
     func newPayload(_ item: CatalogProduct, price: Decimal, options: PurchaseOptions, offer: SubscriptionOffer?,
                     originalID: Int64? = nil, originalDate: Date? = nil, purchaseDate: Date? = nil,
                     reason: TransactionPayload.Reason = .purchase) throws -> TransactionPayload {
-        let id = try ledger.nextTransactionID()
+        let id: Int64 = 0  // provisional: `commit` allocates the real ID under the write lock
         let date = purchaseDate ?? now()
         let charged = offer.map { offerCharge($0) } ?? price
         var payload = TransactionPayload(
