@@ -33,9 +33,5 @@ public actor ConsumableWallet {
         return result
     }
 
-    public func isCredited(_ transactionID: Int64) throws -> Bool {
-        try !db.query("SELECT 1 FROM credits WHERE transaction_id = ?", [.int(transactionID)]).isEmpty
-    }
-
     public func reset() throws { try db.execute("DELETE FROM credits") }
 }

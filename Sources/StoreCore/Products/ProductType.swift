@@ -17,11 +17,6 @@ public enum ProductType: String, CaseIterable, Sendable, Codable {
         self = type
     }
 
-    /// Restored by `AppStore.sync()` and listed in `Transaction.all` after a restore.
-    public var isRestorable: Bool { self != .consumable }
-
-    public var isSubscription: Bool { self == .autoRenewable || self == .nonRenewing }
-
     public var title: String {
         switch self {
         case .consumable: "Consumables"

@@ -42,16 +42,6 @@ public struct Period: Hashable, Sendable, CustomStringConvertible {
         Self.calendar.date(byAdding: unit.calendarComponent, value: value * times, to: date) ?? date
     }
 
-    /// An approximate length in days (for time rates that scale a month, and for proration).
-    public var approximateDays: Double {
-        switch unit {
-        case .day: Double(value)
-        case .week: Double(value) * 7
-        case .month: Double(value) * 30
-        case .year: Double(value) * 365
-        }
-    }
-
     static let calendar: Calendar = {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = TimeZone(identifier: "UTC")!

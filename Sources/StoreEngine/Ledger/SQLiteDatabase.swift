@@ -98,8 +98,6 @@ public final class SQLiteDatabase {
         }
     }
 
-    var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
-
     private func prepared(_ sql: String) throws -> OpaquePointer {
         if let statement = statements[sql] { return statement }
         var statement: OpaquePointer?
