@@ -24,6 +24,15 @@ final class TmuxSession {
 
     let name: String
 
+    /// A session that lives as long as this test process, so the server never exits between
+    /// tests: tmux exits when its last session ends, and a `new-session` that races that exit
+    /// fails with "server exited unexpectedly" (seen on CI as a blank screen).
+    private static let server: Result<Void, NotOnScreen> = {
+        let keeper = "while kill -0 \(getpid()) 2>/dev/null; do sleep 1; done"
+        let (status, errors) = run(["new-session", "-d", "-s", "keeper", keeper])
+        return status == 0 ? .success(()) : .failure(NotOnScreen(what: "a tmux server (\(errors))", screen: ""))
+    }()
+
     /// Starts `storefront ARGUMENTS` in the repo directory; when it exits the pane shows
     /// `[exited N]` and the terminal's `stty -a`, and stays open.
     init(_ name: String, size: String = "80x24", environment: String = "", _ arguments: String...) throws {
@@ -32,8 +41,9 @@ final class TmuxSession {
         let command = "env -u NO_COLOR TERM=xterm-256color LANG=C.UTF-8 \(environment) \(Self.binary) \(arguments.joined(separator: " "))"
             + "; echo \"[exited $?]\"; stty -a; sleep 120"
         let (cols, rows) = Self.split(size)
-        try tmux("kill-session", "-t", name)
-        try tmux("new-session", "-d", "-s", name, "-x", cols, "-y", rows, "-c", Repo.root.path, command)
+        try Self.server.get()
+        let (status, errors) = Self.run(["new-session", "-d", "-s", name, "-x", cols, "-y", rows, "-c", Repo.root.path, command])
+        guard status == 0 else { throw NotOnScreen(what: "tmux session \(name): \(errors)", screen: "") }
     }
 
     deinit { kill() }
@@ -80,12 +90,12 @@ final class TmuxSession {
     }
 
     /// Polls the screen until `text` is on it (at most `seconds`); throws with the screen if not.
-    func wait(for text: String, seconds: Double = 10) throws {
+    func wait(for text: String, seconds: Double = 20) throws {
         try wait(text, seconds: seconds) { lines in lines.contains { $0.contains(text) } }
     }
 
     /// Polls the screen's lines until `done` holds.
-    func wait(_ what: String, seconds: Double = 10, until done: ([String]) -> Bool) throws {
+    func wait(_ what: String, seconds: Double = 20, until done: ([String]) -> Bool) throws {
         let deadline = Date().addingTimeInterval(seconds)
         var screen = ""
         repeat {
@@ -104,27 +114,40 @@ final class TmuxSession {
     @discardableResult
     private func tmux(_ args: String...) throws -> String { try tmux(args) }
 
-    /// Runs tmux and returns its output. posix_spawn and waitpid rather than `Process`, whose
-    /// exit monitoring can hang when tests run in parallel; output goes to a file, not a pipe,
-    /// because the tmux server that new-session forks would hold a pipe open forever.
+    /// Runs tmux and returns what it printed; throws with its errors when it fails.
     @discardableResult
     private func tmux(_ args: [String]) throws -> String {
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("tmux-\(UUID().uuidString).out").path
-        defer { try? FileManager.default.removeItem(atPath: file) }
+        let (status, output) = Self.run(args)
+        guard status == 0 else { throw NotOnScreen(what: "tmux \(args.first ?? ""): \(output)", screen: "") }
+        return output
+    }
+
+    /// Runs tmux; its exit status and its output (standard output, or the errors when it failed).
+    /// posix_spawn and waitpid rather than `Process`, whose exit monitoring can hang when tests
+    /// run in parallel; output goes to files, not pipes, because the tmux server that
+    /// new-session forks would hold a pipe open forever.
+    private static func run(_ args: [String]) -> (status: Int32, output: String) {
+        let base = FileManager.default.temporaryDirectory.appendingPathComponent("tmux-\(UUID().uuidString)").path
+        let (out, err) = (base + ".out", base + ".err")
+        defer { for file in [out, err] { try? FileManager.default.removeItem(atPath: file) } }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, file, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-        let argv = ([Self.tmuxPath!, "-u", "-L", Self.socket] + args).map { strdup($0) } + [nil]
+        posix_spawn_file_actions_addopen(&actions, 1, out, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        posix_spawn_file_actions_addopen(&actions, 2, err, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        let argv = ([tmuxPath!, "-u", "-L", socket] + args).map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
         var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, Self.tmuxPath!, &actions, nil, argv, environ)
-        guard spawned == 0 else { throw NotOnScreen(what: "tmux did not start (errno \(spawned))", screen: "") }
+        let spawned = posix_spawn(&pid, tmuxPath!, &actions, nil, argv, environ)
+        guard spawned == 0 else { return (-1, "tmux did not start (errno \(spawned))") }
         var status: Int32 = 0
         while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
-        return (try? String(contentsOfFile: file, encoding: .utf8)) ?? ""
+        let exitStatus = (status & 0x7f) == 0 ? (status >> 8) & 0xff : -1
+        func read(_ file: String) -> String { (try? String(contentsOfFile: file, encoding: .utf8)) ?? "" }
+        if exitStatus == 0 { return (0, read(out)) }
+        let errors = read(err).trimmingCharacters(in: .whitespacesAndNewlines)
+        return (exitStatus, errors.isEmpty ? "exit status \(exitStatus)" : errors)
     }
 }
 
