@@ -31,6 +31,9 @@ public struct JWSSigner: Sendable {
         self.prefixDigest = try DigestState(prefix: prefix)
     }
 
+    /// `base64url(header) + "."`: the start of every token this signer makes.
+    public var tokenPrefix: String { String(decoding: signingPrefix, as: UTF8.self) }
+
     /// `base64url(header).base64url(payload).base64url(r‖s)`.
     public func sign(payload: Data) throws -> String {
         var token = signingPrefix

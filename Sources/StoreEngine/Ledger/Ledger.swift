@@ -1,24 +1,32 @@
 import Foundation
 import StoreCore
+import StoreSigning
 
 /// The store's durable record, in one SQLite file (WAL): transactions, subscription renewal
 /// state, the events other processes pick up, offer-code redemptions, used offer nonces, settings.
 final class Ledger {
     let db: SQLiteDatabase
+    /// The store signer's `base64url(header) + "."`. A token made by that signer over a row's exact
+    /// payload is stored as its signature alone and rebuilt on reading: the header (with the `x5c`
+    /// certificate) and the payload's base64 would otherwise be three quarters of every row.
+    let tokenPrefix: String
 
-    init(path: String?) throws {
+    init(path: String?, tokenPrefix: String) throws {
         db = try SQLiteDatabase(path: path)
+        self.tokenPrefix = tokenPrefix
         try db.execute("""
             CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
             CREATE TABLE IF NOT EXISTS transactions(
                 id INTEGER PRIMARY KEY, original_id INTEGER NOT NULL, product_id TEXT NOT NULL,
                 product_type TEXT NOT NULL, status TEXT NOT NULL, finished INTEGER NOT NULL DEFAULT 0,
                 revoked INTEGER NOT NULL DEFAULT 0, payload TEXT NOT NULL, jws TEXT, refund_request TEXT);
-            CREATE INDEX IF NOT EXISTS transactions_entitled ON transactions(product_type, status, revoked);
-            CREATE INDEX IF NOT EXISTS transactions_unfinished ON transactions(finished, status);
+            DROP INDEX IF EXISTS transactions_entitled;
+            DROP INDEX IF EXISTS transactions_unfinished;
+            CREATE INDEX IF NOT EXISTS one_time_purchases ON transactions(id) WHERE product_type IN ('nonConsumable', 'nonRenewing');
+            CREATE INDEX IF NOT EXISTS unfinished_transactions ON transactions(id) WHERE finished = 0;
             CREATE TABLE IF NOT EXISTS subscriptions(original_id INTEGER PRIMARY KEY, group_id TEXT NOT NULL, record TEXT NOT NULL);
             CREATE INDEX IF NOT EXISTS subscriptions_group ON subscriptions(group_id);
-            CREATE TABLE IF NOT EXISTS events(seq INTEGER PRIMARY KEY AUTOINCREMENT, transaction_id INTEGER NOT NULL,
+            CREATE TABLE IF NOT EXISTS events(seq INTEGER PRIMARY KEY, transaction_id INTEGER NOT NULL,
                 kind TEXT NOT NULL, origin TEXT NOT NULL);
             CREATE TABLE IF NOT EXISTS redemptions(code TEXT NOT NULL, transaction_id INTEGER NOT NULL);
             CREATE TABLE IF NOT EXISTS nonces(nonce TEXT PRIMARY KEY);
@@ -29,6 +37,12 @@ final class Ledger {
 
     func meta(_ key: String) throws -> String? {
         try db.query("SELECT value FROM meta WHERE key = ?", [.text(key)]).first?.first?.text
+    }
+
+    /// The value of `key`; the first process to ask for it sets it to `make()`.
+    func meta(_ key: String, orInsert make: () -> String) throws -> String {
+        try db.query("INSERT OR IGNORE INTO meta(key, value) VALUES (?, ?)", [.text(key), .text(make())])
+        return try meta(key) ?? ""
     }
 
     func setMeta(_ key: String, _ value: String) throws {
@@ -68,10 +82,23 @@ final class Ledger {
     }
 
     private func values(_ row: Row, payloadJSON: String? = nil) -> [SQLiteDatabase.Value] {
-        [.int(row.payload.transactionID), .int(row.payload.originalTransactionID), .text(row.payload.productID),
-         .text(row.payload.productType.rawValue), .text(row.status.rawValue), .int(row.finished ? 1 : 0),
-         .int(row.payload.isRevoked ? 1 : 0), .text(payloadJSON ?? row.payload.json.compact), row.jws.map { .text($0) } ?? .null,
-         row.refundRequest.map { .text($0.rawValue) } ?? .null]
+        let payload = payloadJSON ?? row.payload.json.compact
+        return [.int(row.payload.transactionID), .int(row.payload.originalTransactionID), .text(row.payload.productID),
+                .text(row.payload.productType.rawValue), .text(row.status.rawValue), .int(row.finished ? 1 : 0),
+                .int(row.payload.isRevoked ? 1 : 0), .text(payload), row.jws.map { .text(stored($0, payload: payload)) } ?? .null,
+                row.refundRequest.map { .text($0.rawValue) } ?? .null]
+    }
+
+    /// The signature alone when `jws` is the store's token over exactly `payload`; else the whole token.
+    func stored(_ jws: String, payload: String) -> String {
+        let signed = tokenPrefix + Base64URL.encode(Array(payload.utf8)) + "."
+        guard jws.hasPrefix(signed) else { return jws }
+        return String(jws.utf8.dropFirst(signed.utf8.count))!
+    }
+
+    /// The token from its stored form (see `stored`).
+    func token(_ stored: String, payload: String) -> String {
+        stored.contains(".") ? stored : tokenPrefix + Base64URL.encode(Array(payload.utf8)) + "." + stored
     }
 
     private static let columns = "payload, status, finished, jws, refund_request"
@@ -81,11 +108,19 @@ final class Ledger {
         return try rows("SELECT \(Self.columns) FROM transactions WHERE id = ?", [.int(id)]).first
     }
 
+    /// A transaction's token, without decoding its payload.
+    func jws(_ id: Int64) throws -> String? {
+        if let row = batchRows?[id] { return row.jws }
+        guard let columns = try db.query("SELECT jws, payload FROM transactions WHERE id = ?", [.int(id)]).first,
+              let stored = columns[0].text else { return nil }
+        return token(stored, payload: columns[1].text ?? "")
+    }
+
     func rows(_ sql: String, _ arguments: [SQLiteDatabase.Value] = []) throws -> [Row] {
         try db.query(sql, arguments).compactMap { columns in
             guard let text = columns[0].text, let json = try? JSONParser.parse(text), let payload = TransactionPayload(json: json),
                   let status = columns[1].text.flatMap(LedgerEntry.Status.init(rawValue:)) else { return nil }
-            return Row(payload: payload, status: status, finished: columns[2].int == 1, jws: columns[3].text,
+            return Row(payload: payload, status: status, finished: columns[2].int == 1, jws: columns[3].text.map { token($0, payload: text) },
                        refundRequest: columns[4].text.flatMap(RefundRequestStatus.init(rawValue:)))
         }
     }
@@ -96,8 +131,8 @@ final class Ledger {
 
     /// Signed completed transactions, newest first, without decoding their payloads.
     func completedJWS(limit: Int?) throws -> [String] {
-        try db.query("SELECT jws FROM transactions WHERE status = 'completed' ORDER BY id DESC LIMIT ?", [.int(Int64(limit ?? -1))])
-            .compactMap { $0[0].text }
+        try db.query("SELECT jws, payload FROM transactions WHERE status = 'completed' ORDER BY id DESC LIMIT ?", [.int(Int64(limit ?? -1))])
+            .compactMap { columns in columns[0].text.map { token($0, payload: columns[1].text ?? "") } }
     }
 
     func completedCount() throws -> Int {
@@ -116,9 +151,18 @@ final class Ledger {
             """)
     }
 
-    func hasCompletedPurchase(productID: String) throws -> Bool {
-        try !db.query("SELECT 1 FROM transactions WHERE product_id = ? AND status = 'completed' AND revoked = 0 LIMIT 1",
-                      [.text(productID)]).isEmpty
+    /// Whether a non-consumable or non-renewing subscription is owned (bought, not revoked).
+    func ownsOneTimeProduct(_ productID: String) throws -> Bool {
+        try !db.query("""
+            SELECT 1 FROM transactions WHERE product_id = ? AND product_type IN ('nonConsumable', 'nonRenewing')
+            AND status = 'completed' AND revoked = 0 LIMIT 1
+            """, [.text(productID)]).isEmpty
+    }
+
+    /// Writes the token of a row inserted unsigned; `payload` is the row's exact payload JSON.
+    func setToken(_ jws: String, for id: Int64, payload: String) throws {
+        batchRows?[id]?.jws = jws
+        try db.query("UPDATE transactions SET jws = ? WHERE id = ?", [.text(stored(jws, payload: payload)), .int(id)])
     }
 
     func setFinished(_ id: Int64) throws {

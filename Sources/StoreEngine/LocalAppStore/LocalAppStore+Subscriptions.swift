@@ -99,7 +99,7 @@ extension LocalAppStore {
             record.autoRenewProductID = item.id
             record.willAutoRenew = true
             try ledger.save(record)
-            guard let jws = try ledger.row(record.latestTransactionID)?.jws else { throw StoreFailure.storeKit(.unknown) }
+            guard let jws = try ledger.jws(record.latestTransactionID) else { throw StoreFailure.storeKit(.unknown) }
             return .success(jws: present(jws))
         case .immediate(var record):
             let outcome = try ledger.db.transaction { try upgrade(&record, to: item, options: options, offer: offer, kind: kind) }
@@ -201,7 +201,13 @@ extension LocalAppStore {
         let now = now()
         guard let due = try? ledger.subscriptions().filter({ isDue($0, now) }), !due.isEmpty else { return }
         // One write transaction for the whole catch-up: a simulated year commits once, not per renewal.
-        try? ledger.batch { for record in due { try process(record, until: now) } }
+        try? ledger.batch {
+            let pipeline = SigningPipeline(identity.signer)
+            signingPipeline = pipeline
+            defer { signingPipeline = nil }
+            for record in due { try process(record, until: now) }
+            for signed in try pipeline.finish() { try ledger.setToken(signed.jws, for: signed.id, payload: signed.payload) }
+        }
         pumpEvents()
     }
 
@@ -349,7 +355,7 @@ extension LocalAppStore {
         if let failure = currentSettings.failures[.subscriptionStatus] { throw failure }
         catchUp()
         return try ledger.subscriptions(group: groupID).compactMap { record in
-            guard let jws = try ledger.row(record.latestTransactionID)?.jws else { return nil }
+            guard let jws = try ledger.jws(record.latestTransactionID) else { return nil }
             return SignedSubscriptionStatus(state: record.state, transaction: present(jws), renewalInfo: present(try sign(renewalInfo(record).json)))
         }
     }

@@ -13,6 +13,8 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
     let time: any RealTimeSource
     /// Tells this process's events from another's on the same ledger.
     let origin = UUID().uuidString
+    /// The app's install, as `AppTransaction` identifies it; one per ledger.
+    let appTransactionID: String
     var clock: StoreClock
     var currentSettings: TestSettings
     var currentStorefront: Storefront
@@ -21,6 +23,8 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
     var subscribers: [UUID: AsyncStream<String>.Continuation] = [:]
     var poller: Task<Void, Never>?
     lazy var rogueSigner: JWSSigner? = try? StoreIdentity.ephemeral().signer
+    /// Set during a catch-up: renewals are signed beside it and their tokens written before it commits.
+    var signingPipeline: SigningPipeline?
 
     /// Opens a store. `stateDirectory` nil keeps everything in memory (`--ephemeral`).
     public init(catalog: Catalog, stateDirectory: String?, storefront: String? = nil, locale: String? = nil,
@@ -30,10 +34,10 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
         if let directory = stateDirectory {
             try StateDirectory.create(directory)
             identity = try StoreIdentity.load(directory: directory)
-            ledger = try Ledger(path: directory + "/ledger.sqlite")
+            ledger = try Ledger(path: directory + "/ledger.sqlite", tokenPrefix: identity.signer.tokenPrefix)
         } else {
             identity = try StoreIdentity.ephemeral()
-            ledger = try Ledger(path: nil)
+            ledger = try Ledger(path: nil, tokenPrefix: identity.signer.tokenPrefix)
         }
         // What the tester changed last time wins over the catalog's defaults, until a reset.
         var settings = catalog.settings
@@ -52,8 +56,8 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
         currentStorefront = sf
         currentLocale = locale ?? (storefront == nil ? settings.locale : nil) ?? sf.locale
         lastSeenEvent = try ledger.lastEventSeq()
-        if try ledger.meta("appTransactionID") == nil {
-            try ledger.setMeta("appTransactionID", String(UInt64.random(in: 700_000_000_000_000_000...799_999_999_999_999_999)))
+        appTransactionID = try ledger.meta("appTransactionID") {
+            String(UInt64.random(in: 700_000_000_000_000_000...799_999_999_999_999_999))
         }
         try ledger.setMeta("clock", String(decoding: try JSONEncoder().encode(clock), as: UTF8.self))
     }
@@ -68,7 +72,6 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
         try? ledger.setMeta("clock", String(decoding: (try? JSONEncoder().encode(clock)) ?? Data(), as: UTF8.self))
     }
 
-    var appTransactionID: String { (try? ledger.meta("appTransactionID")) ?? "0" }
 
     // MARK: Products
 
@@ -96,7 +99,7 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
         guard let price = item.prices[currentStorefront.code] else { throw StoreFailure.storeKit(.notAvailableInStorefront) }
         let limit = item.type == .consumable ? 10 : 1
         guard (1...limit).contains(options.quantity) else { throw StoreFailure.purchase(.invalidQuantity) }
-        if item.type == .nonConsumable, try ledger.hasCompletedPurchase(productID: productID) {
+        if item.type == .nonConsumable, try ledger.ownsOneTimeProduct(productID) {
             throw StoreFailure.purchase(.purchaseNotAllowed)
         }
         let offer = try offerFor(item, options: options)
@@ -118,7 +121,8 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
         return .success(jws: present(jws))
     }
 
-    /// Stores a transaction, signed when completed, with its subscription state, redemption and event,
+    /// Stores a transaction, signed when completed (inside a catch-up the token comes later, and
+    /// nil is returned), with its subscription state, redemption and event,
     /// in ONE write transaction: the ID is allocated and a one-time product's ownership re-checked
     /// under the write lock, so two processes on one ledger can never take the same ID or sell a
     /// non-consumable twice. `replacing` completes a pending row under its own ID.
@@ -136,12 +140,17 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
                 payload.transactionID = id
             }
             if payload.productType == .nonConsumable, payload.ownership == .purchased, !replacing,
-               try ledger.hasCompletedPurchase(productID: payload.productID) {
+               try ledger.ownsOneTimeProduct(payload.productID) {
                 throw code == nil ? StoreFailure.purchase(.purchaseNotAllowed) : StoreFailure.offerCode(.alreadyOwned)
             }
             payload.signedDate = now()
             let text = payload.json.compact
-            let jws = status == .completed ? try identity.signer.sign(payload: Data(text.utf8)) : nil
+            var jws: String?
+            if status == .completed, let signingPipeline {
+                signingPipeline.submit(text, for: payload.transactionID)
+            } else if status == .completed {
+                jws = try identity.signer.sign(payload: Data(text.utf8))
+            }
             try ledger.insert(.init(payload: payload, status: status, finished: false, jws: jws), payloadJSON: text)
             if status == .completed, payload.productType == .autoRenewable { try startOrExtendSubscription(with: payload) }
             if let code { try ledger.recordRedemption(code: code, transactionID: payload.transactionID) }
@@ -255,7 +264,7 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
         for event in events {
             lastSeenEvent = event.seq
             guard !subscribers.isEmpty, event.kind == .update || (event.kind == .purchase && event.origin != origin),
-                  let jws = try? ledger.row(event.transactionID)?.jws else { continue }
+                  let jws = try? ledger.jws(event.transactionID) else { continue }
             for subscriber in subscribers.values { subscriber.yield(present(jws)) }
         }
     }
@@ -273,7 +282,7 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
         catchUp()
         let oneTime = ((try? ledger.ownedOneTimeRows()) ?? []).compactMap(\.jws)
         let subscriptions = ((try? ledger.subscriptions()) ?? []).filter { $0.state.grantsAccess }
-            .compactMap { try? ledger.row($0.latestTransactionID)?.jws }
+            .compactMap { try? ledger.jws($0.latestTransactionID) }
         return (oneTime + subscriptions).map(present)
     }
 
@@ -313,7 +322,7 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
         }
         guard let price = item.prices[currentStorefront.code] else { throw StoreFailure.offerCode(.notAvailableInStorefront) }
         guard code.eligibility.contains(try customerEligibility(for: item)) else { throw StoreFailure.offerCode(.notEligible) }
-        if item.type == .nonConsumable, try ledger.hasCompletedPurchase(productID: item.id) { throw StoreFailure.offerCode(.alreadyOwned) }
+        if item.type == .nonConsumable, try ledger.ownsOneTimeProduct(item.id) { throw StoreFailure.offerCode(.alreadyOwned) }
         if item.type == .autoRenewable, let group = item.subscription?.groupID, activeSubscription(group: group) != nil {
             throw StoreFailure.offerCode(.alreadyOwned)
         }
@@ -327,7 +336,7 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
     /// Who the customer is for a product, as offer codes' eligibility sees it.
     func customerEligibility(for item: CatalogProduct) throws -> CustomerEligibility {
         guard let group = item.subscription?.groupID else {
-            return try ledger.hasCompletedPurchase(productID: item.id) && item.type != .consumable ? .existing : .new
+            return try item.type != .consumable && ledger.ownsOneTimeProduct(item.id) ? .existing : .new
         }
         let records = try ledger.subscriptions(group: group)
         if records.isEmpty { return .new }

@@ -1,0 +1,30 @@
+import Dispatch
+import Foundation
+import StoreSigning
+import Synchronization
+
+/// Signs tokens on another core while a catch-up goes on building the next renewals. A simulated
+/// year is mostly signing; done beside the payloads and inserts rather than between them, it
+/// leaves the critical path. The catch-up writes the tokens before its write transaction commits,
+/// so a crash loses the whole catch-up or nothing.
+final class SigningPipeline: Sendable {
+    private let signer: JWSSigner
+    private let queue = DispatchQueue(label: "storefront.signing")
+    private let signed = Mutex<[(id: Int64, payload: String, result: Result<String, any Error>)]>([])
+
+    init(_ signer: JWSSigner) { self.signer = signer }
+
+    /// Queues `payload` (a transaction's exact JSON) for signing.
+    func submit(_ payload: String, for id: Int64) {
+        queue.async {
+            let result = Result { try self.signer.sign(payload: Data(payload.utf8)) }
+            self.signed.withLock { $0.append((id, payload, result)) }
+        }
+    }
+
+    /// Waits for everything submitted; each transaction's payload and token, or the first error.
+    func finish() throws -> [(id: Int64, payload: String, jws: String)] {
+        queue.sync {}
+        return try signed.withLock { try $0.map { ($0.id, $0.payload, try $0.result.get()) } }
+    }
+}
