@@ -12,7 +12,8 @@ enum Repo {
 
 /// Real time that only moves when a test says so.
 final class ManualTime: RealTimeSource {
-    private let current = Mutex(Date(timeIntervalSince1970: 1_780_000_000))
+    private let current: Mutex<Date>
+    init(start: Date = Date(timeIntervalSince1970: 1_780_000_000)) { current = Mutex(start) }
     func now() -> Date { current.withLock { $0 } }
     func advance(_ seconds: TimeInterval) { current.withLock { $0 = $0.addingTimeInterval(seconds) } }
 }

@@ -38,6 +38,27 @@ struct SubscriptionRulesTests {
         await h.close()
     }
 
+    @Test("monthly renewals fall on the anniversary day, or the month's last day when it has none")
+    func renewalsKeepTheAnniversaryDay() async throws {
+        let january31 = try Date("2027-01-31T10:00:00Z", strategy: .iso8601)
+        let h = try await Harness.make(time: ManualTime(start: january31))
+        _ = await h.manager.purchase(ID.proMonthly)  // pay as you go, monthly: the run starts today
+        await h.store.advanceTime(by: Period(120, .day))  // to May 31
+        let ends = await h.store.ledgerEntries().compactMap(\.payload.expirationDate).sorted()
+        #expect(ends.map { $0.formatted(.iso8601.year().month().day()) } == ["2027-02-28", "2027-03-31", "2027-04-30", "2027-05-31", "2027-06-30"])
+        await h.close()
+    }
+
+    @Test("after a one-week free trial, monthly renewals fall on the trial's last day")
+    func renewalsAfterATrialKeepTheTrialEndDay() async throws {
+        let h = try await Harness.make(time: ManualTime(start: try Date("2027-01-27T10:00:00Z", strategy: .iso8601)))
+        _ = await h.manager.purchase(ID.plusMonthly)  // one week free: Jan 27 → Feb 3
+        await h.store.advanceTime(by: Period(3, .month))
+        let ends = await h.store.ledgerEntries().compactMap(\.payload.expirationDate).sorted()
+        #expect(ends.map { $0.formatted(.iso8601.year().month().day()) } == ["2027-02-03", "2027-03-03", "2027-04-03", "2027-05-03"])
+        await h.close()
+    }
+
     @Test("auto-renew off expires at period end with expirationReason autoRenewDisabled")
     func autoRenewOff() async throws {
         let h = try await Harness.make()

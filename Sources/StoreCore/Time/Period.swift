@@ -42,6 +42,30 @@ public struct Period: Hashable, Sendable, CustomStringConvertible {
         Self.calendar.date(byAdding: unit.calendarComponent, value: value * times, to: date) ?? date
     }
 
+    /// The end of a period that starts at `start`, in a run whose first period began on day
+    /// `anchorDay` of its month: monthly and yearly periods end on that day wherever the month has
+    /// it, as the App Store renews (Jan 31 → Feb 28 → Mar 31), not a day earlier after every short month.
+    public func advance(_ start: Date, anchorDay: Int) -> Date {
+        let end = advance(start)
+        guard unit == .month || unit == .year else { return end }
+        let day = Self.day(of: end), last = Self.lastDay(ofMonthOf: end)
+        guard day < anchorDay, day < last else { return end }
+        return Self.calendar.date(byAdding: .day, value: min(anchorDay, last) - day, to: end) ?? end
+    }
+
+    /// The anchor day of a run whose period ends at `date`: `anchor` if `date` falls on it (or on
+    /// the last day of a month too short for it); otherwise the run was broken (an offer's weeks,
+    /// a plan change, a forced renewal) and `date` starts a new one.
+    public static func anchorDay(_ anchor: Int?, at date: Date) -> Int {
+        let day = day(of: date)
+        guard let anchor, anchor > day, day == lastDay(ofMonthOf: date) else { return day }
+        return anchor
+    }
+
+    public static func day(of date: Date) -> Int { calendar.component(.day, from: date) }
+
+    static func lastDay(ofMonthOf date: Date) -> Int { calendar.range(of: .day, in: .month, for: date)?.count ?? 31 }
+
     static let calendar: Calendar = {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = TimeZone(identifier: "UTC")!

@@ -297,6 +297,8 @@ struct SubscriptionRecord: Codable, Equatable {
     var priceIncrease: PriceIncrease?
     var familyShared = false
     var recentStartDate: Date
+    /// The day of the month renewals fall on (see `Period.advance(_:anchorDay:)`).
+    var anchorDay: Int?
     var appAccountToken: UUID?
     /// A pay-as-you-go offer still discounting renewals.
     var offer: CarriedOffer?

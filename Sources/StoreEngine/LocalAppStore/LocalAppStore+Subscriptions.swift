@@ -149,6 +149,7 @@ extension LocalAppStore {
         record.appAccountToken = payload.appAccountToken
         if payload.reason == .purchase {
             record.recentStartDate = payload.purchaseDate
+            record.anchorDay = Period.day(of: payload.purchaseDate)
             record.willAutoRenew = true
             record.offer = carriedOffer(payload)
         }
@@ -271,7 +272,8 @@ extension LocalAppStore {
                                      originalDate: last.payload.originalPurchaseDate, purchaseDate: date, reason: .renewal)
         payload.ownership = last.payload.ownership
         payload.appAccountToken = last.payload.appAccountToken
-        payload.expirationDate = clockPeriod(item.subscription!.period).advance(date)
+        let anchorDay = Period.anchorDay(record.anchorDay, at: date)
+        payload.expirationDate = clockPeriod(item.subscription!.period).advance(date, anchorDay: anchorDay)
         var carried = record.offer
         if var offer = carried, offer.remainingPeriods > 0, item.id == record.productID {
             payload.offerType = offer.type
@@ -279,7 +281,7 @@ extension LocalAppStore {
             payload.offerPaymentMode = .payAsYouGo
             payload.offerPeriod = offer.period
             payload.priceMilliunits = offer.priceMilliunits
-            payload.expirationDate = clockPeriod(offer.period).advance(date)
+            payload.expirationDate = clockPeriod(offer.period).advance(date, anchorDay: anchorDay)
             offer.remainingPeriods -= 1
             carried = offer.remainingPeriods > 0 ? offer : nil
         } else {
@@ -288,6 +290,7 @@ extension LocalAppStore {
         try commit(payload, kind: .update)
         var renewed = try ledger.subscription(record.originalID) ?? record
         renewed.offer = carried
+        renewed.anchorDay = anchorDay
         if renewed.priceIncrease == .agreed { renewed.priceIncrease = nil }
         try ledger.save(renewed)
         return renewed
