@@ -138,6 +138,39 @@ struct SubscriptionRulesTests {
         await h.close()
     }
 
+    @Test("Ask to Buy applies to plan changes: an upgrade is pending until approved, then takes effect on the request's ID")
+    func askToBuyUpgrade() async throws {
+        let h = try await Harness.make()
+        let plus = try #require(await h.manager.purchase(ID.plusYearly).transaction)
+        #expect(await h.manager.purchase(ID.proYearly, options: PurchaseOptions(simulatesAskToBuy: true)) == .pending(.askToBuy))
+        #expect(await h.entitled(ID.plusYearly))
+        #expect(await !h.entitled(ID.proYearly))
+        let request = try #require(await h.entry(ID.proYearly))
+        #expect(request.status == .pendingApproval)
+
+        try await h.store.approveAskToBuy(transactionID: request.id)
+        #expect(await eventually { await h.entitled(ID.proYearly) })
+        #expect(await !h.entitled(ID.plusYearly))
+        let pro = try #require(await h.entry(ID.proYearly))
+        #expect(pro.id == request.id && pro.status == .completed && pro.payload.originalTransactionID == plus.originalTransactionID)
+        #expect(await h.store.ledgerEntries().first { $0.id == plus.transactionID }?.payload.isUpgraded == true)
+        await h.close()
+    }
+
+    @Test("Ask to Buy applies to plan changes: an approved downgrade changes autoRenewPreference and leaves no transaction")
+    func askToBuyDowngrade() async throws {
+        let h = try await Harness.make { $0.askToBuy = true }
+        try await h.store.buyOutsideApp(productID: ID.proYearly, familyShared: false)
+        #expect(await eventually { await h.entitled(ID.proYearly) })
+        #expect(await h.manager.purchase(ID.plusYearly) == .pending(.askToBuy))
+        #expect(await status(h)?.renewalInfo.payload?.autoRenewProductID == ID.proYearly)
+        let request = try #require(await h.entry(ID.plusYearly))
+        try await h.store.approveAskToBuy(transactionID: request.id)
+        #expect(await status(h)?.renewalInfo.payload?.autoRenewProductID == ID.plusYearly)
+        #expect(await h.entry(ID.plusYearly) == nil)
+        await h.close()
+    }
+
     @Test("a downgrade takes effect at the next renewal; autoRenewPreference shows it now")
     func downgrade() async throws {
         let h = try await Harness.make()

@@ -90,19 +90,26 @@ extension LocalAppStore {
         return terms.period == currentTerms.period ? .immediate(current) : .atRenewal(current)
     }
 
+    /// `pending` is the ID of an Ask to Buy request for the change, now approved: an upgrade takes
+    /// its ID; a change at renewal makes no transaction, so the request goes.
     func applyChange(_ change: PlanChange, to item: CatalogProduct, options: PurchaseOptions, offer: SubscriptionOffer?,
-                     kind: Ledger.EventKind = .purchase) throws -> PurchaseOutcome {
+                     kind: Ledger.EventKind = .purchase, pending: Int64? = nil) throws -> PurchaseOutcome {
         switch change {
         case .alreadySubscribed:
             throw StoreFailure.purchase(.purchaseNotAllowed)
         case .atRenewal(var record):
             record.autoRenewProductID = item.id
             record.willAutoRenew = true
-            try ledger.save(record)
+            try ledger.db.transaction {
+                try ledger.save(record)
+                if let pending { try ledger.delete(pending) }
+            }
             guard let jws = try ledger.jws(record.latestTransactionID) else { throw StoreFailure.storeKit(.unknown) }
             return .success(jws: present(jws))
         case .immediate(var record):
-            let outcome = try ledger.db.transaction { try upgrade(&record, to: item, options: options, offer: offer, kind: kind) }
+            let outcome = try ledger.db.transaction {
+                try upgrade(&record, to: item, options: options, offer: offer, kind: kind, pending: pending)
+            }
             pumpEvents()
             return outcome
         }
@@ -110,7 +117,7 @@ extension LocalAppStore {
 
     /// The old transaction is marked upgraded and the new one starts now, on the same original ID, in one write.
     private func upgrade(_ record: inout SubscriptionRecord, to item: CatalogProduct, options: PurchaseOptions,
-                         offer: SubscriptionOffer?, kind: Ledger.EventKind) throws -> PurchaseOutcome {
+                         offer: SubscriptionOffer?, kind: Ledger.EventKind, pending: Int64?) throws -> PurchaseOutcome {
         guard var old = try ledger.row(record.latestTransactionID) else { throw StoreFailure.storeKit(.unknown) }
         old.payload.isUpgraded = true
         old.payload.signedDate = now()
@@ -118,9 +125,10 @@ extension LocalAppStore {
         try ledger.update(old)
         record.state = .expired
         try ledger.save(record)
-        let payload = try newPayload(item, price: item.prices[currentStorefront.code] ?? 0, options: options, offer: offer,
+        var payload = try newPayload(item, price: item.prices[currentStorefront.code] ?? 0, options: options, offer: offer,
                                      originalID: record.originalID, originalDate: old.payload.originalPurchaseDate)
-        guard let jws = try commit(payload, kind: kind) else { throw StoreFailure.storeKit(.unknown) }
+        if let pending { payload.transactionID = pending }
+        guard let jws = try commit(payload, kind: kind, replacing: pending != nil) else { throw StoreFailure.storeKit(.unknown) }
         return .success(jws: present(jws))
     }
 

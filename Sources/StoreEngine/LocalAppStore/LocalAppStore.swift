@@ -106,11 +106,12 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
         guard answer == .confirm else { return .userCancelled }
         try await simulateNetwork(.purchase, delay: true)
 
-        if item.type == .autoRenewable, let change = try planChange(to: item) {
-            return try applyChange(change, to: item, options: options, offer: offer)
-        }
+        let change = item.type == .autoRenewable ? try planChange(to: item) : nil
+        if case .alreadySubscribed = change { throw StoreFailure.purchase(.purchaseNotAllowed) }
         let pending: LedgerEntry.Status? = currentSettings.askToBuy || options.simulatesAskToBuy ? .pendingApproval
             : currentSettings.interruptedPurchases ? .interrupted : nil
+        // A plan change asks for approval too; it takes effect when it completes (see `complete`).
+        if let change, pending == nil { return try applyChange(change, to: item, options: options, offer: offer) }
         let payload = try newPayload(item, price: price, options: options, offer: offer)
         if let pending {
             try commit(payload, kind: .silent, status: pending)
@@ -395,8 +396,14 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
         return row
     }
 
-    /// Completes a pending purchase; the app learns of it through updates.
+    /// Completes a pending purchase; the app learns of it through updates. A pending plan change
+    /// takes effect as the change would have when bought.
     func complete(_ row: Ledger.Row) throws {
+        if let item = catalog.product(row.payload.productID), item.type == .autoRenewable, let change = try planChange(to: item) {
+            let options = PurchaseOptions(quantity: row.payload.quantity, appAccountToken: row.payload.appAccountToken)
+            _ = try applyChange(change, to: item, options: options, offer: nil, kind: .update, pending: row.payload.transactionID)
+            return
+        }
         var payload = row.payload
         payload.purchaseDate = now()
         payload.originalPurchaseDate = payload.purchaseDate
