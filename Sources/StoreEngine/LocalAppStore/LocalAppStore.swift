@@ -72,7 +72,6 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
         try? ledger.setMeta("clock", String(decoding: (try? JSONEncoder().encode(clock)) ?? Data(), as: UTF8.self))
     }
 
-
     // MARK: Products
 
     public func storefront() -> Storefront { currentStorefront }
