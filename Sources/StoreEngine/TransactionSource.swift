@@ -164,14 +164,21 @@ public struct LedgerEntry: Sendable, Equatable, Identifiable {
     public var refundRequest: RefundRequestStatus?
     /// The signed form handed to the app (nil while pending).
     public var jws: String?
+    /// For a transaction an upgrade replaced: the refund of its unused time, in milliunits.
+    public var upgradeRefundMilliunits: Int64?
 
-    public init(payload: TransactionPayload, status: Status, isFinished: Bool, refundRequest: RefundRequestStatus? = nil, jws: String?) {
+    public init(payload: TransactionPayload, status: Status, isFinished: Bool, refundRequest: RefundRequestStatus? = nil, jws: String?,
+                upgradeRefundMilliunits: Int64? = nil) {
         self.payload = payload
         self.status = status
         self.isFinished = isFinished
         self.refundRequest = refundRequest
         self.jws = jws
+        self.upgradeRefundMilliunits = upgradeRefundMilliunits
     }
+
+    /// The upgrade's refund in the transaction's currency.
+    public var upgradeRefund: Decimal? { upgradeRefundMilliunits.map { Decimal($0) / 1000 } }
 }
 
 public enum RefundRequestStatus: String, Sendable { case pending, approved, declined }

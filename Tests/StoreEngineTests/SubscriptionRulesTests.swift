@@ -138,6 +138,22 @@ struct SubscriptionRulesTests {
         await h.close()
     }
 
+    @Test("an upgrade records a prorated refund of the old plan's unused time")
+    func upgradeRefundsTheUnusedTime() async throws {
+        let h = try await Harness.make()
+        let plus = try #require(await h.manager.purchase(ID.plusYearly).transaction)
+        let paid = Decimal(plus.priceMilliunits) / 1000
+        let period = try #require(plus.expirationDate).timeIntervalSince(plus.purchaseDate)
+        await h.store.advanceTime(by: Period(30, .day))
+        _ = await h.manager.purchase(ID.proYearly)
+        let old = try #require(await h.store.ledgerEntries().first { $0.id == plus.transactionID })
+        let expected = paid * Decimal((period - 30 * 86_400) / period)
+        let refund = try #require(old.upgradeRefund)
+        #expect(abs(NSDecimalNumber(decimal: refund - expected).doubleValue) < 0.01, "refund \(refund), expected \(expected)")
+        #expect(refund > 0 && refund < paid)
+        await h.close()
+    }
+
     @Test("Ask to Buy applies to plan changes: an upgrade is pending until approved, then takes effect on the request's ID")
     func askToBuyUpgrade() async throws {
         let h = try await Harness.make()

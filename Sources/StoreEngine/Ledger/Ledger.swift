@@ -29,6 +29,7 @@ final class Ledger {
             CREATE TABLE IF NOT EXISTS events(seq INTEGER PRIMARY KEY, transaction_id INTEGER NOT NULL,
                 kind TEXT NOT NULL, origin TEXT NOT NULL);
             CREATE TABLE IF NOT EXISTS redemptions(code TEXT NOT NULL, transaction_id INTEGER NOT NULL);
+            CREATE TABLE IF NOT EXISTS upgrade_refunds(transaction_id INTEGER PRIMARY KEY, milliunits INTEGER NOT NULL);
             CREATE TABLE IF NOT EXISTS nonces(nonce TEXT PRIMARY KEY);
             """)
     }
@@ -172,10 +173,28 @@ final class Ledger {
     func delete(_ id: Int64) throws {
         batchRows?[id] = nil
         try db.query("DELETE FROM transactions WHERE id = ?", [.int(id)])
+        try db.query("DELETE FROM upgrade_refunds WHERE transaction_id = ?", [.int(id)])
     }
 
     func clear() throws {
-        try db.execute("DELETE FROM transactions; DELETE FROM subscriptions; DELETE FROM redemptions; DELETE FROM nonces;")
+        try db.execute("""
+            DELETE FROM transactions; DELETE FROM subscriptions; DELETE FROM redemptions; DELETE FROM nonces;
+            DELETE FROM upgrade_refunds;
+            """)
+    }
+
+    /// What an upgrade refunded of a transaction's price: the unused part of its period.
+    func recordUpgradeRefund(transactionID: Int64, milliunits: Int64) throws {
+        try db.query("INSERT OR REPLACE INTO upgrade_refunds(transaction_id, milliunits) VALUES (?, ?)",
+                     [.int(transactionID), .int(milliunits)])
+    }
+
+    func upgradeRefunds() throws -> [Int64: Int64] {
+        var refunds: [Int64: Int64] = [:]
+        for row in try db.query("SELECT transaction_id, milliunits FROM upgrade_refunds") {
+            if let id = row[0].int, let milliunits = row[1].int { refunds[id] = milliunits }
+        }
+        return refunds
     }
 
     // MARK: Subscriptions

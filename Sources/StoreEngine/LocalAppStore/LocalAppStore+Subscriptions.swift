@@ -123,6 +123,8 @@ extension LocalAppStore {
         old.payload.signedDate = now()
         old.jws = try sign(old.payload.json)
         try ledger.update(old)
+        let refund = (Double(old.payload.priceMilliunits) * unusedFraction(of: old.payload)).rounded()
+        try ledger.recordUpgradeRefund(transactionID: old.payload.transactionID, milliunits: Int64(refund))
         record.state = .expired
         try ledger.save(record)
         var payload = try newPayload(item, price: item.prices[currentStorefront.code] ?? 0, options: options, offer: offer,
@@ -130,6 +132,14 @@ extension LocalAppStore {
         if let pending { payload.transactionID = pending }
         guard let jws = try commit(payload, kind: kind, replacing: pending != nil) else { throw StoreFailure.storeKit(.unknown) }
         return .success(jws: present(jws))
+    }
+
+    /// The part of a subscription transaction's period not used yet, 0...1: what a prorated refund
+    /// returns, and what the App Store refunds when an upgrade replaces the transaction.
+    func unusedFraction(of payload: TransactionPayload) -> Double {
+        guard let end = payload.expirationDate else { return 0 }
+        let total = end.timeIntervalSince(payload.purchaseDate)
+        return total > 0 ? min(1, max(0, end.timeIntervalSince(now())) / total) : 0
     }
 
     /// Creates or advances the group's renewal state for a new subscription transaction.

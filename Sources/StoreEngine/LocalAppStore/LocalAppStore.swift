@@ -384,8 +384,10 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
 
     public func ledgerEntries(limit: Int?) -> [LedgerEntry] {
         catchUp()
+        let refunds = (try? ledger.upgradeRefunds()) ?? [:]
         return ((try? ledger.allRows(limit: limit)) ?? []).map {
-            LedgerEntry(payload: $0.payload, status: $0.status, isFinished: $0.finished, refundRequest: $0.refundRequest, jws: $0.jws)
+            LedgerEntry(payload: $0.payload, status: $0.status, isFinished: $0.finished, refundRequest: $0.refundRequest, jws: $0.jws,
+                        upgradeRefundMilliunits: refunds[$0.payload.transactionID])
         }
     }
 
@@ -431,12 +433,11 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
     }
 
     public func refund(transactionID: Int64, prorated: Bool) throws {
-        guard prorated, let row = try ledger.row(transactionID), let end = row.payload.expirationDate else {
+        guard prorated, let row = try ledger.row(transactionID), row.payload.expirationDate != nil else {
             return try revoke(transactionID, reason: .other, type: .refundFull, percentage: nil)
         }
         // A prorated refund returns the unused part of the period, in milliunits of a percent (Apple's revocationPercentage).
-        let total = end.timeIntervalSince(row.payload.purchaseDate), unused = max(0, end.timeIntervalSince(now()))
-        try revoke(transactionID, reason: .other, type: .refundProrated, percentage: total > 0 ? Int(100_000 * unused / total) : 0)
+        try revoke(transactionID, reason: .other, type: .refundProrated, percentage: Int(100_000 * unusedFraction(of: row.payload)))
     }
 
     public func revokeFamilySharing(transactionID: Int64) throws {

@@ -129,7 +129,7 @@ public enum ScenarioParser {
     static let renewalFields = ["willAutoRenew", "autoRenewProduct", "expirationReason", "priceIncrease", "billingRetry", "gracePeriod",
                                 "winBackOffers"]
     static let appTransactionFields = ["originalVersion", "originalPlatform", "appVersion", "bundleID", "verification"]
-    static let transactionFields = ["status", "offer", "offerID", "ownership", "upgraded", "revoked", "revocation", "reason",
+    static let transactionFields = ["status", "offer", "offerID", "ownership", "upgraded", "upgrade-refund", "revoked", "revocation", "reason",
                                     "price", "currency", "storefront", "quantity", "duration", "finished", "refundRequest"]
 
     static func probe(_ p: ScenarioExpectation.Probe) -> ProbeSpec {

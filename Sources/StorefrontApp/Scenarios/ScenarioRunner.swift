@@ -327,6 +327,7 @@ public actor ScenarioRunner {
             case "offerID": return t.offerID ?? "none"
             case "ownership": return t.ownership == .familyShared ? "familyShared" : "purchased"
             case "upgraded": return yesNo(t.isUpgraded)
+            case "upgrade-refund": return row.upgradeRefund.map { "\($0)" } ?? "none"
             case "revoked": return yesNo(t.isRevoked)
             case "revocation": return t.revocationType.map { "\($0)" } ?? "none"
             case "reason": return t.reason == .renewal ? "renewal" : "purchase"

@@ -92,18 +92,20 @@ enum QAPanel {
         if entries.isEmpty { rows.append(Row(label: "  none")) }
         for entry in entries {
             let name = state.product(entry.payload.productID)?.displayName ?? entry.payload.productID
-            rows.append(Row(label: "#\(entry.id) \(name)", value: entryStatus(entry),
+            rows.append(Row(label: "#\(entry.id) \(name)", value: entryStatus(entry, locale: state.snapshot.locale),
                             activate: .sheet(.menu(title: "#\(entry.id) \(name)", items: actions(entry, state), selected: 0))))
         }
         return rows
     }
 
-    static func entryStatus(_ e: LedgerEntry) -> String {
+    static func entryStatus(_ e: LedgerEntry, locale: String) -> String {
         switch e.status {
         case .pendingApproval: "pending approval"
         case .declined: "declined"
         case .interrupted: "interrupted"
         case .completed where e.refundRequest == .pending: "refund requested"
+        case .completed where e.upgradeRefund != nil:
+            "upgraded, " + PriceFormatter.displayPrice(e.upgradeRefund!, currency: e.payload.currency, locale: locale) + " refunded"
         case .completed: e.payload.isRevoked ? "revoked" : (e.isFinished ? "finished" : "unfinished")
         }
     }
