@@ -93,6 +93,29 @@ import TerminalUI
         #expect(StoreScreen.products(state).count == state.snapshot.products.count)
     }
 
+    @Test func filterNarrowsTheQAPanelUnderItsHeadingsAndEnterRunsTheMatch() async throws {
+        var state = try await fixtureState()
+        press(&state, .character("4"), .character("/"))
+        for c in "ask to" { press(&state, .character(c)) }
+        press(&state, .enter)
+        #expect(QAPanel.rows(state).map(\.label) == ["Store", "Ask to Buy"])
+        press(&state, .down)
+        #expect(press(&state, .enter) == [.qa(.toggle(.askToBuy))])
+        press(&state, .character("/"))
+        for c in "zzz" { press(&state, .character(c)) }
+        #expect(QAPanel.rows(state).isEmpty)
+        #expect(QAPanel.lines(state, width: 80).map(\.text) == ["No controls or transactions match “ask tozzz”."])
+    }
+
+    @Test func filterNarrowsTheSubscriptionGroups() async throws {
+        var state = try await fixtureState(purchases: false)
+        press(&state, .character("2"), .character("/"))
+        for c in "plus" { press(&state, .character(c)) }
+        #expect(SubscriptionsScreen.groups(state) == ["lumenquest.membership"])
+        for c in "zzz" { press(&state, .character(c)) }
+        #expect(SubscriptionsScreen.groups(state).isEmpty)
+    }
+
     @Test func quitFromAnywhere() async throws {
         var state = try await fixtureState(purchases: false)
         #expect(press(&state, .character("q")) == [.quit])

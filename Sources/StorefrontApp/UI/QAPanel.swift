@@ -29,7 +29,21 @@ enum QAPanel {
     /// Original app versions to try business-model migrations with ("bought before 2.0").
     static let versions = ["1.0", "1.9", "2.0", "2.4", "3.0"]
 
+    /// The rows the filter (`/`) keeps: those whose label or value contains it, under their headings.
     static func rows(_ state: AppState) -> [Row] {
+        let query = state.filter.text.lowercased()
+        guard !query.isEmpty else { return allRows(state) }
+        var kept: [Row] = [], heading: Row?
+        for row in allRows(state) {
+            if row.heading { heading = row; continue }
+            guard (row.label + " " + row.value).lowercased().contains(query) else { continue }
+            if let shown = heading { kept.append(shown); heading = nil }
+            kept.append(row)
+        }
+        return kept
+    }
+
+    private static func allRows(_ state: AppState) -> [Row] {
         let s = state.settings, snap = state.snapshot
         var rows: [Row] = [Row(label: "Store", heading: true)]
         let sf = cycle(state.storefronts, snap.storefront.code)
@@ -157,7 +171,9 @@ enum QAPanel {
 extension QAPanel {
     static func lines(_ state: AppState, width: Int) -> [ScreenLine] {
         let labelWidth = min(40, max(20, width / 2))
-        return rows(state).enumerated().map { i, row in
+        let rows = rows(state)
+        if rows.isEmpty { return [ScreenLine(text: "No controls or transactions match “\(state.filter.text)”.")] }
+        return rows.enumerated().map { i, row in
             row.heading
                 ? ScreenLine(text: row.label, style: .bold, item: i)
                 : ScreenLine(text: "  " + DisplayWidth.pad(DisplayWidth.truncate(row.label, toWidth: labelWidth - 2), toWidth: labelWidth - 2) + "  " + row.value, item: i)

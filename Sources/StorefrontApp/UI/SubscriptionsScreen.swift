@@ -5,8 +5,15 @@ import TerminalUI
 
 /// Per subscription group: its state, product, renewal and billing details.
 enum SubscriptionsScreen {
+    /// The groups with a name, or a product's name, the filter (`/`) matches.
     static func groups(_ state: AppState) -> [String] {
-        StoreScreen.uniqueGroups(state.snapshot.products.filter { $0.type == .autoRenewable })
+        let query = state.filter.text.lowercased()
+        let subscriptions = state.snapshot.products.filter { $0.type == .autoRenewable }
+        let matching = query.isEmpty ? subscriptions : subscriptions.filter { p in
+            [p.groupName ?? "", p.displayName, p.id].contains { $0.lowercased().contains(query) }
+        }
+        let groups = Set(matching.compactMap(\.subscription?.groupID))
+        return StoreScreen.uniqueGroups(subscriptions).filter(groups.contains)
     }
 
     static func lines(_ state: AppState) -> [ScreenLine] {
@@ -50,7 +57,10 @@ enum SubscriptionsScreen {
             if let error = status.transaction.error { detail.append("⚠ Unverified: \(error.rawValue)") }
             lines += detail.map { ScreenLine(text: "    " + $0, item: i) }
         }
-        if lines.isEmpty { lines.append(ScreenLine(text: "This catalog has no auto-renewable subscriptions.")) }
+        if lines.isEmpty {
+            lines.append(ScreenLine(text: state.filter.text.isEmpty ? "This catalog has no auto-renewable subscriptions."
+                                                                     : "No subscription groups match “\(state.filter.text)”."))
+        }
         return lines
     }
 
