@@ -44,3 +44,15 @@ struct CommandLineTests {
         #expect(await StorefrontProgram.main(["catalog", "/nonexistent.json"]) == 2)
     }
 }
+
+@Suite("Files given to verify and cert")
+struct SigningFileTests {
+    @Test("a missing file, a directory and an empty file each get their own message", arguments: [
+        ("/nonexistent.pem", "/nonexistent.pem: no such file"),
+        ("/tmp", "/tmp: is a directory, not a file"),
+        ("/dev/null", "/dev/null: not a PEM or DER certificate"),
+    ])
+    func fileMessages(path: String, message: String) {
+        #expect(throws: UsageError(description: message)) { try SigningCommands.certificate(at: path) }
+    }
+}
