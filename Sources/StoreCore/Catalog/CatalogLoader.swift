@@ -5,12 +5,8 @@ import Foundation
 public enum CatalogLoader {
     public static func load(path: String) throws -> Catalog {
         let name = (path as NSString).lastPathComponent
-        guard FileManager.default.fileExists(atPath: path) else {
-            throw CatalogError(file: path, location: .file, message: "no such file")
-        }
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw CatalogError(file: path, location: .file, message: "cannot read the file (check its permissions)")
-        }
+        let data: Data
+        do { data = try FileContents.read(path) } catch { throw CatalogError(file: path, location: .file, message: error.description) }
         return try load(data: data, file: name)
     }
 

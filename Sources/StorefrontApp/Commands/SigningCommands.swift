@@ -60,14 +60,6 @@ enum SigningCommands {
     }
 
     static func read(_ path: String) throws -> Data {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-            throw UsageError(description: "\(path): no such file")
-        }
-        guard !isDirectory.boolValue else { throw UsageError(description: "\(path): is a directory, not a file") }
-        guard let handle = FileHandle(forReadingAtPath: path), let data = try? handle.readToEnd() ?? Data() else {
-            throw UsageError(description: "\(path): cannot read it (check its permissions)")
-        }
-        return data
+        do { return try FileContents.read(path) } catch { throw UsageError(description: "\(path): \(error)") }
     }
 }

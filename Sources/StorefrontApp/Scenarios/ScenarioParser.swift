@@ -234,10 +234,7 @@ public enum ScenarioParser {
 
     public static func parse(file path: String) throws -> Scenario {
         let text: String
-        do { text = try String(contentsOfFile: path, encoding: .utf8) } catch {
-            let missing = !FileManager.default.fileExists(atPath: path)
-            throw ScenarioError(file: path, line: 0, message: missing ? "no such file" : "cannot read the file (is it UTF-8 text?)")
-        }
+        do { text = try FileContents.text(path) } catch { throw ScenarioError(file: path, line: 0, message: error.description) }
         return try parse(text, path: path)
     }
 
