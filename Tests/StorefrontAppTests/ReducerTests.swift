@@ -110,6 +110,10 @@ import TerminalUI
     @Test func filterNarrowsTheSubscriptionGroups() async throws {
         var state = try await fixtureState(purchases: false)
         press(&state, .character("2"), .character("/"))
+        for c in "membership" { press(&state, .character(c)) }
+        #expect(SubscriptionsScreen.groups(state) == ["lumenquest.membership"])
+        #expect(StoreScreen.products(state).count == 4, "a group's name finds its subscriptions on the store screen too")
+        press(&state, .escape, .character("/"))
         for c in "plus" { press(&state, .character(c)) }
         #expect(SubscriptionsScreen.groups(state) == ["lumenquest.membership"])
         for c in "zzz" { press(&state, .character(c)) }

@@ -36,15 +36,18 @@ enum StoreScreen {
 
     static func arrange(_ products: [Product], matching filter: String) -> [Product] {
         let query = filter.lowercased()
-        let shown = products.filter { p in
-            query.isEmpty || [p.displayName, p.description, p.id].contains { $0.lowercased().contains(query) }
-        }
+        let shown = products.filter { matches($0, query) }
         let byType = Dictionary(grouping: shown, by: \.type)
         let byGroup = Dictionary(grouping: byType[.autoRenewable] ?? []) { $0.subscription!.groupID }
         return typeOrder.flatMap { type in
             guard type == .autoRenewable else { return byType[type] ?? [] }
             return uniqueGroups(shown).flatMap { g in (byGroup[g] ?? []).sorted { $0.subscription!.level < $1.subscription!.level } }
         }
+    }
+
+    /// Whether the filter's lowercased text is in a product's name, description, ID or group name.
+    static func matches(_ p: Product, _ query: String) -> Bool {
+        query.isEmpty || [p.displayName, p.description, p.id, p.groupName ?? ""].contains { $0.lowercased().contains(query) }
     }
 
     /// Group IDs in catalog order.

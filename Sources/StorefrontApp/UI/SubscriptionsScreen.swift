@@ -5,15 +5,10 @@ import TerminalUI
 
 /// Per subscription group: its state, product, renewal and billing details.
 enum SubscriptionsScreen {
-    /// The groups with a name, or a product's name, the filter (`/`) matches.
+    /// The groups with a subscription the filter (`/`) matches, as on the store screen.
     static func groups(_ state: AppState) -> [String] {
         let query = state.filter.text.lowercased()
-        let subscriptions = state.snapshot.products.filter { $0.type == .autoRenewable }
-        let matching = query.isEmpty ? subscriptions : subscriptions.filter { p in
-            [p.groupName ?? "", p.displayName, p.id].contains { $0.lowercased().contains(query) }
-        }
-        let groups = Set(matching.compactMap(\.subscription?.groupID))
-        return StoreScreen.uniqueGroups(subscriptions).filter(groups.contains)
+        return StoreScreen.uniqueGroups(state.snapshot.products.filter { $0.type == .autoRenewable && StoreScreen.matches($0, query) })
     }
 
     static func lines(_ state: AppState) -> [ScreenLine] {
