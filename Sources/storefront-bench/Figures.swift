@@ -234,9 +234,7 @@ enum Figures {
         _ = await store.currentEntitlements()
         _ = try await store.subscriptionStatuses(groupID: "gen.group0")
         let storeRSS = Machine.peakRSS
-        let manager = StoreManager(source: store, verifier: SignedDataVerifier(trustedRoots: [store.certificate]),
-                                   wallet: try ConsumableWallet(path: nil))
-        let seconds = await elapsed { await manager.start() }
+        let seconds = await elapsed { _ = try? await StoreStack.launchApp(on: store, stateDirectory: nil) }
         print("\(catalogRSS) \(storeRSS) \(Machine.peakRSS) \(seconds)")
     }
 

@@ -43,11 +43,8 @@ struct Harness {
         catalog.settings.networkDelay = 0
         catalog.settings.gracePeriod = false
         settings(&catalog.settings)
-        let store = try LocalAppStore(catalog: catalog, stateDirectory: directory, time: time)
-        let wallet = try ConsumableWallet(path: directory.map { $0 + "/wallet.sqlite" })
-        let manager = StoreManager(source: store, verifier: SignedDataVerifier(trustedRoots: [store.certificate]), wallet: wallet)
-        await manager.start()
-        return Harness(store: store, manager: manager, time: time, directory: directory)
+        let stack = try await StoreStack.open(catalog: catalog, stateDirectory: directory, time: time)
+        return Harness(store: stack.store, manager: stack.manager, time: time, directory: directory)
     }
 
     func snapshot() async -> StoreSnapshot { await manager.snapshot }

@@ -19,7 +19,7 @@ import StoreEngine
         var state = try await fixtureState()
         press(&state, .character("3"), .down, .character("f"))
         let effects = press(&state, .down, .enter)
-        guard case .requestRefund(_, let reason)? = effects.first else { Issue.record("expected a refund request, got \(effects)"); return }
+        guard case .command(.requestRefund(_, let reason))? = effects.first else { Issue.record("expected a refund request, got \(effects)"); return }
         #expect(reason == RefundRequestSheet.reasons[1])
         press(&state, .character("f"))
         #expect(press(&state, .escape).isEmpty)
@@ -36,10 +36,10 @@ import StoreEngine
     func manageKeys() async throws {
         var state = try await fixtureState()
         press(&state, .character("2"), .character("m"))
-        #expect(press(&state, .enter) == [.manage(group: "lumenquest.membership", .cancel)])
+        #expect(press(&state, .enter) == [.command(.manage("lumenquest.membership", .cancel))])
         press(&state, .character("m"))
         let effects = press(&state, .down, .enter)
-        guard case .manage(_, .switchTo)? = effects.first else { Issue.record("expected a plan switch, got \(effects)"); return }
+        guard case .command(.manage(_, .switchTo))? = effects.first else { Issue.record("expected a plan switch, got \(effects)"); return }
     }
 
     @Test func appInfoSheet() async throws {

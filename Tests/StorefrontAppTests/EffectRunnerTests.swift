@@ -10,11 +10,9 @@ import Testing
     @Test func promotionalOfferIsSignedBeforePurchase() async throws {
         let (store, manager) = try await liveStore()
         let runner = EffectRunner(manager: manager, controls: store)
-        _ = await runner.run(.purchase(productID: "com.lumenquest.plus.monthly", options: PurchaseOptions(), answer: .confirm))
+        _ = await runner.run(.command(.buy("com.lumenquest.plus.monthly", quantity: 1, offer: nil, signature: .valid, askToBuy: false, answer: .confirm)))
         // The reducer leaves the signature empty; the runner asks the store's test controls for one.
-        let outcome = await runner.run(.purchase(productID: "com.lumenquest.pro.monthly",
-                                                 options: PurchaseOptions(promotionalOffer: (id: "pro.comeback50", signature: nil)),
-                                                 answer: .confirm))
+        let outcome = await runner.run(.command(.buy("com.lumenquest.pro.monthly", quantity: 1, offer: "pro.comeback50", signature: .valid, askToBuy: false, answer: .confirm)))
         guard case .purchase(_, .success(let v)) = outcome else { Issue.record("got \(outcome)"); return }
         #expect(v.payload?.offerType == .promotional)
         #expect(v.payload?.offerID == "pro.comeback50")
@@ -23,15 +21,15 @@ import Testing
     @Test func qaCommandsChangeTheStoreAndRepriceProducts() async throws {
         let (store, manager) = try await liveStore()
         let runner = EffectRunner(manager: manager, controls: store)
-        _ = await runner.run(.qa(.toggle(.askToBuy)))
+        _ = await runner.run(.command(.toggle(.askToBuy)))
         #expect(await store.settings().askToBuy)
-        _ = await runner.run(.qa(.setStorefront("JPN", locale: "ja_JP")))
+        _ = await runner.run(.command(.storefront("JPN", locale: "ja_JP")))
         let coins = await manager.snapshot.products.first { $0.id == "com.lumenquest.coins.100" }
         #expect(coins?.displayPrice == "¥160")
-        let outcome = await runner.run(.purchase(productID: "com.lumenquest.pro", options: PurchaseOptions(), answer: .confirm))
+        let outcome = await runner.run(.command(.buy("com.lumenquest.pro", quantity: 1, offer: nil, signature: .valid, askToBuy: false, answer: .confirm)))
         guard case .purchase(_, .pending(.askToBuy)) = outcome else { Issue.record("got \(outcome)"); return }
         let pending = try #require(await store.ledgerEntries().first { $0.status == .pendingApproval })
-        _ = await runner.run(.qa(.approveAskToBuy(pending.id)))
+        _ = await runner.run(.command(.control(.approve, .id(pending.id))))
         try await Task.sleep(for: .milliseconds(300))  // the approval arrives through Transaction.updates
         #expect(await manager.snapshot.entitlements.contains("com.lumenquest.pro"))
     }
@@ -39,7 +37,7 @@ import Testing
     @Test func failureInjectionReachesThePaymentSheetOutcome() async throws {
         let (store, manager) = try await liveStore()
         let runner = EffectRunner(manager: manager, controls: store)
-        _ = await runner.run(.qa(.setFailure(.purchase, .storeKit(.networkError))))
+        _ = await runner.run(.command(.fail(.purchase, .storeKit(.networkError))))
         var state = AppState()
         state.snapshot = await manager.snapshot
         press(&state, .enter)

@@ -22,11 +22,7 @@ struct FixedTime: RealTimeSource {
 /// goldens show what the app shows, not hand-made data.
 func fixtureState(storefront: String = "USA", locale: String = "en_US", purchases: Bool = true) async throws -> AppState {
     let catalog = try CatalogLoader.load(path: Repo.catalog)
-    let store = try LocalAppStore(catalog: catalog, stateDirectory: nil, storefront: storefront, locale: locale, time: FixedTime())
-    await store.update { $0.networkDelay = 0 }
-    let manager = StoreManager(source: store, verifier: SignedDataVerifier(trustedRoots: [store.certificate]),
-                               wallet: try ConsumableWallet(path: nil))
-    await manager.start()
+    let (store, manager) = try await liveStore(storefront: storefront, locale: locale)
     if purchases {
         await manager.purchase("com.lumenquest.coins.100", options: PurchaseOptions(quantity: 3))
         await manager.purchase("com.lumenquest.pro")
@@ -36,28 +32,19 @@ func fixtureState(storefront: String = "USA", locale: String = "en_US", purchase
         await store.update { $0.askToBuy = false }
     }
     await manager.refresh()
-    var state = AppState()
-    state.appName = catalog.app.name
-    state.storefronts = catalog.storefronts.map(\.code)
+    var state = await AppState.opening(catalog, manager: manager, controls: store)
     state.locales = ["en_US", "ja_JP"]
-    state.snapshot = await manager.snapshot
-    state.settings = await store.settings()
-    state.ledger = await store.ledgerEntries()
-    state.status = "Press ? for keys."
     await manager.stop()
     await store.shutdown()
     return state
 }
 
 /// A fresh in-memory store and manager at the fixed time, for effect-runner tests.
-func liveStore() async throws -> (LocalAppStore, StoreManager) {
-    let catalog = try CatalogLoader.load(path: Repo.catalog)
-    let store = try LocalAppStore(catalog: catalog, stateDirectory: nil, time: FixedTime())
-    await store.update { $0.networkDelay = 0 }
-    let manager = StoreManager(source: store, verifier: SignedDataVerifier(trustedRoots: [store.certificate]),
-                               wallet: try ConsumableWallet(path: nil))
-    await manager.start()
-    return (store, manager)
+func liveStore(storefront: String? = nil, locale: String? = nil) async throws -> (LocalAppStore, StoreManager) {
+    var catalog = try CatalogLoader.load(path: Repo.catalog)
+    catalog.settings.networkDelay = 0
+    let stack = try await StoreStack.open(catalog: catalog, stateDirectory: nil, storefront: storefront, locale: locale, time: FixedTime())
+    return (stack.store, stack.manager)
 }
 
 /// Feeds keys through the reducer, collecting the effects.

@@ -32,7 +32,7 @@ import TerminalUI
         #expect(press(&state, .enter).isEmpty)
         guard case .payment? = state.top else { Issue.record("no payment sheet"); return }
         let effects = press(&state, .character("+"), .enter)
-        #expect(effects == [.purchase(productID: "com.lumenquest.coins.100", options: PurchaseOptions(quantity: 2), answer: .confirm)])
+        #expect(effects == [.command(.buy("com.lumenquest.coins.100", quantity: 2, offer: nil, signature: .valid, askToBuy: false, answer: .confirm))])
         // A second Enter while the purchase is in flight does not buy twice.
         #expect(press(&state, .enter).isEmpty)
         _ = reduce(&state, .finished(.purchase(productID: "com.lumenquest.coins.100", .userCancelled)))
@@ -44,14 +44,14 @@ import TerminalUI
         var state = try await fixtureState(purchases: false)
         press(&state, .enter)
         let effects = press(&state, .escape)
-        #expect(effects == [.purchase(productID: "com.lumenquest.coins.100", options: PurchaseOptions(), answer: .cancel)])
+        #expect(effects == [.command(.buy("com.lumenquest.coins.100", quantity: 1, offer: nil, signature: .valid, askToBuy: false, answer: .cancel))])
         #expect(state.sheets.isEmpty)
     }
 
     @Test func cancelButtonCancels() async throws {
         var state = try await fixtureState(purchases: false)
         press(&state, .enter, .right)
-        #expect(press(&state, .enter).first == .purchase(productID: "com.lumenquest.coins.100", options: PurchaseOptions(), answer: .cancel))
+        #expect(press(&state, .enter).first == .command(.buy("com.lumenquest.coins.100", quantity: 1, offer: nil, signature: .valid, askToBuy: false, answer: .cancel)))
     }
 
     @Test func failedPurchaseShowsTheMessage() async throws {
@@ -68,7 +68,7 @@ import TerminalUI
         press(&state, .character("c"), .character("a"), .character("d"), .character("q"))
         #expect(state.screen == .store)  // q was typed, not quit
         press(&state, .backspace)
-        #expect(press(&state, .enter) == [.redeem("AD")])
+        #expect(press(&state, .enter) == [.command(.redeem("AD"))])
     }
 
     @Test func escPopsOnlyTheTopSheet() async throws {
@@ -100,7 +100,7 @@ import TerminalUI
         press(&state, .enter)
         #expect(QAPanel.rows(state).map(\.label) == ["Store", "Ask to Buy"])
         press(&state, .down)
-        #expect(press(&state, .enter) == [.qa(.toggle(.askToBuy))])
+        #expect(press(&state, .enter) == [.command(.toggle(.askToBuy))])
         press(&state, .character("/"))
         for c in "zzz" { press(&state, .character(c)) }
         #expect(QAPanel.rows(state).isEmpty)
@@ -133,12 +133,12 @@ import TerminalUI
         press(&state, .character("4"))
         let rows = QAPanel.rows(state)
         state.selection[.qa] = rows.firstIndex { $0.label == "Ask to Buy" }!
-        #expect(press(&state, .enter) == [.qa(.toggle(.askToBuy))])
+        #expect(press(&state, .enter) == [.command(.toggle(.askToBuy))])
         state.selection[.qa] = rows.firstIndex { $0.label == "Purchase" }!
-        #expect(press(&state, .right) == [.qa(.setFailure(.purchase, .purchase(.purchaseNotAllowed)))])
+        #expect(press(&state, .right) == [.command(.fail(.purchase, .purchase(.purchaseNotAllowed)))])
         state.selection[.qa] = rows.firstIndex { $0.label == "Reset store" }!
         #expect(press(&state, .enter).isEmpty)
-        #expect(press(&state, .enter) == [.qa(.reset)])
+        #expect(press(&state, .enter) == [.command(.reset)])
     }
 
     @Test func qaLedgerEntryOffersApproval() async throws {
@@ -147,7 +147,7 @@ import TerminalUI
         let pending = state.ledger.first { $0.status == .pendingApproval }!
         state.selection[.qa] = QAPanel.rows(state).firstIndex { $0.label.hasPrefix("#\(pending.id)") }!
         press(&state, .enter)
-        #expect(press(&state, .enter) == [.qa(.approveAskToBuy(pending.id))])
+        #expect(press(&state, .enter) == [.command(.control(.approve, .id(pending.id)))])
     }
 
     @Test func helpListsTheSameBindingsAsTheFooter() async throws {

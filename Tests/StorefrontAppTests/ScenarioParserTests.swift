@@ -16,11 +16,11 @@ struct ScenarioParserTests {
 
     @Test("every action form")
     func actions() throws {
-        let cases: [(String, ScenarioAction)] = [
+        let cases: [(String, StoreCommand)] = [
             ("storefront jpn locale ja_JP", .storefront("JPN", locale: "ja_JP")),
             ("storefront GBR", .storefront("GBR", locale: nil)),
             ("set askToBuy on", .set(.askToBuy, true)),
-            ("set billingRetry off", .set(.billingRetry, false)),
+            ("set billingRetry off", .set(.billingRetryOnRenewal, false)),
             ("set timeRate monthlyRenewalEveryThirtySeconds", .timeRate(.monthlyRenewalEveryThirtySeconds)),
             ("set timeRate 1005", .timeRate(.oneRenewalEveryTwoSeconds)),
             ("fail purchase networkError", .fail(.purchase, .storeKit(.networkError))),
@@ -31,13 +31,13 @@ struct ScenarioParserTests {
             ("buy p offer o signature missing", .buy("p", quantity: 1, offer: "o", signature: .missing, askToBuy: false, answer: .confirm)),
             ("cancel p", .buy("p", quantity: 1, offer: nil, signature: .valid, askToBuy: false, answer: .cancel)),
             ("restore", .restore), ("refresh", .refresh), ("redeem CODE", .redeem("CODE")),
-            ("request-refund p", .requestRefund("p")), ("quit", .quit), ("launch", .launch), ("restart", .restart),
-            ("approve p", .control(.approve, "p")), ("decline p", .control(.decline, "p")), ("resolve p", .control(.resolve, "p")),
-            ("revoke-family p", .control(.revokeFamily, "p")), ("approve-refund p", .control(.approveRefund, "p")),
-            ("decline-refund p", .control(.declineRefund, "p")), ("delete p", .control(.delete, "p")),
-            ("expire p", .control(.expire, "p")), ("renew p", .control(.renew, "p")), ("fix-billing p", .control(.fixBilling, "p")),
-            ("refund p", .refund("p", prorated: false)), ("refund p prorated", .refund("p", prorated: true)),
-            ("auto-renew p off", .autoRenew("p", false)), ("price-increase p agree", .priceIncrease("p", .agree)),
+            ("request-refund p", .requestRefund(.newest(productID: "p"), reason: "scenario")), ("quit", .quit), ("launch", .launch), ("restart", .restart),
+            ("approve p", .control(.approve, .newest(productID: "p"))), ("decline p", .control(.decline, .newest(productID: "p"))), ("resolve p", .control(.resolve, .newest(productID: "p"))),
+            ("revoke-family p", .control(.revokeFamily, .newest(productID: "p"))), ("approve-refund p", .control(.approveRefund, .newest(productID: "p"))),
+            ("decline-refund p", .control(.declineRefund, .newest(productID: "p"))), ("delete p", .control(.delete, .newest(productID: "p"))),
+            ("expire p", .control(.expire, .newest(productID: "p"))), ("renew p", .control(.renew, .newest(productID: "p"))), ("fix-billing p", .control(.fixBilling, .newest(productID: "p"))),
+            ("refund p", .control(.refund(prorated: false), .newest(productID: "p"))), ("refund p prorated", .control(.refund(prorated: true), .newest(productID: "p"))),
+            ("auto-renew p off", .control(.autoRenew(false), .newest(productID: "p"))), ("price-increase p agree", .control(.priceIncrease(.agree), .newest(productID: "p"))),
             ("buy-elsewhere p family", .buyElsewhere("p", family: true)), ("buy-elsewhere p", .buyElsewhere("p", family: false)),
             ("advance P1M", .advance(Period(1, .month))), ("clear", .clear), ("reset", .reset),
         ]

@@ -6,7 +6,7 @@ import TerminalUI
 
 /// The demo driver's plans: what a presenter would press for each step, checked against the real reducer.
 @Suite struct WalkthroughDemoTests {
-    func action(_ line: String) throws -> ScenarioAction {
+    func action(_ line: String) throws -> StoreCommand {
         guard case .action(let a) = try ScenarioParser.parse(line, path: "/tmp/d.scenario").steps[0].kind else { throw CancellationError() }
         return a
     }
@@ -37,7 +37,7 @@ import TerminalUI
         let moves = try #require(DemoPlan.moves(for: try action("buy com.lumenquest.pro.monthly"), in: state))
         var effects: [Effect] = []
         for case .key(let key) in moves { effects += reduce(&state, .walk(.demoKey(key))) }
-        guard case .purchase(let id, _, .confirm)? = effects.last else { Issue.record("no purchase: \(effects)"); return }
+        guard case .command(.buy(let id, _, _, _, _, .confirm))? = effects.last else { Issue.record("no purchase: \(effects)"); return }
         #expect(id == "com.lumenquest.pro.monthly")
     }
 
@@ -46,7 +46,7 @@ import TerminalUI
         let moves = try #require(DemoPlan.moves(for: try action("approve com.lumenquest.removeads"), in: state))
         var effects: [Effect] = []
         for case .key(let key) in moves { effects += reduce(&state, .walk(.demoKey(key))) }
-        guard case .qa(.approveAskToBuy)? = effects.last else { Issue.record("no approval: \(effects)"); return }
+        guard case .command(.control(.approve, _))? = effects.last else { Issue.record("no approval: \(effects)"); return }
         #expect(moves.first == .key(.character("4")))
     }
 

@@ -258,8 +258,7 @@ private struct Reader {
     }
 
     func settings(_ field: JSONField) throws -> TestSettings {
-        try field.allowOnly(["storefront", "locale", "timeRate", "askToBuy", "interruptedPurchases", "billingRetryOnRenewal",
-                             "gracePeriod", "invalidSignatures", "autoApproveRefunds", "networkDelay", "failures"])
+        try field.allowOnly(Set(["storefront", "locale", "timeRate", "networkDelay", "failures"] + TestSetting.allCases.map(\.rawValue)))
         var settings = TestSettings()
         if let sf = field.optional("storefront") {
             let code = try sf.string()
@@ -280,12 +279,9 @@ private struct Reader {
             }
             settings.timeRate = timeRate
         }
-        settings.askToBuy = try field.optional("askToBuy")?.bool() ?? false
-        settings.interruptedPurchases = try field.optional("interruptedPurchases")?.bool() ?? false
-        settings.billingRetryOnRenewal = try field.optional("billingRetryOnRenewal")?.bool() ?? false
-        settings.gracePeriod = try field.optional("gracePeriod")?.bool() ?? false
-        settings.invalidSignatures = try field.optional("invalidSignatures")?.bool() ?? false
-        settings.autoApproveRefunds = try field.optional("autoApproveRefunds")?.bool() ?? false
+        for setting in TestSetting.allCases {
+            settings[keyPath: setting.keyPath] = try field.optional(setting.rawValue)?.bool() ?? false
+        }
         if let delay = field.optional("networkDelay") {
             settings.networkDelay = try delay.double()
             guard (0...30).contains(settings.networkDelay) else { throw delay.error("use 0 to 30 seconds") }
@@ -422,10 +418,9 @@ private struct Writer {
         var members: [(String, JSONValue)] = []
         if let sf = s.storefront { members.append(("storefront", .string(sf))) }
         if let locale = s.locale { members.append(("locale", .string(locale))) }
-        members += [("timeRate", .string(s.timeRate.name)), ("askToBuy", .bool(s.askToBuy)),
-                    ("interruptedPurchases", .bool(s.interruptedPurchases)), ("billingRetryOnRenewal", .bool(s.billingRetryOnRenewal)),
-                    ("gracePeriod", .bool(s.gracePeriod)), ("invalidSignatures", .bool(s.invalidSignatures)),
-                    ("autoApproveRefunds", .bool(s.autoApproveRefunds)), ("networkDelay", .number(String(s.networkDelay)))]
+        members.append(("timeRate", .string(s.timeRate.name)))
+        members += TestSetting.allCases.map { ($0.rawValue, .bool(s[keyPath: $0.keyPath])) }
+        members.append(("networkDelay", .number(String(s.networkDelay))))
         if !s.failures.isEmpty {
             members.append(("failures", object(StoreAPI.allCases.compactMap { api in s.failures[api].map { (api.rawValue, .string($0.name)) } })))
         }

@@ -23,3 +23,37 @@ public struct TestSettings: Hashable, Sendable {
 
     public init() {}
 }
+
+/// The on/off test settings, one vocabulary: the catalog's `settings` keys, the scenario's
+/// `set NAME on|off`, and the QA panel's rows all read this table.
+public enum TestSetting: String, CaseIterable, Sendable {
+    case askToBuy, interruptedPurchases, billingRetryOnRenewal, gracePeriod, invalidSignatures, autoApproveRefunds
+
+    /// By its catalog key, or the shorter name older scenarios use (`billingRetry`).
+    public init?(name: String) {
+        if name == "billingRetry" { self = .billingRetryOnRenewal; return }
+        self.init(rawValue: name)
+    }
+
+    public var title: String {
+        switch self {
+        case .askToBuy: "Ask to Buy"
+        case .interruptedPurchases: "Interrupted purchases"
+        case .billingRetryOnRenewal: "Billing retry on renewal"
+        case .gracePeriod: "Billing grace period"
+        case .invalidSignatures: "Invalid signatures"
+        case .autoApproveRefunds: "Approve refund requests at once"
+        }
+    }
+
+    public var keyPath: WritableKeyPath<TestSettings, Bool> {
+        switch self {
+        case .askToBuy: \.askToBuy
+        case .interruptedPurchases: \.interruptedPurchases
+        case .billingRetryOnRenewal: \.billingRetryOnRenewal
+        case .gracePeriod: \.gracePeriod
+        case .invalidSignatures: \.invalidSignatures
+        case .autoApproveRefunds: \.autoApproveRefunds
+        }
+    }
+}

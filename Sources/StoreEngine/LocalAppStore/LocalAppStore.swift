@@ -51,10 +51,10 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
         if let saved = try ledger.meta("clock"), let restored = try? JSONDecoder().decode(StoreClock.self, from: Data(saved.utf8)) {
             clock = restored
         }
-        let code = storefront ?? settings.storefront ?? catalog.storefronts.first?.code ?? "USA"
-        guard let sf = catalog.storefront(code) else { throw StoreFailure.storeKit(.notAvailableInStorefront) }
-        currentStorefront = sf
-        currentLocale = locale ?? (storefront == nil ? settings.locale : nil) ?? sf.locale
+        guard let place = catalog.place(storefront: storefront, locale: locale, settings: settings) else {
+            throw StoreFailure.storeKit(.notAvailableInStorefront)
+        }
+        (currentStorefront, currentLocale) = place
         lastSeenEvent = try ledger.lastEventSeq()
         appTransactionID = try ledger.meta("appTransactionID") {
             String(UInt64.random(in: 700_000_000_000_000_000...799_999_999_999_999_999))

@@ -29,9 +29,7 @@ public actor ScriptedSource: TransactionSource, StoreTestControls {
         self.catalog = catalog
         identity = try StoreIdentity.ephemeral()
         currentSettings = catalog.settings
-        let storefront = catalog.storefront(catalog.settings.storefront ?? "USA") ?? catalog.storefronts.first ?? .usa
-        currentStorefront = storefront
-        currentLocale = catalog.settings.locale ?? storefront.locale
+        (currentStorefront, currentLocale) = catalog.place(storefront: nil, locale: nil, settings: catalog.settings) ?? (.usa, Storefront.usa.locale)
         clock = now
     }
 

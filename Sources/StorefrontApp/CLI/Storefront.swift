@@ -52,11 +52,10 @@ struct StoreContext {
     static func resolve(_ options: CommandLineOptions, catalogPath: String? = nil) throws -> StoreContext {
         let path = catalogPath ?? options.catalogPath ?? "catalog.json"
         let catalog = try CatalogLoader.load(path: path)
-        let code = options.storefront ?? catalog.settings.storefront ?? catalog.storefronts.first?.code ?? "USA"
-        guard let storefront = catalog.storefront(code) else {
+        guard let (storefront, locale) = catalog.place(storefront: options.storefront, locale: options.locale, settings: catalog.settings) else {
+            let code = options.storefront ?? catalog.settings.storefront ?? "?"
             throw UsageError(description: "unknown storefront '\(code)' (this catalog sells in \(catalog.storefronts.map(\.code).joined(separator: ", ")))")
         }
-        let locale = options.locale ?? (options.storefront == nil ? catalog.settings.locale : nil) ?? storefront.locale
         guard Validation.isLocale(locale) else {
             throw UsageError(description: "unknown locale '\(locale)' (use an identifier like en_US, ja_JP or zh_Hans)")
         }

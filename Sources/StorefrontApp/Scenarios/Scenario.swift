@@ -21,58 +21,11 @@ public struct ScenarioStep: Sendable, Equatable {
     public var kind: Kind
 
     public enum Kind: Sendable, Equatable {
-        case action(ScenarioAction)
+        case action(StoreCommand)
         case expect(ScenarioExpectation)
     }
 
     public var isExpectation: Bool { if case .expect = kind { true } else { false } }
-}
-
-/// Something the customer, the app or the tester (QA panel) does.
-public enum ScenarioAction: Sendable, Equatable {
-    case storefront(String, locale: String?)
-    case set(Toggle, Bool)
-    case timeRate(TimeRate)
-    case fail(StoreAPI, StoreFailure?)
-    /// The app buys; `answer` is the customer's choice at the payment sheet.
-    case buy(String, quantity: Int, offer: String?, signature: Signature, askToBuy: Bool, answer: PaymentSheetAnswer)
-    case restore, refresh
-    case redeem(String)
-    case requestRefund(String)
-    /// Quit the app (its StoreManager stops listening), launch it again, or both on the same state.
-    case quit, launch, restart
-    /// Tester controls on the newest matching transaction of a product.
-    case control(Control, String)
-    case refund(String, prorated: Bool)
-    case autoRenew(String, Bool)
-    case priceIncrease(String, PriceIncreaseStep)
-    case buyElsewhere(String, family: Bool)
-    case advance(Period)
-    /// What AppTransaction reports of the first download (business-model migrations).
-    case originalApp(version: String, platform: String?, date: Date?)
-    /// The manage-subscriptions sheet.
-    case manage(String, ManageSubscriptionAction)
-    case clear, reset
-
-    /// The product a step names, checked against the catalog before anything runs.
-    public var productID: String? {
-        switch self {
-        case .buy(let id, _, _, _, _, _), .requestRefund(let id), .control(_, let id), .refund(let id, _), .autoRenew(let id, _),
-             .priceIncrease(let id, _), .buyElsewhere(let id, _): id
-        default: nil
-        }
-    }
-
-    public enum Signature: String, Sendable, Equatable, CaseIterable { case valid, missing, invalid }
-    public enum PriceIncreaseStep: String, Sendable, Equatable, CaseIterable { case request, agree, decline }
-    public enum Control: String, Sendable, Equatable {
-        case approve, decline, resolve, revokeFamily = "revoke-family", approveRefund = "approve-refund"
-        case declineRefund = "decline-refund", delete, expire, renew, fixBilling = "fix-billing"
-    }
-    /// The on/off test settings, by the names scenarios use.
-    public enum Toggle: String, Sendable, Equatable, CaseIterable {
-        case askToBuy, interruptedPurchases, billingRetry, gracePeriod, invalidSignatures, autoApproveRefunds
-    }
 }
 
 /// `expect PROBE SUBJECT... VALUE`: reads one value from the app or the store and compares it, as text.

@@ -6,114 +6,18 @@ import StoreEngine
 public enum ScenarioParser {
     typealias Kind = ScenarioStep.Kind
 
-    struct StepSpec: Sendable {
+    struct StepSyntax: Sendable {
+        var keyword: String
         var usage: String
         var parse: @Sendable (inout Words) throws(ParseFailure) -> Kind
     }
 
-    /// Every step keyword, with its usage.
-    static let steps: [(String, StepSpec)] = [
-        ("storefront", StepSpec(usage: "storefront CODE [locale ID]") { w throws(ParseFailure) in
-            .action(.storefront(try w.next("CODE").uppercased(), locale: try w.value(after: "locale", "ID")))
-        }),
-        ("set", StepSpec(usage: "set SETTING on|off | set timeRate RATE  (SETTING: \(names(ScenarioAction.Toggle.self)))") { w throws(ParseFailure) in
-            let name = try w.next("SETTING")
-            if name == "timeRate" {
-                let rate = try w.next("RATE")
-                guard let r = TimeRate(name: rate) else { throw w.fail("unknown time rate '\(rate)'") }
-                return .action(.timeRate(r))
-            }
-            guard let toggle = ScenarioAction.Toggle(rawValue: name) else { throw w.fail("unknown setting '\(name)'") }
-            return .action(.set(toggle, try w.onOff()))
-        }),
-        ("fail", StepSpec(usage: "fail API ERROR|off  (API: \(names(StoreAPI.self)))") { w throws(ParseFailure) in
-            let api = try w.oneOf(StoreAPI.self, "API")
-            let error = try w.next("ERROR")
-            if error == "off" { return .action(.fail(api, nil)) }
-            guard let failure = StoreFailure(name: error) else { throw w.fail("unknown error '\(error)'") }
-            return .action(.fail(api, failure))
-        }),
-        ("buy", StepSpec(usage: "buy PRODUCT [quantity N] [offer ID [signature missing|invalid]] [ask-to-buy]") { w throws(ParseFailure) in
-            try buy(&w, answer: .confirm)
-        }),
-        ("cancel", StepSpec(usage: "cancel PRODUCT [quantity N] [offer ID]") { w throws(ParseFailure) in
-            try buy(&w, answer: .cancel)
-        }),
-        ("restore", StepSpec(usage: "restore") { _ throws(ParseFailure) in .action(.restore) }),
-        ("refresh", StepSpec(usage: "refresh") { _ throws(ParseFailure) in .action(.refresh) }),
-        ("redeem", StepSpec(usage: "redeem CODE") { w throws(ParseFailure) in .action(.redeem(try w.next("CODE"))) }),
-        ("request-refund", StepSpec(usage: "request-refund PRODUCT") { w throws(ParseFailure) in .action(.requestRefund(try w.next("PRODUCT"))) }),
-        ("quit", StepSpec(usage: "quit") { _ throws(ParseFailure) in .action(.quit) }),
-        ("launch", StepSpec(usage: "launch") { _ throws(ParseFailure) in .action(.launch) }),
-        ("restart", StepSpec(usage: "restart") { _ throws(ParseFailure) in .action(.restart) }),
-        ("refund", StepSpec(usage: "refund PRODUCT [prorated]") { w throws(ParseFailure) in
-            .action(.refund(try w.next("PRODUCT"), prorated: w.flag("prorated")))
-        }),
-        ("auto-renew", StepSpec(usage: "auto-renew PRODUCT on|off") { w throws(ParseFailure) in
-            .action(.autoRenew(try w.next("PRODUCT"), try w.onOff()))
-        }),
-        ("price-increase", StepSpec(usage: "price-increase PRODUCT request|agree|decline") { w throws(ParseFailure) in
-            .action(.priceIncrease(try w.next("PRODUCT"), try w.oneOf(ScenarioAction.PriceIncreaseStep.self, "request|agree|decline")))
-        }),
-        ("buy-elsewhere", StepSpec(usage: "buy-elsewhere PRODUCT [family]") { w throws(ParseFailure) in
-            .action(.buyElsewhere(try w.next("PRODUCT"), family: w.flag("family")))
-        }),
-        ("advance", StepSpec(usage: "advance PERIOD  (P3D, P1W, P1M, P1Y…)") { w throws(ParseFailure) in
-            let text = try w.next("PERIOD")
-            guard let period = Period(iso: text) else { throw w.fail("'\(text)' is not a period") }
-            return .action(.advance(period))
-        }),
-        ("original-app", StepSpec(usage: "original-app VERSION [platform iOS|macOS|tvOS|visionOS] [date YYYY-MM-DD]") { w throws(ParseFailure) in
-            let version = try w.next("VERSION")
-            var platform: String?, date: Date?
-            while let word = w.peek {
-                switch word {
-                case "platform": w.skip(); platform = try w.next("PLATFORM")
-                case "date":
-                    w.skip()
-                    let text = try w.next("DATE")
-                    guard let d = try? Date.ISO8601FormatStyle().year().month().day().parse(text) else { throw w.fail("'\(text)' is not a date") }
-                    date = d
-                default: throw w.fail("unexpected '\(word)'")
-                }
-            }
-            return .action(.originalApp(version: version, platform: platform, date: date))
-        }),
-        ("manage", StepSpec(usage: "manage GROUP cancel|reenable|switch PRODUCT") { w throws(ParseFailure) in
-            let group = try w.next("GROUP")
-            switch try w.next("cancel|reenable|switch") {
-            case "cancel": return .action(.manage(group, .cancel))
-            case "reenable": return .action(.manage(group, .reenable))
-            case "switch": return .action(.manage(group, .switchTo(productID: try w.next("PRODUCT"))))
-            case let other: throw w.fail("unknown choice '\(other)'")
-            }
-        }),
-        ("clear", StepSpec(usage: "clear") { _ throws(ParseFailure) in .action(.clear) }),
-        ("reset", StepSpec(usage: "reset") { _ throws(ParseFailure) in .action(.reset) }),
-        ("expect", StepSpec(usage: "expect PROBE …  (PROBE: \(names(ScenarioExpectation.Probe.self)))") { w throws(ParseFailure) in
-            .expect(try expectation(&w))
-        }),
-    ] + [ScenarioAction.Control.approve, .decline, .resolve, .revokeFamily, .approveRefund, .declineRefund, .delete,
-         .expire, .renew, .fixBilling].map { control in
-        (control.rawValue, StepSpec(usage: "\(control.rawValue) PRODUCT") { w throws(ParseFailure) in
-            .action(.control(control, try w.next("PRODUCT")))
-        })
-    }
-
-    static func buy(_ w: inout Words, answer: PaymentSheetAnswer) throws(ParseFailure) -> Kind {
-        let product = try w.next("PRODUCT")
-        var quantity = 1, offer: String?, signature = ScenarioAction.Signature.valid, askToBuy = false
-        while let word = w.peek {
-            switch word {
-            case "quantity": w.skip(); quantity = try w.int("N")
-            case "offer": w.skip(); offer = try w.next("ID")
-            case "signature": w.skip(); signature = try w.oneOf(ScenarioAction.Signature.self, "missing|invalid")
-            case "ask-to-buy": w.skip(); askToBuy = true
-            default: throw w.fail("unexpected '\(word)'")
-            }
-        }
-        return .action(.buy(product, quantity: quantity, offer: offer, signature: signature, askToBuy: askToBuy, answer: answer))
-    }
+    /// Every step keyword: the actions of `CommandTable`, then `expect`.
+    static let steps: [StepSyntax] = CommandTable.steps.map { step in
+        StepSyntax(keyword: step.keyword, usage: step.usage) { w throws(ParseFailure) in .action(try step.parse(&w)) }
+    } + [StepSyntax(keyword: "expect", usage: "expect PROBE …  (PROBE: \(names(ScenarioExpectation.Probe.self)))") { w throws(ParseFailure) in
+        .expect(try expectation(&w))
+    }]
 
     // MARK: Expectations
 
@@ -259,8 +163,8 @@ public enum ScenarioParser {
                 scenario.catalogPath = words[1].hasPrefix("/") ? words[1] : base.appendingPathComponent(words[1]).path
                 continue
             }
-            guard let spec = steps.first(where: { $0.0 == words[0] })?.1 else {
-                throw ScenarioError(file: path, line: number, message: "unknown step '\(words[0])' (expected one of: catalog, \(steps.map(\.0).joined(separator: ", ")))")
+            guard let spec = steps.first(where: { $0.keyword == words[0] }) else {
+                throw ScenarioError(file: path, line: number, message: "unknown step '\(words[0])' (expected one of: catalog, \(steps.map(\.keyword).joined(separator: ", ")))")
             }
             var cursor = Words(items: words.dropFirst()[...], usage: spec.usage)
             do {
@@ -305,7 +209,7 @@ public enum ScenarioParser {
 
     /// Every step form, one a line (for `--help` and the walk screen).
     public static var reference: [String] {
-        ["catalog FILE"] + steps.map(\.1.usage) + ScenarioExpectation.Probe.allCases.map { probe($0).usage }
+        ["catalog FILE"] + CommandTable.reference + ScenarioExpectation.Probe.allCases.map { probe($0).usage }
     }
 }
 

@@ -118,116 +118,29 @@ public actor ScenarioRunner {
 
     // MARK: Actions
 
-    func perform(_ action: ScenarioAction) async throws -> String? {
+    /// Performs an action through the one `CommandPerformer`; the app's lifecycle is the runner's own.
+    func perform(_ command: StoreCommand) async throws -> String? {
         guard let store, let manager else { throw TestControlError("the store is not open") }
-        switch action {
-        case .storefront(let code, let locale):
-            try await store.setStorefront(code, locale: locale)
-            await manager.loadProducts() // as an app does on Storefront.updates
-        case .set(let toggle, let on):
-            await store.update { s in
-                switch toggle {
-                case .askToBuy: s.askToBuy = on
-                case .interruptedPurchases: s.interruptedPurchases = on
-                case .billingRetry: s.billingRetryOnRenewal = on
-                case .gracePeriod: s.gracePeriod = on
-                case .invalidSignatures: s.invalidSignatures = on
-                case .autoApproveRefunds: s.autoApproveRefunds = on
-                }
-            }
-        case .timeRate(let rate):
-            await store.setTimeRate(rate)
-        case .fail(let api, let failure):
-            await store.update { $0.failures[api] = failure }
-        case .buy(let id, let quantity, let offer, let signature, let askToBuy, let answer):
-            var options = PurchaseOptions(quantity: quantity, simulatesAskToBuy: askToBuy)
-            if let offer {
-                if catalog.product(id)?.subscription?.winBackOffers.contains(where: { $0.id == offer }) == true {
-                    options.winBackOfferID = offer
-                } else {
-                    // The developer's server signs the offer; an unknown offer gets a signature the store will reject.
-                    let signed = (try? await store.signPromotionalOffer(productID: id, offerID: offer)) ?? "unsigned"
-                    options.promotionalOffer = (offer, [.valid: signed, .invalid: "not.a.signature"][signature])
-                }
-            }
-            lastResult = await manager.purchase(id, options: options, answer: answer)
-            return lastResult.map(Self.describe)
-        case .restore:
-            await manager.restore()
-        case .refresh:
-            await manager.refresh()
-        case .redeem(let code):
-            return await manager.redeem(offerCode: code).map { "rejected: \($0.name)" } ?? "accepted"
-        case .requestRefund(let id):
-            let history = await manager.snapshot.history.compactMap(\.payload)
-            guard let t = history.first(where: { $0.productID == id && !$0.isRevoked }) else {
-                throw TestControlError("the app has no transaction for \(id) to request a refund for")
-            }
-            if case .failure(let failure) = await manager.requestRefund(transactionID: t.transactionID, reason: "scenario") {
-                return "failed: \(failure.name)"
-            }
-        case .quit:
-            try await quit()
-        case .launch:
-            try await launch()
+        switch command {
+        case .quit: try await quit(); return nil
+        case .launch: try await launch(); return nil
         case .restart:
             if appRunning { try await quit() }
             try await reopenStore()
             try await launch()
-        case .control(let control, let id):
-            try await perform(control, id, store)
-        case .refund(let id, let prorated):
-            let t = try await entry(id) { $0.status == .completed && !$0.payload.isRevoked && $0.payload.ownership == .purchased }
-            try await store.refund(transactionID: t.id, prorated: prorated)
-        case .autoRenew(let id, let on):
-            try await store.setAutoRenew(productID: id, enabled: on)
-        case .priceIncrease(let id, .request):
-            try await store.requestPriceIncrease(productID: id)
-        case .priceIncrease(let id, let answer):
-            try await store.respondToPriceIncrease(productID: id, agree: answer == .agree)
-        case .buyElsewhere(let id, let family):
-            try await store.buyOutsideApp(productID: id, familyShared: family)
-        case .advance(let period):
-            await store.advanceTime(by: period)
-        case .originalApp(let version, let platform, let date):
-            try await store.setOriginalApp(version: version, purchaseDate: date, platform: platform)
-            await manager.loadAppTransaction()
-        case .manage(let group, let action):
-            if let failure = await manager.manageSubscription(groupID: group, action) { return "failed: \(failure.name)" }
-        case .clear:
-            try await store.clearTransactions()
-        case .reset:
-            try await store.reset()
-            await store.update { $0.networkDelay = 0 }
+            return nil
+        default: break
         }
-        return nil
-    }
-
-    func perform(_ control: ScenarioAction.Control, _ id: String, _ store: LocalAppStore) async throws {
-        switch control {
-        case .approve: try await store.approveAskToBuy(transactionID: entry(id) { $0.status == .pendingApproval }.id)
-        case .decline: try await store.declineAskToBuy(transactionID: entry(id) { $0.status == .pendingApproval }.id)
-        case .resolve: try await store.resolveInterruptedPurchase(transactionID: entry(id) { $0.status == .interrupted }.id)
-        case .revokeFamily:
-            try await store.revokeFamilySharing(transactionID: entry(id) {
-                $0.status == .completed && !$0.payload.isRevoked && $0.payload.ownership == .familyShared
-            }.id)
-        case .approveRefund: try await store.decideRefundRequest(transactionID: entry(id) { $0.refundRequest == .pending }.id, approve: true)
-        case .declineRefund: try await store.decideRefundRequest(transactionID: entry(id) { $0.refundRequest == .pending }.id, approve: false)
-        case .delete: try await store.deleteTransaction(entry(id) { _ in true }.id)
-        case .expire: try await store.expireSubscription(productID: id)
-        case .renew: try await store.forceRenewal(productID: id)
-        case .fixBilling: try await store.resolveBillingIssue(productID: id)
+        let outcome = try await CommandPerformer(manager: manager, controls: store).perform(command)
+        if command == .reset { await store.update { $0.networkDelay = 0 } }  // headless: no artificial delay
+        switch outcome {
+        case .purchase(_, let result):
+            lastResult = result
+            return Self.describe(result)
+        case .redeem(_, let failure): return failure.map { "rejected: \($0.name)" } ?? "accepted"
+        case .refused(_, let failure): return "failed: \(failure.name)"
+        case .done: return nil
         }
-    }
-
-    /// The newest ledger row of a product that matches, as the tester picks it in the Transaction Manager.
-    func entry(_ productID: String, _ matching: (LedgerEntry) -> Bool) async throws -> LedgerEntry {
-        let rows = await store?.ledgerEntries() ?? []
-        guard let found = rows.filter({ $0.payload.productID == productID && matching($0) }).max(by: { $0.id < $1.id }) else {
-            throw TestControlError("no matching transaction for \(productID) in the ledger")
-        }
-        return found
     }
 
     /// The app quits: its StoreManager stops listening, so updates wait as unfinished transactions.
@@ -241,10 +154,7 @@ public actor ScenarioRunner {
     func launch() async throws {
         guard !appRunning, let store else { throw TestControlError("the app is already running") }
         await manager?.stop()
-        let wallet = try ConsumableWallet(path: directory + "/wallet.sqlite")
-        let manager = StoreManager(source: store, verifier: SignedDataVerifier(trustedRoots: [store.certificate]), wallet: wallet)
-        await manager.start()
-        self.manager = manager
+        manager = try await StoreStack.launchApp(on: store, stateDirectory: directory)
         appRunning = true
     }
 

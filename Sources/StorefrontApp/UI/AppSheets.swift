@@ -15,7 +15,7 @@ enum RefundRequestSheet {
         }
         let name = state.product(transaction.productID)?.displayName ?? transaction.productID
         let price = PriceFormatter.displayPrice(transaction.price, currency: transaction.currency, locale: state.snapshot.locale)
-        return .menu(title: "Request a Refund", items: reasons.map { MenuItem(label: $0, effect: .requestRefund(transaction.transactionID, reason: $0)) },
+        return .menu(title: "Request a Refund", items: reasons.map { MenuItem(label: $0, effect: .command(.requestRefund(.id(transaction.transactionID), reason: $0))) },
                      selected: 0, note: "\(name) · \(price) · #\(transaction.transactionID). Why are you requesting a refund?",
                      cancelled: "Refund request cancelled (userCancelled)")
     }
@@ -34,28 +34,20 @@ enum ManageSubscriptionsSheet {
         }
         let date = Format.date(renewal.renewalDate ?? current.expirationDate ?? snap.now)
         var items = [renewal.willAutoRenew
-            ? MenuItem(label: "Cancel subscription (access until \(date))", effect: .manage(group: group, .cancel))
-            : MenuItem(label: "Turn auto-renew back on", effect: .manage(group: group, .reenable))]
+            ? MenuItem(label: "Cancel subscription (access until \(date))", effect: .command(.manage(group, .cancel)))
+            : MenuItem(label: "Turn auto-renew back on", effect: .command(.manage(group, .reenable)))]
         for plan in plans where plan.id != current.productID {
             let terms = plan.subscription!
             let when: String
             if terms.level < currentTerms.level { when = "upgrade now" }
             else if terms.level > currentTerms.level { when = "downgrade at renewal" }
             else { when = terms.period == currentTerms.period ? "crossgrade now" : "crossgrade at renewal" }
-            items.append(MenuItem(label: "\(plan.displayName) · \(plan.priceWithPeriod) · \(when)", effect: .manage(group: group, .switchTo(productID: plan.id))))
+            items.append(MenuItem(label: "\(plan.displayName) · \(plan.priceWithPeriod) · \(when)", effect: .command(.manage(group, .switchTo(productID: plan.id)))))
         }
         let name = state.product(current.productID)?.displayName ?? current.productID
         let next = renewal.autoRenewProductID != current.productID ? ", then \(state.product(renewal.autoRenewProductID)?.displayName ?? renewal.autoRenewProductID)" : ""
         let note = "\(groupName): \(name)\(next). " + (renewal.willAutoRenew ? "Renews \(date)." : "Expires \(date).")
         return .menu(title: "Manage Subscriptions", items: items, selected: 0, note: note)
-    }
-
-    static func describe(_ action: ManageSubscriptionAction) -> String {
-        switch action {
-        case .cancel: "Subscription cancelled: it will not renew"
-        case .reenable: "Auto-renew turned back on"
-        case .switchTo(let id): "Plan changed to \(id)"
-        }
     }
 }
 

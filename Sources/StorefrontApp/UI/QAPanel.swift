@@ -48,24 +48,24 @@ enum QAPanel {
         var rows: [Row] = [Row(label: "Store", heading: true)]
         let sf = cycle(state.storefronts, snap.storefront.code)
         rows.append(Row(label: "Storefront", value: snap.storefront.code + "  (" + snap.storefront.currency + ")",
-                        activate: .effect(.qa(.setStorefront(sf.next, locale: nil))),
-                        previous: .effect(.qa(.setStorefront(sf.previous, locale: nil))),
-                        next: .effect(.qa(.setStorefront(sf.next, locale: nil)))))
+                        activate: .effect(.command(.storefront(sf.next, locale: nil))),
+                        previous: .effect(.command(.storefront(sf.previous, locale: nil))),
+                        next: .effect(.command(.storefront(sf.next, locale: nil)))))
         let lc = cycle(state.locales, snap.locale)
         rows.append(Row(label: "Locale", value: snap.locale,
-                        activate: .effect(.qa(.setStorefront(snap.storefront.code, locale: lc.next))),
-                        previous: .effect(.qa(.setStorefront(snap.storefront.code, locale: lc.previous))),
-                        next: .effect(.qa(.setStorefront(snap.storefront.code, locale: lc.next)))))
+                        activate: .effect(.command(.storefront(snap.storefront.code, locale: lc.next))),
+                        previous: .effect(.command(.storefront(snap.storefront.code, locale: lc.previous))),
+                        next: .effect(.command(.storefront(snap.storefront.code, locale: lc.next)))))
         let rate = cycle(rates, s.timeRate)
         rows.append(Row(label: "Time rate", value: s.timeRate.title,
-                        activate: .effect(.qa(.setTimeRate(rate.next))),
-                        previous: .effect(.qa(.setTimeRate(rate.previous))), next: .effect(.qa(.setTimeRate(rate.next)))))
+                        activate: .effect(.command(.timeRate(rate.next))),
+                        previous: .effect(.command(.timeRate(rate.previous))), next: .effect(.command(.timeRate(rate.next)))))
         for period in advances {
-            rows.append(Row(label: "Advance time \(period.iso)", value: "+" + period.words, activate: .effect(.qa(.advanceTime(period)))))
+            rows.append(Row(label: "Advance time \(period.iso)", value: "+" + period.words, activate: .effect(.command(.advance(period)))))
         }
-        for toggle in QAToggle.allCases {
+        for toggle in TestSetting.allCases {
             let on = s[keyPath: toggle.keyPath]
-            let effect = Reaction.effect(.qa(.toggle(toggle)))
+            let effect = Reaction.effect(.command(.toggle(toggle)))
             rows.append(Row(label: toggle.title, value: on ? "[x] on" : "[ ] off", activate: effect, previous: effect, next: effect))
         }
         rows.append(Row(label: "Failures (Enter/→ next error, ← clear)", heading: true))
@@ -74,33 +74,33 @@ enum QAPanel {
             let current = s.failures[api]
             let c = cycle(choices, current)
             rows.append(Row(label: api.title, value: current?.name ?? "none",
-                            activate: .effect(.qa(.setFailure(api, c.next))),
-                            previous: .effect(.qa(.setFailure(api, nil))), next: .effect(.qa(.setFailure(api, c.next)))))
+                            activate: .effect(.command(.fail(api, c.next))),
+                            previous: .effect(.command(.fail(api, nil))), next: .effect(.command(.fail(api, c.next)))))
         }
         rows.append(Row(label: "App (AppTransaction; press a to see it)", heading: true))
         let app = snap.appTransaction?.payload
         let version = cycle(versions, app?.originalAppVersion ?? "")
         rows.append(Row(label: "Original app version", value: app?.originalAppVersion ?? "unknown",
-                        activate: .effect(.qa(.setOriginalApp(version: version.next, platform: nil))),
-                        previous: .effect(.qa(.setOriginalApp(version: version.previous, platform: nil))),
-                        next: .effect(.qa(.setOriginalApp(version: version.next, platform: nil)))))
+                        activate: .effect(.command(.originalApp(version: version.next, platform: nil, date: nil))),
+                        previous: .effect(.command(.originalApp(version: version.previous, platform: nil, date: nil))),
+                        next: .effect(.command(.originalApp(version: version.next, platform: nil, date: nil)))))
         let platform = cycle(platforms, app?.originalPlatform ?? "iOS")
         rows.append(Row(label: "Original platform", value: app?.originalPlatform ?? "unknown",
-                        activate: .effect(.qa(.setOriginalApp(version: nil, platform: platform.next))),
-                        previous: .effect(.qa(.setOriginalApp(version: nil, platform: platform.previous))),
-                        next: .effect(.qa(.setOriginalApp(version: nil, platform: platform.next)))))
+                        activate: .effect(.command(.originalApp(version: nil, platform: platform.next, date: nil))),
+                        previous: .effect(.command(.originalApp(version: nil, platform: platform.previous, date: nil))),
+                        next: .effect(.command(.originalApp(version: nil, platform: platform.next, date: nil)))))
         rows.append(Row(label: "Purchases", heading: true))
         let products = StoreScreen.products(state)
         rows.append(Row(label: "Buy outside app…", activate: .sheet(.menu(title: "Buy outside the app", items: products.map {
-            MenuItem(label: $0.displayName, effect: .qa(.buyOutsideApp($0.id, familyShared: false)))
+            MenuItem(label: $0.displayName, effect: .command(.buyElsewhere($0.id, family: false)))
         }, selected: 0))))
         rows.append(Row(label: "Family member purchase…", activate: .sheet(.menu(title: "Family member buys", items: products.filter(\.isFamilyShareable).map {
-            MenuItem(label: $0.displayName, effect: .qa(.buyOutsideApp($0.id, familyShared: true)))
+            MenuItem(label: $0.displayName, effect: .command(.buyElsewhere($0.id, family: true)))
         }, selected: 0))))
         rows.append(Row(label: "Clear all transactions", activate: .sheet(.confirm(
-            title: "Clear transactions", message: "Delete every transaction in the ledger?", effect: .qa(.clearTransactions)))))
+            title: "Clear transactions", message: "Delete every transaction in the ledger?", effect: .command(.clear)))))
         rows.append(Row(label: "Reset store", activate: .sheet(.confirm(
-            title: "Reset store", message: "Delete all transactions and restore the catalog's settings and clock?", effect: .qa(.reset)))))
+            title: "Reset store", message: "Delete all transactions and restore the catalog's settings and clock?", effect: .command(.reset)))))
         rows.append(Row(label: "Transactions (Enter for actions)", heading: true))
         let entries = state.ledger.sorted { $0.id > $1.id }
         if entries.isEmpty { rows.append(Row(label: "  none")) }
@@ -124,40 +124,13 @@ enum QAPanel {
         }
     }
 
-    /// The actions that apply to one ledger entry.
+    /// The tester's controls that apply to one ledger entry, from `TesterControl.table`.
     static func actions(_ e: LedgerEntry, _ state: AppState) -> [MenuItem] {
-        let id = e.id, product = e.payload.productID
-        var items: [MenuItem] = []
-        switch e.status {
-        case .pendingApproval:
-            items += [MenuItem(label: "Approve Ask to Buy", effect: .qa(.approveAskToBuy(id))),
-                      MenuItem(label: "Decline Ask to Buy", effect: .qa(.declineAskToBuy(id)))]
-        case .interrupted:
-            items.append(MenuItem(label: "Resolve interrupted purchase", effect: .qa(.resolveInterrupted(id))))
-        case .completed where !e.payload.isRevoked:
-            if e.refundRequest == .pending {
-                items += [MenuItem(label: "Approve refund request", effect: .qa(.decideRefund(id, approve: true))),
-                          MenuItem(label: "Decline refund request", effect: .qa(.decideRefund(id, approve: false)))]
-            }
-            items.append(MenuItem(label: "Refund", effect: .qa(.refund(id, prorated: false))))
-            if e.payload.expirationDate != nil { items.append(MenuItem(label: "Refund (prorated)", effect: .qa(.refund(id, prorated: true)))) }
-            if e.payload.ownership == .familyShared { items.append(MenuItem(label: "Revoke Family Sharing", effect: .qa(.revokeFamily(id)))) }
-            if e.payload.productType == .autoRenewable {
-                let renewal = state.snapshot.subscriptionStatuses.values.joined()
-                    .first { $0.renewalInfo.payload?.originalTransactionID == e.payload.originalTransactionID }?.renewalInfo.payload
-                items += [MenuItem(label: "Expire subscription", effect: .qa(.expire(product))),
-                          MenuItem(label: "Force renewal", effect: .qa(.forceRenew(product))),
-                          MenuItem(label: renewal?.willAutoRenew == false ? "Turn auto-renew on" : "Turn auto-renew off",
-                                   effect: .qa(.setAutoRenew(product, renewal?.willAutoRenew == false))),
-                          MenuItem(label: "Request price increase consent", effect: .qa(.requestPriceIncrease(product))),
-                          MenuItem(label: "Agree to price increase", effect: .qa(.respondToPriceIncrease(product, agree: true))),
-                          MenuItem(label: "Decline price increase", effect: .qa(.respondToPriceIncrease(product, agree: false))),
-                          MenuItem(label: "Resolve billing issue", effect: .qa(.resolveBillingIssue(product)))]
-            }
-        default: break
+        let renewal = state.snapshot.subscriptionStatuses.values.joined()
+            .first { $0.renewalInfo.payload?.originalTransactionID == e.payload.originalTransactionID }?.renewalInfo.payload
+        return TesterControl.offered(for: e, renewal: renewal).map {
+            MenuItem(label: $0.label, effect: .command(.control($0.control, .id(e.id))))
         }
-        items.append(MenuItem(label: "Delete transaction", effect: .qa(.delete(id))))
-        return items
     }
 
     /// The values before and after `current` in `all`, wrapping around.

@@ -118,7 +118,7 @@ private func screenAction(_ action: Action, _ state: inout AppState) -> [Effect]
     case .filter: state.isEditingFilter = true
     case .help: state.sheets.append(.help)
     case .quit: state.shouldQuit = true; return [.quit]
-    case .restore: state.inFlight += 1; state.status = "Restoring purchases…"; return [.restore]
+    case .restore: state.inFlight += 1; state.status = "Restoring purchases…"; return [.command(.restore)]
     case .redeem: state.sheets.append(.redeem(TextField(maxLength: 24)))
     case .details:
         if screen == .store, let p = StoreScreen.products(state)[safe: state.selected(.store)] { state.sheets.append(.productDetail(p.id)) }
@@ -203,7 +203,7 @@ private func sheetAction(_ action: Action, _ top: SheetState, _ state: inout App
         if action == .activate, !field.text.isEmpty {
             state.inFlight += 1
             state.status = "Redeeming \(field.text)…"
-            return [.redeem(field.text)]
+            return [.command(.redeem(field.text))]
         }
     case .confirm(_, _, let effect):
         state.sheets.removeLast()
@@ -235,11 +235,9 @@ private func sheetAction(_ action: Action, _ top: SheetState, _ state: inout App
 /// Confirm or cancel at the payment sheet: both go to the store, as StoreKit reports a cancel too.
 private func pay(_ d: PaymentDraft, _ answer: PaymentSheetAnswer, _ state: inout AppState) -> [Effect] {
     guard !d.isPurchasing else { return [] }
-    var options = PurchaseOptions(quantity: d.quantity)
-    switch d.offer {
-    case .none: break
-    case .promotional(let id): options.promotionalOffer = (id: id, signature: nil)  // the runner signs it
-    case .winBack(let id): options.winBackOfferID = id
+    let offer: String? = switch d.offer {
+    case .none: nil
+    case .promotional(let id), .winBack(let id): id
     }
     state.inFlight += 1
     if answer == .cancel {
@@ -249,7 +247,7 @@ private func pay(_ d: PaymentDraft, _ answer: PaymentSheetAnswer, _ state: inout
         purchasing.isPurchasing = true
         state.sheets[state.sheets.count - 1] = .payment(purchasing)
     }
-    return [.purchase(productID: d.productID, options: options, answer: answer)]
+    return [.command(.buy(d.productID, quantity: d.quantity, offer: offer, signature: .valid, askToBuy: false, answer: answer))]
 }
 
 extension Array {

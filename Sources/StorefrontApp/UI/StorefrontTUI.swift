@@ -12,22 +12,24 @@ enum StorefrontTUI {
         let context = try StoreContext.resolve(options, catalogPath: scenario?.catalogPath)
         let catalogPath = scenario?.catalogPath ?? options.catalogPath ?? "catalog.json"
         let stateDir = options.statePath ?? (options.ephemeral || scenario != nil ? nil : StateDirectory.defaultPath(forCatalogAt: catalogPath))
-        let store = try LocalAppStore(catalog: context.catalog, stateDirectory: stateDir,
-                                      storefront: context.storefront.code, locale: context.locale)
-        if let name = options.timeRate {
+        let rate = try options.timeRate.map { name in
             guard let rate = TimeRate(name: name) else { throw UsageError(description: "unknown time rate '\(name)'") }
-            await store.setTimeRate(rate)
+            return rate
         }
-        let wallet = try ConsumableWallet(path: stateDir.map { $0 + "/wallet.sqlite" })
-        let manager = StoreManager(source: store, verifier: SignedDataVerifier(trustedRoots: [store.certificate]), wallet: wallet)
-        await manager.start()
+        let stack = try await StoreStack.open(catalog: context.catalog, stateDirectory: stateDir,
+                                              storefront: context.storefront.code, locale: context.locale)
+        let (store, manager) = (stack.store, stack.manager)
+        if let rate { await store.setTimeRate(rate) }
         var walk: WalkSession?
         if let scenario {
             walk = await WalkSession(scenario: scenario, catalog: context.catalog, catalogPath: catalogPath, store: store, manager: manager, options: options)
         }
-        let status = try await runTerminal(context: context, store: store, manager: manager, options: options, walk: walk)
-        await manager.stop()
-        await store.shutdown()
+        let status: Int32
+        do { status = try await runTerminal(context: context, store: store, manager: manager, options: options, walk: walk) } catch {
+            await stack.close()
+            throw error
+        }
+        await stack.close()
         return status
     }
 
@@ -38,15 +40,8 @@ enum StorefrontTUI {
         let terminal = try Terminal.start(colorMode: colorMode)
         defer { terminal.stop() }
 
-        var state = AppState()
-        state.appName = context.catalog.app.name
-        state.storefronts = context.catalog.storefronts.map(\.code)
-        state.locales = context.catalog.storefronts.map(\.locale).reduce(into: []) { if !$0.contains($1) { $0.append($1) } }
+        var state = await AppState.opening(context.catalog, manager: manager, controls: store)
         state.size = terminal.size
-        state.snapshot = await manager.snapshot
-        state.settings = await store.settings()
-        state.ledger = await store.ledgerEntries(limit: QAPanel.ledgerLimit)
-        state.status = "Press ? for keys."
         state.walk = walk?.initialState
         defer { walk?.close(state) }
 

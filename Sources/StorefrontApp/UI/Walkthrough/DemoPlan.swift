@@ -16,7 +16,7 @@ enum DemoMove: Sendable, Equatable {
 /// current state and checked by running the real reducer on a copy. Nil: keys cannot show it, so the
 /// demo performs it through the runner instead.
 enum DemoPlan {
-    static func moves(for action: ScenarioAction, in state: AppState) -> [DemoMove]? {
+    static func moves(for action: StoreCommand, in state: AppState) -> [DemoMove]? {
         guard state.top == nil, state.filter.text.isEmpty, !state.isEditingFilter else { return nil }
         switch action {
         case .buy(let id, let quantity, let offer, let signature, let askToBuy, let answer):
@@ -41,42 +41,16 @@ enum DemoPlan {
             return show(.store, state).map(DemoMove.key) + [.key(.character("r")), .waitIdle]
         case .redeem(let code):
             return [.key(.character("c")), .pause(0.5)] + code.map { .key(.character($0)) } + [.pause(1), .key(.enter), .waitIdle]
-        case .control(let control, let id):
-            guard let label = menuLabel[control], let entry = entry(control, id, state) else { return nil }
-            return qaMenu(entry, label, state)
-        case .refund(let id, prorated: false):
-            guard let entry = state.ledger.filter({ $0.payload.productID == id && $0.status == .completed && !$0.payload.isRevoked })
-                .max(by: { $0.id < $1.id }) else { return nil }
-            return qaMenu(entry, "Refund", state)
+        case .control(let control, .newest(let id)):
+            guard let entry = control.target(id, in: state.ledger) else { return nil }
+            return qaMenu(entry, control.spec.label, state)
         case .advance(let period):
             return qaRow({ $0.label == "Advance time \(period.iso)" }, in: state, press: true)
-        case .set(let toggle, let on):
-            guard let t = qaToggle[toggle] else { return nil }
+        case .set(let setting, let on):
             // Already so: show the row, nothing to press.
-            return qaRow({ $0.label == t.title }, in: state, press: state.settings[keyPath: t.keyPath] != on)
+            return qaRow({ $0.label == setting.title }, in: state, press: state.settings[keyPath: setting.keyPath] != on)
         default:
             return nil
-        }
-    }
-
-    static let menuLabel: [ScenarioAction.Control: String] = [
-        .approve: "Approve Ask to Buy", .decline: "Decline Ask to Buy", .resolve: "Resolve interrupted purchase",
-        .delete: "Delete transaction", .expire: "Expire subscription", .renew: "Force renewal", .fixBilling: "Resolve billing issue",
-    ]
-
-    static let qaToggle: [ScenarioAction.Toggle: QAToggle] = [
-        .askToBuy: .askToBuy, .interruptedPurchases: .interruptedPurchases, .billingRetry: .billingRetryOnRenewal,
-        .gracePeriod: .gracePeriod, .invalidSignatures: .invalidSignatures,
-    ]
-
-    /// The transaction the runner would act on: the newest of the product in the state the control needs.
-    static func entry(_ control: ScenarioAction.Control, _ id: String, _ state: AppState) -> LedgerEntry? {
-        let mine = state.ledger.filter { $0.payload.productID == id }.sorted { $0.id > $1.id }
-        switch control {
-        case .approve, .decline: return mine.first { $0.status == .pendingApproval }
-        case .resolve: return mine.first { $0.status == .interrupted }
-        case .delete: return mine.first
-        default: return mine.first { $0.status == .completed && !$0.payload.isRevoked }
         }
     }
 

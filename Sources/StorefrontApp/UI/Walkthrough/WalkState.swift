@@ -25,7 +25,7 @@ struct WalkState: Sendable, Equatable {
         var note: String?
 
         var expectation: ScenarioExpectation? { if case .expect(let e) = step.kind { e } else { nil } }
-        var action: ScenarioAction? { if case .action(let a) = step.kind { a } else { nil } }
+        var action: StoreCommand? { if case .action(let a) = step.kind { a } else { nil } }
     }
 
     var title: String
@@ -91,24 +91,6 @@ enum WalkEffect: Sendable, Equatable {
 
 enum WalkAction: Sendable, Equatable {
     case next, previous, apply, togglePanel, save
-}
-
-extension ScenarioAction {
-    /// Steps that prepare the store rather than act in it: applied by the walk when reached.
-    var isSetUp: Bool {
-        switch self {
-        case .storefront, .set, .timeRate, .fail, .originalApp: true
-        default: false
-        }
-    }
-
-    /// Steps that stop or start the app: the TUI is the app, so they cannot happen inside it.
-    var needsRelaunch: Bool {
-        switch self {
-        case .quit, .launch, .restart: true
-        default: false
-        }
-    }
 }
 
 // MARK: Keys

@@ -1,0 +1,33 @@
+import Foundation
+import StoreCore
+import StoreEngine
+
+/// The composition root: the one place the local App Store and the app on it are put together, for
+/// the TUI, the commands, scenarios, the benchmark and the tests.
+public struct StoreStack: Sendable {
+    public let store: LocalAppStore
+    public let manager: StoreManager
+
+    /// Opens the local App Store on a state directory (nil keeps everything in memory) and launches the app on it.
+    public static func open(catalog: Catalog, stateDirectory: String?, storefront: String? = nil, locale: String? = nil,
+                            time: any RealTimeSource = SystemTime(), productIDs: [String]? = nil) async throws -> StoreStack {
+        let store = try LocalAppStore(catalog: catalog, stateDirectory: stateDirectory, storefront: storefront, locale: locale, time: time)
+        return StoreStack(store: store, manager: try await launchApp(on: store, stateDirectory: stateDirectory, productIDs: productIDs))
+    }
+
+    /// The app launching on a store: its `StoreManager` trusts the store's certificate, keeps its
+    /// consumables' wallet beside the ledger, and starts listening (which redelivers unfinished transactions).
+    public static func launchApp(on store: LocalAppStore, stateDirectory: String?, productIDs: [String]? = nil) async throws -> StoreManager {
+        let wallet = try ConsumableWallet(path: stateDirectory.map { $0 + "/wallet.sqlite" })
+        let manager = StoreManager(source: store, verifier: SignedDataVerifier(trustedRoots: [store.certificate]), wallet: wallet,
+                                   productIDs: productIDs)
+        await manager.start()
+        return manager
+    }
+
+    /// The app quits, then the store closes.
+    public func close() async {
+        await manager.stop()
+        await store.shutdown()
+    }
+}

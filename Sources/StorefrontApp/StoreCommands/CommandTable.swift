@@ -1,0 +1,145 @@
+import Foundation
+import StoreCore
+import StoreEngine
+
+/// The scenario language's actions, one row a step: its keyword, usage, section and parse. The parser,
+/// its error messages and the reference text read this table; tester controls come from
+/// `TesterControl.table`, so a new control is a scenario step without a line here.
+enum CommandTable {
+    enum Section: String, CaseIterable, Sendable {
+        case setUp = "set-up"
+        case customer = "the customer and the app"
+        case tester = "the tester (QA panel)"
+    }
+
+    struct Step: Sendable {
+        var keyword: String
+        var usage: String
+        var section: Section
+        var parse: @Sendable (inout Words) throws(ParseFailure) -> StoreCommand
+    }
+
+    static let steps: [Step] = [
+        Step(keyword: "storefront", usage: "storefront CODE [locale ID]", section: .setUp) { w throws(ParseFailure) in
+            let code = try w.next("CODE").uppercased()
+            let locale = try w.value(after: "locale", "ID")
+            if let locale, !Validation.isLocale(locale) { throw w.fail("unknown locale '\(locale)' (use an identifier like en_US or ja_JP)") }
+            return .storefront(code, locale: locale)
+        },
+        Step(keyword: "set", usage: "set SETTING on|off | set timeRate RATE  (SETTING: \(TestSetting.allCases.map(\.rawValue).joined(separator: ", ")))",
+             section: .setUp) { w throws(ParseFailure) in
+            let name = try w.next("SETTING")
+            if name == "timeRate" {
+                let rate = try w.next("RATE")
+                guard let r = TimeRate(name: rate) else { throw w.fail("unknown time rate '\(rate)'") }
+                return .timeRate(r)
+            }
+            guard let setting = TestSetting(name: name) else { throw w.fail("unknown setting '\(name)'") }
+            return .set(setting, try w.onOff())
+        },
+        Step(keyword: "fail", usage: "fail API ERROR|off  (API: \(ScenarioParser.names(StoreAPI.self)))", section: .setUp) { w throws(ParseFailure) in
+            let api = try w.oneOf(StoreAPI.self, "API")
+            let error = try w.next("ERROR")
+            if error == "off" { return .fail(api, nil) }
+            guard let failure = StoreFailure(name: error) else { throw w.fail("unknown error '\(error)'") }
+            return .fail(api, failure)
+        },
+        Step(keyword: "original-app", usage: "original-app VERSION [platform iOS|macOS|tvOS|visionOS] [date YYYY-MM-DD]",
+             section: .setUp) { w throws(ParseFailure) in
+            let version = try w.next("VERSION")
+            var platform: String?, date: Date?
+            while let word = w.peek {
+                switch word {
+                case "platform": w.skip(); platform = try w.next("PLATFORM")
+                case "date":
+                    w.skip()
+                    let text = try w.next("DATE")
+                    guard let d = try? Date.ISO8601FormatStyle().year().month().day().parse(text) else { throw w.fail("'\(text)' is not a date") }
+                    date = d
+                default: throw w.fail("unexpected '\(word)'")
+                }
+            }
+            return .originalApp(version: version, platform: platform, date: date)
+        },
+        Step(keyword: "buy", usage: "buy PRODUCT [quantity N] [offer ID [signature missing|invalid]] [ask-to-buy]",
+             section: .customer) { w throws(ParseFailure) in try buy(&w, answer: .confirm) },
+        Step(keyword: "cancel", usage: "cancel PRODUCT [quantity N] [offer ID]", section: .customer) { w throws(ParseFailure) in
+            try buy(&w, answer: .cancel)
+        },
+        Step(keyword: "restore", usage: "restore", section: .customer) { _ throws(ParseFailure) in .restore },
+        Step(keyword: "refresh", usage: "refresh", section: .customer) { _ throws(ParseFailure) in .refresh },
+        Step(keyword: "redeem", usage: "redeem CODE", section: .customer) { w throws(ParseFailure) in .redeem(try w.next("CODE")) },
+        Step(keyword: "request-refund", usage: "request-refund PRODUCT", section: .customer) { w throws(ParseFailure) in
+            .requestRefund(.newest(productID: try w.next("PRODUCT")), reason: "scenario")
+        },
+        Step(keyword: "manage", usage: "manage GROUP cancel|reenable|switch PRODUCT", section: .customer) { w throws(ParseFailure) in
+            let group = try w.next("GROUP")
+            switch try w.next("cancel|reenable|switch") {
+            case "cancel": return .manage(group, .cancel)
+            case "reenable": return .manage(group, .reenable)
+            case "switch": return .manage(group, .switchTo(productID: try w.next("PRODUCT")))
+            case let other: throw w.fail("unknown choice '\(other)'")
+            }
+        },
+        Step(keyword: "quit", usage: "quit", section: .customer) { _ throws(ParseFailure) in .quit },
+        Step(keyword: "launch", usage: "launch", section: .customer) { _ throws(ParseFailure) in .launch },
+        Step(keyword: "restart", usage: "restart", section: .customer) { _ throws(ParseFailure) in .restart },
+    ] + controlSteps + [
+        Step(keyword: "buy-elsewhere", usage: "buy-elsewhere PRODUCT [family]", section: .tester) { w throws(ParseFailure) in
+            .buyElsewhere(try w.next("PRODUCT"), family: w.flag("family"))
+        },
+        Step(keyword: "advance", usage: "advance PERIOD  (P3D, P1W, P1M, P1Y…)", section: .tester) { w throws(ParseFailure) in
+            let text = try w.next("PERIOD")
+            guard let period = Period(iso: text) else { throw w.fail("'\(text)' is not a period") }
+            return .advance(period)
+        },
+        Step(keyword: "clear", usage: "clear", section: .tester) { _ throws(ParseFailure) in .clear },
+        Step(keyword: "reset", usage: "reset", section: .tester) { _ throws(ParseFailure) in .reset },
+    ]
+
+    /// One step per keyword of `TesterControl.table`: `refund PRODUCT [prorated]`, `auto-renew PRODUCT on|off`…
+    static var controlSteps: [Step] {
+        var keywords: [String] = []
+        for spec in TesterControl.table {
+            let keyword = String(spec.step.split(separator: " ")[0])
+            if !keywords.contains(keyword) { keywords.append(keyword) }
+        }
+        return keywords.map { keyword in
+            let specs = TesterControl.table.filter { $0.step.split(separator: " ")[0] == keyword }
+            let tails = specs.map { $0.step.split(separator: " ").dropFirst().joined(separator: " ") }
+            let choices = tails.filter { !$0.isEmpty }.joined(separator: "|")
+            let usage = "\(keyword) PRODUCT" + (choices.isEmpty ? "" : tails.contains("") ? " [\(choices)]" : " \(choices)")
+            return Step(keyword: keyword, usage: usage, section: .tester) { w throws(ParseFailure) in
+                let product = try w.next("PRODUCT")
+                let tail = w.rest()
+                guard let spec = specs.first(where: { spec in
+                    let words = spec.step.split(separator: " ").dropFirst().map(String.init)
+                    return words.map(ScenarioParser.normalized) == tail.map(ScenarioParser.normalized)
+                }) else {
+                    throw w.fail(tail.isEmpty ? "missing \(choices)" : "unexpected '\(tail.joined(separator: " "))'")
+                }
+                return .control(spec.control, .newest(productID: product))
+            }
+        }
+    }
+
+    static func buy(_ w: inout Words, answer: PaymentSheetAnswer) throws(ParseFailure) -> StoreCommand {
+        let product = try w.next("PRODUCT")
+        var quantity = 1, offer: String?, signature = StoreCommand.OfferSignature.valid, askToBuy = false
+        while let word = w.peek {
+            switch word {
+            case "quantity": w.skip(); quantity = try w.int("N")
+            case "offer": w.skip(); offer = try w.next("ID")
+            case "signature": w.skip(); signature = try w.oneOf(StoreCommand.OfferSignature.self, "missing|invalid")
+            case "ask-to-buy": w.skip(); askToBuy = true
+            default: throw w.fail("unexpected '\(word)'")
+            }
+        }
+        return .buy(product, quantity: quantity, offer: offer, signature: signature, askToBuy: askToBuy, answer: answer)
+    }
+
+    /// Every action step, one a line, by section (for the reference and the README).
+    static var reference: [String] {
+        Section.allCases.flatMap { section in steps.filter { $0.section == section }.map(\.usage) }
+    }
+}

@@ -1,0 +1,69 @@
+import Foundation
+import StoreCore
+import StoreEngine
+
+/// Every way a person acts on the store: the customer and the app (through `StoreManager`) and the
+/// tester (through `StoreTestControls`). The TUI's keys, the QA panel, scenario steps and the demo all
+/// produce these values, and one `CommandPerformer` carries them out.
+public enum StoreCommand: Sendable, Equatable {
+    // Set-up (the tester, before or between steps)
+    case storefront(String, locale: String?)
+    case set(TestSetting, Bool)
+    /// The QA panel's switch: flips the setting the store has now, so quick presses never act on a stale value.
+    case toggle(TestSetting)
+    case timeRate(TimeRate)
+    case fail(StoreAPI, StoreFailure?)
+    /// What AppTransaction reports of the first download (business-model migrations); nil keeps a field.
+    case originalApp(version: String?, platform: String?, date: Date?)
+
+    // The customer and the app
+    /// `product.purchase(options:)`; `answer` is the customer's choice at the payment sheet. The offer
+    /// is named by ID; its kind (promotional, win-back) comes from the product, as an app knows it.
+    case buy(String, quantity: Int, offer: String?, signature: OfferSignature, askToBuy: Bool, answer: PaymentSheetAnswer)
+    case restore, refresh
+    case redeem(String)
+    case requestRefund(TransactionRef, reason: String)
+    /// The manage-subscriptions sheet, for a subscription group.
+    case manage(String, ManageSubscriptionAction)
+    /// Quit the app (its StoreManager stops listening), launch it again, or both on the same state.
+    case quit, launch, restart
+
+    // The tester (Xcode's Transaction Manager)
+    case control(TesterControl, TransactionRef)
+    case buyElsewhere(String, family: Bool)
+    case advance(Period)
+    case clear, reset
+
+    /// The product a command names, checked against the catalog before a scenario runs.
+    public var productID: String? {
+        switch self {
+        case .buy(let id, _, _, _, _, _), .buyElsewhere(let id, _): id
+        case .requestRefund(let ref, _), .control(_, let ref): ref.productID
+        default: nil
+        }
+    }
+
+    /// Commands that prepare the store rather than act in it (a walk applies them when reached).
+    public var isSetUp: Bool {
+        switch self {
+        case .storefront, .set, .toggle, .timeRate, .fail, .originalApp: true
+        default: false
+        }
+    }
+
+    /// Commands that stop or start the app: the TUI is the app, so they cannot happen inside it.
+    public var needsRelaunch: Bool { [.quit, .launch, .restart].contains(self) }
+
+    public enum OfferSignature: String, Sendable, Equatable, CaseIterable { case valid, missing, invalid }
+}
+
+/// Which transaction a command acts on: one the tester picked, or, as a scenario says it, the
+/// newest transaction of a product that the command applies to.
+public enum TransactionRef: Sendable, Equatable {
+    case id(Int64)
+    case newest(productID: String)
+
+    var productID: String? { if case .newest(let id) = self { id } else { nil } }
+}
+
+public enum PriceIncreaseStep: String, Sendable, Equatable, CaseIterable { case request, agree, decline }

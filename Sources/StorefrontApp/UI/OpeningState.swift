@@ -1,0 +1,24 @@
+import Foundation
+import StoreClient
+import StoreCore
+import StoreEngine
+
+extension AppState {
+    /// A state for a catalog: its app's name and the storefronts and locales the QA panel cycles through.
+    init(catalog: Catalog) {
+        self.init()
+        appName = catalog.app.name
+        storefronts = catalog.storefronts.map(\.code)
+        locales = catalog.storefronts.map(\.locale).reduce(into: []) { if !$0.contains($1) { $0.append($1) } }
+    }
+
+    /// The state the storefront opens with: the catalog's, plus what the app and the store know now.
+    static func opening(_ catalog: Catalog, manager: StoreManager, controls: any StoreTestControls) async -> AppState {
+        var state = AppState(catalog: catalog)
+        state.snapshot = await manager.snapshot
+        state.settings = await controls.settings()
+        state.ledger = await controls.ledgerEntries(limit: QAPanel.ledgerLimit)
+        state.status = "Press ? for keys."
+        return state
+    }
+}
