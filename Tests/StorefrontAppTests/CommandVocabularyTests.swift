@@ -1,0 +1,107 @@
+import Foundation
+import Testing
+import StoreCore
+import StoreEngine
+@testable import StorefrontApp
+
+/// One vocabulary for every way a person acts on the store: the scenario language, the QA panel, the
+/// demo and the performer all read `TesterControl.table`, `CommandTable` and `TestSetting`, so none drifts.
+@Suite struct CommandVocabularyTests {
+    static let plus = "com.lumenquest.plus.monthly"
+
+    func command(_ line: String) throws -> StoreCommand {
+        guard case .action(let c) = try ScenarioParser.parse(line, path: "/tmp/v.scenario").steps[0].kind else { throw CancellationError() }
+        return c
+    }
+
+    @Test("every tester control is a scenario step")
+    func everyControlParses() throws {
+        for spec in TesterControl.table {
+            let words = spec.step.split(separator: " ")
+            let line = ([words[0], "p"] + words.dropFirst()).joined(separator: " ")
+            #expect(try command(line) == .control(spec.control, .newest(productID: "p")), "\(line)")
+        }
+    }
+
+    @Test("a control's usage lists its forms")
+    func controlUsage() {
+        let reference = ScenarioParser.reference
+        for usage in ["refund PRODUCT [prorated]", "auto-renew PRODUCT on|off", "price-increase PRODUCT request|agree|decline", "approve PRODUCT"] {
+            #expect(reference.contains(usage), "\(usage)")
+        }
+        #expect(throws: ScenarioError.self) { try command("auto-renew p sometimes") }
+        #expect(throws: ScenarioError.self) { try command("price-increase p") }
+    }
+
+    @Test("the QA panel's transaction menu is the table's rows that apply, in table order")
+    func menuFollowsTheTable() async throws {
+        let state = try await fixtureState()
+        let plus = try #require(state.ledger.first { $0.payload.productID == Self.plus })
+        #expect(QAPanel.actions(plus, state).map(\.label) == [
+            "Refund", "Refund (prorated)", "Expire subscription", "Force renewal", "Turn auto-renew off",
+            "Request price increase consent", "Agree to price increase", "Decline price increase", "Resolve billing issue",
+            "Delete transaction",
+        ])
+        let pending = try #require(state.ledger.first { $0.status == .pendingApproval })
+        #expect(QAPanel.actions(pending, state).map(\.label) == ["Approve Ask to Buy", "Decline Ask to Buy", "Delete transaction"])
+    }
+
+    @Test("the demo presses every control the QA menu offers, on the transaction a scenario means")
+    func demoShowsEveryOfferedControl() async throws {
+        let base = try await fixtureState()
+        let entry = try #require(base.ledger.first { $0.payload.productID == Self.plus })
+        for item in QAPanel.actions(entry, base) {
+            guard case .command(.control(let control, _)) = item.effect else { Issue.record("\(item.label)"); continue }
+            var state = base
+            state.walk = WalkState(scenario: Scenario(path: "d.scenario", title: "d", steps: []), isDemo: true)
+            let moves = try #require(DemoPlan.moves(for: .control(control, .newest(productID: Self.plus)), in: state), "\(item.label)")
+            var effects: [Effect] = []
+            for case .key(let key) in moves { effects += reduce(&state, .walk(.demoKey(key))) }
+            #expect(effects.last == .command(.control(control, .id(entry.id))), "\(item.label)")
+        }
+    }
+
+    @Test("the demo shows every test setting through its QA row")
+    func demoShowsEverySetting() async throws {
+        let state = try await fixtureState(purchases: false)
+        for setting in TestSetting.allCases {
+            #expect(DemoPlan.moves(for: .set(setting, true), in: state) != nil, "\(setting)")
+        }
+    }
+
+    @Test("scenarios name settings as the catalog does, and billingRetry still reads")
+    func settingNames() throws {
+        for setting in TestSetting.allCases {
+            #expect(try command("set \(setting.rawValue) on") == .set(setting, true))
+        }
+        #expect(try command("set billingRetry on") == .set(.billingRetryOnRenewal, true))
+    }
+
+    @Test("a scenario's storefront step rejects a malformed locale as the command line does")
+    func storefrontLocaleIsChecked() {
+        do {
+            _ = try ScenarioParser.parse("storefront JPN locale garbage!!", path: "/q/s.scenario")
+            Issue.record("accepted a malformed locale")
+        } catch {
+            #expect("\(error)".hasPrefix("s.scenario:1: unknown locale 'garbage!!'"))
+        }
+    }
+
+    @Test("a control that cannot apply fails and says why, never a silent success")
+    func controlWithoutTargetFails() async throws {
+        let (store, manager) = try await liveStore()
+        let performer = CommandPerformer(manager: manager, controls: store)
+        await #expect(throws: TestControlError("no matching transaction for com.lumenquest.pro in the ledger")) {
+            try await performer.perform(.control(.approve, .newest(productID: "com.lumenquest.pro")))
+        }
+        await manager.stop()
+    }
+
+    @Test("the README's scenario table names every step")
+    func readmeListsEveryStep() throws {
+        let readme = try String(contentsOf: Repo.root.appendingPathComponent("README.md"), encoding: .utf8)
+        for step in CommandTable.steps {
+            #expect(readme.contains("`\(step.keyword)"), "\(step.keyword)")
+        }
+    }
+}
