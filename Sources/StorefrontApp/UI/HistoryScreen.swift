@@ -48,23 +48,23 @@ enum HistoryScreen {
             .sorted { ($0.payload.purchaseDate, $0.payload.transactionID) > ($1.payload.purchaseDate, $1.payload.transactionID) }
     }
 
-    static func lines(_ state: AppState) -> [ScreenLine] {
+    static func lines(_ state: AppState) -> [ListView.Line] {
         let items = items(state)
-        guard !items.isEmpty else { return [ScreenLine(text: "No transactions yet.")] }
-        var lines = [ScreenLine(text: "  Date              Product                   Status            Verification", style: .bold)]
+        guard !items.isEmpty else { return [ListView.Line("No transactions yet.")] }
+        var lines = [ListView.Line("  Date              Product                   Status            Verification", style: .bold)]
         for (i, item) in items.enumerated() {
             let p = item.payload
             let name = state.product(p.productID)?.displayName ?? p.productID
             let qty = p.quantity > 1 ? " ×\(p.quantity)" : ""
             let row = "  " + Format.dateTime(p.purchaseDate) + "  " + DisplayWidth.pad(DisplayWidth.truncate(name + qty, toWidth: 24), toWidth: 24)
                 + "  " + DisplayWidth.pad(item.status, toWidth: 16) + "  " + item.verificationText
-            lines.append(ScreenLine(text: row, item: i))
+            lines.append(ListView.Line(row, item: i))
             var extra: [String] = ["#\(p.transactionID)"]
             if p.reason == .renewal { extra.append("renewal") }
             if let offer = p.offerType { extra.append("offer: \(offer.rawValue)" + (p.offerID.map { " \($0)" } ?? "")) }
             if p.ownership == .familyShared { extra.append("family shared") }
             if let r = item.entry?.refundRequest { extra.append("refund request \(r.rawValue)") }
-            lines.append(ScreenLine(text: "    " + extra.joined(separator: " · "), style: .dim, item: i))
+            lines.append(ListView.Line("    " + extra.joined(separator: " · "), style: .dim, item: i))
         }
         return lines
     }

@@ -169,14 +169,14 @@ enum QAPanel {
 }
 
 extension QAPanel {
-    static func lines(_ state: AppState, width: Int) -> [ScreenLine] {
+    static func lines(_ state: AppState, width: Int) -> [ListView.Line] {
         let labelWidth = min(40, max(20, width / 2))
         let rows = rows(state)
-        if rows.isEmpty { return [ScreenLine(text: "No controls or transactions match “\(state.filter.text)”.")] }
+        if rows.isEmpty { return [ListView.Line("No controls or transactions match “\(state.filter.text)”.")] }
         return rows.enumerated().map { i, row in
             row.heading
-                ? ScreenLine(text: row.label, style: .bold, item: i)
-                : ScreenLine(text: "  " + DisplayWidth.pad(DisplayWidth.truncate(row.label, toWidth: labelWidth - 2), toWidth: labelWidth - 2) + "  " + row.value, item: i)
+                ? ListView.Line(row.label, style: .bold, item: i)
+                : ListView.Line("  " + DisplayWidth.pad(DisplayWidth.truncate(row.label, toWidth: labelWidth - 2), toWidth: labelWidth - 2) + "  " + row.value, item: i)
         }
     }
 }

@@ -4,30 +4,6 @@ import StoreCore
 import StoreEngine
 import TerminalUI
 
-/// A line of a scrolling screen: text, its style, and which selectable item it belongs to.
-/// Text can be made lazily: only the rows on screen are ever built (a catalog may hold 10,000 products).
-struct ScreenLine: Sendable {
-    private let make: @Sendable () -> String
-    var style: Style = .plain
-    /// The index of the selectable item this line shows (selected items draw in reverse video).
-    var item: Int?
-    /// Right-aligned text (a price) on the same row.
-    var trailing: String = ""
-
-    var text: String { make() }
-
-    init(text: String, style: Style = .plain, item: Int? = nil, trailing: String = "") {
-        self.init(lazy: { text }, style: style, item: item, trailing: trailing)
-    }
-
-    init(lazy make: @escaping @Sendable () -> String, style: Style = .plain, item: Int? = nil, trailing: String = "") {
-        self.make = make
-        self.style = style
-        self.item = item
-        self.trailing = trailing
-    }
-}
-
 enum StoreScreen {
     private static let typeOrder: [ProductType] = [.consumable, .nonConsumable, .autoRenewable, .nonRenewing]
 
@@ -60,31 +36,31 @@ enum StoreScreen {
     /// The screen's lines; with `rows`, only the products that can share the screen with the
     /// selected one (a 10,000-product catalog renders as fast as a small one). The window starts
     /// with its section's heading, so the heading stays in view while scrolling.
-    static func lines(_ state: AppState, rows: Int? = nil) -> [ScreenLine] {
+    static func lines(_ state: AppState, rows: Int? = nil) -> [ListView.Line] {
         let products = products(state)
         let window = rows.map { max(0, state.selected(.store) - $0)..<min(products.count, state.selected(.store) + $0 + 1) }
             ?? products.indices
-        var lines: [ScreenLine] = []
+        var lines: [ListView.Line] = []
         var heading: String?
         for i in window {
             let p = products[i]
             let section = p.type == .autoRenewable ? "Subscriptions · \(p.groupName ?? "")" : p.type.title
             if section != heading {
-                if heading != nil { lines.append(ScreenLine(text: "")) }
-                lines.append(ScreenLine(text: section, style: .bold))
+                if heading != nil { lines.append(ListView.Line("")) }
+                lines.append(ListView.Line(section, style: .bold))
                 heading = section
             }
-            lines.append(ScreenLine(lazy: {
+            lines.append(ListView.Line(lazy: {
                 let mark = marks(p, state)
                 return "  " + p.displayName + (mark.isEmpty ? "" : "  " + mark)
             }, item: i, trailing: p.priceWithPeriod))
-            lines.append(ScreenLine(lazy: { "    " + p.description }, style: .dim, item: i))
+            lines.append(ListView.Line(lazy: { "    " + p.description }, style: .dim, item: i))
             if let intro = p.subscription?.introductoryOffer, state.snapshot.introEligibility[p.subscription!.groupID] == true {
-                lines.append(ScreenLine(lazy: { "    Intro offer: " + p.offerText(intro) }, style: Style(foreground: .green), item: i))
+                lines.append(ListView.Line(lazy: { "    Intro offer: " + p.offerText(intro) }, style: Style(foreground: .green), item: i))
             }
         }
         if products.isEmpty {
-            lines.append(ScreenLine(text: state.filter.text.isEmpty ? "No products." : "No products match “\(state.filter.text)”."))
+            lines.append(ListView.Line(state.filter.text.isEmpty ? "No products." : "No products match “\(state.filter.text)”."))
         }
         return lines
     }

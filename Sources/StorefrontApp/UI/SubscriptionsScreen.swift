@@ -11,21 +11,21 @@ enum SubscriptionsScreen {
         return StoreScreen.uniqueGroups(state.snapshot.products.filter { $0.type == .autoRenewable && StoreScreen.matches($0, query) })
     }
 
-    static func lines(_ state: AppState) -> [ScreenLine] {
+    static func lines(_ state: AppState) -> [ListView.Line] {
         let snap = state.snapshot
-        var lines: [ScreenLine] = []
+        var lines: [ListView.Line] = []
         for (i, group) in groups(state).enumerated() {
-            if i > 0 { lines.append(ScreenLine(text: "")) }
+            if i > 0 { lines.append(ListView.Line("")) }
             let name = snap.products.first { $0.subscription?.groupID == group }?.groupName ?? group
             guard let status = snap.effectiveStatus(group: group), let t = status.transaction.payload else {
-                lines.append(ScreenLine(text: "  \(name): not subscribed", style: .bold, item: i))
+                lines.append(ListView.Line("  \(name): not subscribed", style: .bold, item: i))
                 if snap.introEligibility[group] == true {
-                    lines.append(ScreenLine(text: "    Eligible for an introductory offer", style: .dim, item: i))
+                    lines.append(ListView.Line("    Eligible for an introductory offer", style: .dim, item: i))
                 }
                 continue
             }
             let product = state.product(t.productID)
-            lines.append(ScreenLine(text: "  \(name): \(stateTitle(status.state))", style: .bold, item: i))
+            lines.append(ListView.Line("  \(name): \(stateTitle(status.state))", style: .bold, item: i))
             var detail = ["Product: \(product?.displayName ?? t.productID) (\(product?.priceWithPeriod ?? t.productID))"]
             if let expires = t.expirationDate {
                 let verb = status.renewalInfo.payload?.willAutoRenew == true && status.state == .subscribed ? "Renews" : "Expires"
@@ -50,10 +50,10 @@ enum SubscriptionsScreen {
             }
             if let offer = t.offerType { detail.append("Offer: \(offer.rawValue)" + (t.offerID.map { " (\($0))" } ?? "")) }
             if let error = status.transaction.error { detail.append("⚠ Unverified: \(error.rawValue)") }
-            lines += detail.map { ScreenLine(text: "    " + $0, item: i) }
+            lines += detail.map { ListView.Line("    " + $0, item: i) }
         }
         if lines.isEmpty {
-            lines.append(ScreenLine(text: state.filter.text.isEmpty ? "This catalog has no auto-renewable subscriptions."
+            lines.append(ListView.Line(state.filter.text.isEmpty ? "This catalog has no auto-renewable subscriptions."
                                                                      : "No subscription groups match “\(state.filter.text)”."))
         }
         return lines
