@@ -3,15 +3,41 @@ import StoreClient
 import StoreCore
 import TerminalUI
 
-/// Per subscription group: its state, product, renewal and billing details.
-enum SubscriptionsScreen {
+/// Per subscription group: its state, product, renewal and billing details. Enter shows the
+/// product, m opens the manage-subscriptions sheet.
+enum SubscriptionsScreen: ScreenView {
+    static let bindings = KeyMap.move + [
+        Binding(keys: [.enter], name: "Enter", label: "Details", action: .activate),
+        Binding(keys: [.character("m")], name: "m", label: "Manage subscription", action: .manageSubscriptions),
+    ]
+
+    static func summary(_ state: AppState) -> String { "Subscription status per group" }
+
+    static func itemCount(_ state: AppState) -> Int { groups(state).count }
+
+    static func perform(_ action: Action, _ state: inout AppState) -> [Effect] {
+        let group = groups(state)[safe: state.selected(.subscriptions)]
+        switch action {
+        case .activate:
+            // The group's current plan, else its first.
+            if let id = group.flatMap({ g in state.snapshot.effectiveStatus(group: g)?.transaction.payload?.productID })
+                ?? state.snapshot.products.first(where: { $0.subscription?.groupID == group })?.id {
+                state.sheets.append(.productDetail(id))
+            }
+        case .manageSubscriptions:
+            if let group { state.sheets.append(ManageSubscriptionsSheet.sheet(group: group, state)) }
+        default: break
+        }
+        return []
+    }
+
     /// The groups with a subscription the filter (`/`) matches, as on the store screen.
     static func groups(_ state: AppState) -> [String] {
         let query = state.filter.text.lowercased()
         return StoreScreen.uniqueGroups(state.snapshot.products.filter { $0.type == .autoRenewable && StoreScreen.matches($0, query) })
     }
 
-    static func lines(_ state: AppState) -> [ListView.Line] {
+    static func lines(_ state: AppState, width: Int, rows: Int) -> [ListView.Line] {
         let snap = state.snapshot
         var lines: [ListView.Line] = []
         for (i, group) in groups(state).enumerated() {

@@ -4,7 +4,29 @@ import StoreCore
 import StoreEngine
 import TerminalUI
 
-enum StoreScreen {
+/// The catalog's products, grouped by type and subscription group: Enter buys, i shows details.
+enum StoreScreen: ScreenView {
+    static let bindings = KeyMap.move + [
+        Binding(keys: [.enter], name: "Enter", label: "Buy", action: .activate),
+        Binding(keys: [.character("i")], name: "i", label: "Details", action: .details),
+    ]
+
+    static func summary(_ state: AppState) -> String {
+        "\(state.snapshot.products.count) products · \(state.snapshot.storefront.code) prices in \(state.snapshot.storefront.currency)"
+    }
+
+    static func itemCount(_ state: AppState) -> Int { products(state).count }
+
+    static func perform(_ action: Action, _ state: inout AppState) -> [Effect] {
+        guard let product = products(state)[safe: state.selected(.store)] else { return [] }
+        switch action {
+        case .activate: state.sheets.append(.payment(draft(for: product, state)))
+        case .details: state.sheets.append(.productDetail(product.id))
+        default: break
+        }
+        return []
+    }
+
     private static let typeOrder: [ProductType] = [.consumable, .nonConsumable, .autoRenewable, .nonRenewing]
 
     /// The selectable products, grouped as the screen shows them and filtered by `/`.
@@ -33,13 +55,12 @@ enum StoreScreen {
         return ordered
     }
 
-    /// The screen's lines; with `rows`, only the products that can share the screen with the
-    /// selected one (a 10,000-product catalog renders as fast as a small one). The window starts
-    /// with its section's heading, so the heading stays in view while scrolling.
-    static func lines(_ state: AppState, rows: Int? = nil) -> [ListView.Line] {
+    /// The screen's lines: only for the products that can share the `rows` with the selected one
+    /// (a 10,000-product catalog renders as fast as a small one). The window starts with its
+    /// section's heading, so the heading stays in view while scrolling.
+    static func lines(_ state: AppState, width: Int, rows: Int) -> [ListView.Line] {
         let products = products(state)
-        let window = rows.map { max(0, state.selected(.store) - $0)..<min(products.count, state.selected(.store) + $0 + 1) }
-            ?? products.indices
+        let window = max(0, state.selected(.store) - rows)..<min(products.count, state.selected(.store) + rows + 1)
         var lines: [ListView.Line] = []
         var heading: String?
         for i in window {

@@ -19,7 +19,7 @@ func render(_ state: AppState, size: Size) -> Canvas {
     drawHeader(state, in: parts[0], on: &canvas)
     drawSubheader(state, in: parts[1], on: &canvas)
     let (content, walkPanel) = WalkPanel.split(parts[2], state)
-    drawContent(state, in: content.inset(dx: 1, dy: 0), on: &canvas)
+    state.screen.view.draw(state, in: content.inset(dx: 1, dy: 0), on: &canvas)
     drawStatus(state, in: parts[3], on: &canvas)
     Footer.draw(KeyMap.footer(state), in: parts[4], on: &canvas)
     if let walkPanel { WalkPanel.draw(state, in: walkPanel, on: &canvas) }
@@ -51,26 +51,9 @@ private func drawSubheader(_ state: AppState, in rect: Rect, on canvas: inout Ca
             canvas.put(state.filter.text + "  (/ to edit)", at: x, rect.y, style: .dim)
         }
     } else {
-        let snap = state.snapshot
-        let info: String = switch state.screen {
-        case .store: "\(snap.products.count) products · \(snap.storefront.code) prices in \(snap.storefront.currency)"
-        case .subscriptions: "Subscription status per group"
-        case .history: "Transactions, newest first · \(snap.unfinishedCount) unfinished"
-        case .qa: "Test controls (the store's side, like Xcode's Transaction Manager)"
-        }
+        let info = state.screen.view.summary(state)
         canvas.put(info, at: rect.x + 1, rect.y, maxWidth: rect.width - 10, style: .dim)
     }
-}
-
-private func drawContent(_ state: AppState, in rect: Rect, on canvas: inout Canvas) {
-    let lines: [ListView.Line] = switch state.screen {
-    case .store: StoreScreen.lines(state, rows: rect.height)
-    case .subscriptions: SubscriptionsScreen.lines(state)
-    case .history: HistoryScreen.lines(state)
-    case .qa: QAPanel.lines(state, width: rect.width)
-    }
-    ListView(lines, selected: state.selected(state.screen), showsSelection: state.top == nil)
-        .draw(in: rect, on: &canvas, hintRow: Rect(x: rect.x, y: rect.y - 1, width: rect.width, height: 1))
 }
 
 private func drawStatus(_ state: AppState, in rect: Rect, on canvas: inout Canvas) {

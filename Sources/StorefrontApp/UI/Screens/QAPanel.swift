@@ -168,8 +168,41 @@ enum QAPanel {
     }
 }
 
-extension QAPanel {
-    static func lines(_ state: AppState, width: Int) -> [ListView.Line] {
+extension QAPanel: ScreenView {
+    static let bindings = KeyMap.move + [
+        Binding(keys: [.enter], name: "Enter", label: "Run", action: .activate),
+        Binding(keys: [.left, .character("h")], name: "←→", label: "Change", action: .left),
+        Binding(keys: [.right, .character("l")], name: "→", label: "Next value", action: .right, footer: false),
+    ]
+
+    static func summary(_ state: AppState) -> String { "Test controls (the store's side, like Xcode's Transaction Manager)" }
+
+    static func itemCount(_ state: AppState) -> Int { rows(state).count }
+
+    /// The first control, below the "Store" heading.
+    static var firstItem: Int { 1 }
+
+    static func isHeading(_ item: Int, _ state: AppState) -> Bool { rows(state)[safe: item]?.heading == true }
+
+    static func perform(_ action: Action, _ state: inout AppState) -> [Effect] {
+        guard let row = rows(state)[safe: state.selected(.qa)] else { return [] }
+        switch action {
+        case .activate: return react(row.activate, &state)
+        case .left: return react(row.previous, &state)
+        case .right: return react(row.next, &state)
+        default: return []
+        }
+    }
+
+    private static func react(_ reaction: Reaction?, _ state: inout AppState) -> [Effect] {
+        switch reaction {
+        case .effect(let effect)?: state.inFlight += 1; return [effect]
+        case .sheet(let sheet)?: state.sheets.append(sheet); return []
+        case nil: return []
+        }
+    }
+
+    static func lines(_ state: AppState, width: Int, rows _: Int = 0) -> [ListView.Line] {
         let labelWidth = min(40, max(20, width / 2))
         let rows = rows(state)
         if rows.isEmpty { return [ListView.Line("No controls or transactions match “\(state.filter.text)”.")] }
