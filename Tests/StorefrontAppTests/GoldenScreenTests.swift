@@ -9,15 +9,10 @@ import TerminalUI
     static let size = Size(width: 80, height: 24)
 
     func assertScreen(_ name: String, _ text: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
-        let url = Repo.screens.appendingPathComponent(name + ".txt")
-        let actual = text + "\n"
-        if ProcessInfo.processInfo.environment["RECORD_SCREENS"] == "1" || !FileManager.default.fileExists(atPath: url.path) {
-            try FileManager.default.createDirectory(at: Repo.screens, withIntermediateDirectories: true)
-            try actual.write(to: url, atomically: true, encoding: .utf8)
-            return
+        let record = ProcessInfo.processInfo.environment["RECORD_SCREENS"] == "1"
+        if let failure = try Golden.check(name, text, in: Repo.screens, record: record) {
+            Issue.record(Comment(rawValue: failure), sourceLocation: sourceLocation)
         }
-        let expected = try String(contentsOf: url, encoding: .utf8)
-        #expect(actual == expected, "screen \(name) differs; RECORD_SCREENS=1 rewrites it", sourceLocation: sourceLocation)
     }
 
     @Test func store() async throws {

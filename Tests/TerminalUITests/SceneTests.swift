@@ -1,20 +1,16 @@
 import Testing
 @testable import TerminalUI
 
-/// A small screen composed the way an app renders: frame, table in a list, footer, sheet.
+/// A small screen composed the way an app renders: frame, a list with a heading and prices, footer, sheet.
 @Suite("Scene goldens")
 struct SceneTests {
     static func scene(selected: Int, sheet: Bool) -> Canvas {
         var canvas = Canvas(width: 36, height: 9)
         let (body, footer) = canvas.bounds.splitBottom(1)
         let inner = Box(title: "Storefront").draw(in: body, on: &canvas)
-        let table = Table([.init("Product", width: .fill), .init("Price", alignment: .trailing)])
-        let rows = [["100 Coins", "$0.99"], ["月度会员", "¥30.00"], ["Premium 😀", "$4.99"]]
-        let widths = table.columnWidths(rows: rows, totalWidth: inner.width - 2)
-        let (header, listArea) = inner.splitTop(1)
-        canvas.put("  " + table.header(widths: widths), at: header.x, header.y, style: .bold)
-        ListView(rows: rows.map { table.format($0, widths: widths) }, selected: selected, marker: "› ")
-            .draw(in: listArea, on: &canvas)
+        let lines = [ListView.Line("  Product", style: .bold, trailing: "Price")] + [("100 Coins", "$0.99"), ("月度会员", "¥30.00"), ("Premium 😀", "$4.99")]
+            .enumerated().map { ListView.Line("  " + $1.0, item: $0, trailing: $1.1) }
+        ListView(lines, selected: selected).draw(in: inner, on: &canvas)
         Footer.draw([KeyHint("↑↓", "Move"), KeyHint("Enter", "Buy"), KeyHint("q", "Quit")], in: footer, on: &canvas)
         if sheet {
             Sheet(title: "Confirm", body: ["Buy 月度会员?"], buttons: ["Buy", "Cancel"], selectedButton: 0)
@@ -29,11 +25,13 @@ struct SceneTests {
             ┌ Storefront ──────────────────────┐
             ~bbbbbbbbbbbb
             │  Product                    Price│
-            ~bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb
+            ~bbbbbbbbb                    bbbbb
             │  100 Coins                  $0.99│
+            ~                             bbbbb
             │› 月度会员                  ¥30.00│
             ~rrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrrr
             │  Premium 😀                 $4.99│
+            ~                             bbbbb
             │                                  │
             │                                  │
             └──────────────────────────────────┘

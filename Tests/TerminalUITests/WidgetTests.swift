@@ -48,31 +48,49 @@ struct WidgetTests {
         ])
     }
 
-    @Test("list scrolling keeps the selection visible with the least movement")
+    @Test("a list scrolls the least from the top that shows the whole selected item, or its first line")
     func listScroll() {
-        #expect(ListView.scrollOffset(selected: 0, previous: 0, visibleRows: 3, count: 10) == 0)
-        #expect(ListView.scrollOffset(selected: 2, previous: 0, visibleRows: 3, count: 10) == 0)
-        #expect(ListView.scrollOffset(selected: 3, previous: 0, visibleRows: 3, count: 10) == 1)
-        #expect(ListView.scrollOffset(selected: 9, previous: 1, visibleRows: 3, count: 10) == 7)
-        #expect(ListView.scrollOffset(selected: 4, previous: 7, visibleRows: 3, count: 10) == 4)
-        #expect(ListView.scrollOffset(selected: 5, previous: 8, visibleRows: 3, count: 10) == 5)
-        // The list shrank: no empty space at the bottom.
-        #expect(ListView.scrollOffset(selected: 1, previous: 5, visibleRows: 3, count: 4) == 1)
-        #expect(ListView.scrollOffset(selected: nil, previous: 5, visibleRows: 3, count: 4) == 1)
-        #expect(ListView.scrollOffset(selected: 3, previous: 0, visibleRows: 0, count: 4) == 0)
+        #expect(ListView.scrollOffset(selectedLines: 0...0, visibleRows: 3) == 0)
+        #expect(ListView.scrollOffset(selectedLines: 1...2, visibleRows: 3) == 0)
+        #expect(ListView.scrollOffset(selectedLines: 2...3, visibleRows: 3) == 1)
+        #expect(ListView.scrollOffset(selectedLines: 9...9, visibleRows: 3) == 7)
+        #expect(ListView.scrollOffset(selectedLines: 4...9, visibleRows: 3) == 4, "taller than the view: its first line")
+        #expect(ListView.scrollOffset(selectedLines: nil, visibleRows: 3) == 0)
+        #expect(ListView.scrollOffset(selectedLines: 3...3, visibleRows: 0) == 3)
     }
 
-    @Test("a list draws the visible window with the selection marked")
+    static let products: [ListView.Line] = [
+        ListView.Line("Coins", style: .bold),
+        ListView.Line("  100 Coins", item: 0, trailing: "$0.99"),
+        ListView.Line("    A pile", style: .dim, item: 0),
+        ListView.Line("  500 Gems", item: 1, trailing: "$4.99"),
+        ListView.Line("    A heap", style: .dim, item: 1),
+        ListView.Line("  Pro", item: 2, trailing: "$9.99"),
+    ]
+
+    @Test("a list draws the selected item's lines reversed, › on its first line, trailing text right-aligned in bold")
     func listDraw() {
-        var canvas = Canvas(width: 10, height: 3)
-        let list = ListView(rows: (1...6).map { "Item \($0)" }, selected: 4, offset: 0, marker: "> ")
-        #expect(list.draw(in: canvas.bounds, on: &canvas) == 2)
+        var canvas = Canvas(width: 20, height: 4)
+        let list = ListView(Self.products, selected: 1)
+        #expect(list.draw(in: Rect(x: 0, y: 1, width: 20, height: 3), on: &canvas, hintRow: canvas.bounds.row(0)) == 2)
         #expect(canvas.annotatedText == """
-              Item 3
-              Item 4
-            > Item 5
-            rrrrrrrrrr
+                         ↑↓ more
+            ~            ddddddd
+                A pile
+            dddddddddd
+            › 500 Gems     $4.99
+            rrrrrrrrrrrrrrrrrrrr
+                A heap
+            rrrrrrrrrrrrrrrrrrrr
             """)
+    }
+
+    @Test("a list builds only the lines it shows, and draws no selection without focus")
+    func listLazyAndUnfocused() {
+        var canvas = Canvas(width: 20, height: 3)
+        let exploding = ListView.Line(lazy: { fatalError("built a line off screen") }, item: 9)
+        ListView(Self.products + [exploding], selected: 0, showsSelection: false).draw(in: canvas.bounds, on: &canvas)
+        #expect(canvas.annotatedText == "Coins\nbbbbb\n  100 Coins    $0.99\n~              bbbbb\n    A pile\ndddddddddd")
     }
 
     @Test("a text field inserts, deletes and moves its cursor by grapheme")
@@ -125,17 +143,23 @@ struct WidgetTests {
         #expect(Spinner.frame(11) == "⠙")
         #expect(Spinner.frame(5, frames: Spinner.ascii) == "/")
     }
+}
 
-    @Test("table columns fit content, share leftover width and shrink when too narrow")
-    func table() {
-        let table = Table([.init("Product", width: .fill), .init("Type"), .init("Price", alignment: .trailing)])
-        let rows = [["100 Coins", "Consumable", "$0.99"], ["月度会员", "Auto-Renewable", "¥30.00"]]
-        let widths = table.columnWidths(rows: rows, totalWidth: 40)
-        #expect(widths == [16, 14, 6])
-        #expect(table.format(rows[1], widths: widths) == "月度会员          Auto-Renewable  ¥30.00")
-        #expect(table.header(widths: widths) == "Product           Type             Price")
-        let narrow = table.columnWidths(rows: rows, totalWidth: 20)
-        #expect(narrow.reduce(0, +) + 4 == 20)
-        #expect(rows.allSatisfy { DisplayWidth.of(table.format($0, widths: narrow)) == 20 })
+extension WidgetTests {
+    @Test("a sheet draws its selected paragraph as a bar across the sheet, every wrapped line of it")
+    func sheetSelectedParagraph() {
+        var canvas = Canvas(width: 18, height: 5)
+        Sheet(title: "Menu", body: ["Refund", "Expire the subscription"], selectedParagraph: 1, maxTextWidth: 14)
+            .draw(in: canvas.bounds, on: &canvas)
+        #expect(canvas.annotatedText == """
+            ┌ Menu ──────────┐
+            ~bbbbbb
+            │ Refund         │
+            │ Expire the     │
+            ~rrrrrrrrrrrrrrrr
+            │ subscription   │
+            ~rrrrrrrrrrrrrrrr
+            └────────────────┘
+            """)
     }
 }

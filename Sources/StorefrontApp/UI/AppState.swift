@@ -47,8 +47,7 @@ struct AppState: Sendable {
 
     var top: SheetState? { sheets.last }
 
-    /// The QA panel starts on its first control, below the "Store" heading.
-    func selected(_ screen: Screen) -> Int { selection[screen] ?? (screen == .qa ? 1 : 0) }
+    func selected(_ screen: Screen) -> Int { selection[screen] ?? screen.view.firstItem }
 
     func product(_ id: String) -> Product? { snapshot.products.first { $0.id == id } }
 

@@ -45,24 +45,6 @@ enum KeyMap {
         Binding(keys: [.end, .character("G")], name: "End", label: "Last", action: .last, footer: false),
     ]
 
-    static func screen(_ screen: Screen) -> [Binding] {
-        switch screen {
-        case .store:
-            move + [Binding(keys: [.enter], name: "Enter", label: "Buy", action: .activate),
-                    Binding(keys: [.character("i")], name: "i", label: "Details", action: .details)]
-        case .subscriptions:
-            move + [Binding(keys: [.enter], name: "Enter", label: "Details", action: .activate),
-                    Binding(keys: [.character("m")], name: "m", label: "Manage subscription", action: .manageSubscriptions)]
-        case .history:
-            move + [Binding(keys: [.enter], name: "Enter", label: "Details", action: .activate),
-                    Binding(keys: [.character("f")], name: "f", label: "Request refund", action: .refundRequest)]
-        case .qa:
-            move + [Binding(keys: [.enter], name: "Enter", label: "Run", action: .activate),
-                    Binding(keys: [.left, .character("h")], name: "←→", label: "Change", action: .left),
-                    Binding(keys: [.right, .character("l")], name: "→", label: "Next value", action: .right, footer: false)]
-        }
-    }
-
     static func sheet(_ sheet: SheetState) -> [Binding] {
         let close = Binding(keys: [.escape], name: "Esc", label: "Close", action: .back)
         switch sheet {
@@ -98,7 +80,7 @@ enum KeyMap {
         if state.walk?.isDemo == true { return demo }
         if let top = state.top { return sheet(top) }
         if state.isEditingFilter { return filterEditing }
-        return screen(state.screen) + (state.walk == nil ? [] : walk) + global
+        return state.screen.view.bindings + (state.walk == nil ? [] : walk) + global
     }
 
     static func action(for key: Key, in state: AppState) -> Action? {

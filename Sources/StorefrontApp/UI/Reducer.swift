@@ -75,14 +75,7 @@ private func clampSelections(_ state: inout AppState) {
     }
 }
 
-func itemCount(_ screen: Screen, _ state: AppState) -> Int {
-    switch screen {
-    case .store: StoreScreen.products(state).count
-    case .subscriptions: SubscriptionsScreen.groups(state).count
-    case .history: HistoryScreen.items(state).count
-    case .qa: QAPanel.rows(state).count
-    }
-}
+func itemCount(_ screen: Screen, _ state: AppState) -> Int { screen.view.itemCount(state) }
 
 private func handle(_ key: Key, _ state: inout AppState) -> [Effect] {
     if key == .control("c") { state.shouldQuit = true; return [.quit] }
@@ -104,72 +97,26 @@ private func handle(_ key: Key, _ state: inout AppState) -> [Effect] {
     return screenAction(action, &state)
 }
 
+/// The keys of every screen (tabs, help, quit, filter, restore, redeem, app info, the walk's),
+/// then the screen's own: movement, then its actions.
 private func screenAction(_ action: Action, _ state: inout AppState) -> [Effect] {
-    let screen = state.screen
-    let count = itemCount(screen, state)
+    let screen = state.screen, count = Screen.allCases.count
     switch action {
-    case .up: state.selection[screen] = max(0, state.selected(screen) - 1 - (screen == .qa ? headingSkip(state, -1) : 0))
-    case .down: state.selection[screen] = min(max(0, count - 1), state.selected(screen) + 1 + (screen == .qa ? headingSkip(state, 1) : 0))
-    case .first: state.selection[screen] = screen == .qa ? 1 : 0
-    case .last: state.selection[screen] = max(0, count - 1)
-    case .nextScreen: state.screen = Screen(rawValue: (screen.rawValue + 1) % Screen.allCases.count)!
-    case .previousScreen: state.screen = Screen(rawValue: (screen.rawValue + Screen.allCases.count - 1) % Screen.allCases.count)!
+    case .nextScreen: state.screen = Screen(rawValue: (screen.rawValue + 1) % count)!
+    case .previousScreen: state.screen = Screen(rawValue: (screen.rawValue + count - 1) % count)!
     case .show(let s): state.screen = s
     case .filter: state.isEditingFilter = true
     case .help: state.sheets.append(.help)
     case .quit: state.shouldQuit = true; return [.quit]
     case .restore: state.inFlight += 1; state.status = "Restoring purchases…"; return [.command(.restore)]
     case .redeem: state.sheets.append(.redeem(TextField(maxLength: 24)))
-    case .details:
-        if screen == .store, let p = StoreScreen.products(state)[safe: state.selected(.store)] { state.sheets.append(.productDetail(p.id)) }
-    case .refundRequest:
-        guard let item = HistoryScreen.items(state)[safe: state.selected(.history)] else { break }
-        // Only a purchase the app received (not a pending or declined request) can be refunded.
-        let received = state.snapshot.history.contains { $0.payload?.transactionID == item.payload.transactionID }
-        state.sheets.append(received ? RefundRequestSheet.sheet(for: item.payload, state)
-                                     : .message(title: "Request a Refund", text: "Only completed purchases can be refunded."))
-    case .manageSubscriptions:
-        let group = SubscriptionsScreen.groups(state)[safe: state.selected(.subscriptions)]
-        if let group { state.sheets.append(ManageSubscriptionsSheet.sheet(group: group, state)) }
-    case .appInfo:
-        state.sheets.append(.appInfo)
-    case .activate:
-        switch screen {
-        case .store:
-            if let p = StoreScreen.products(state)[safe: state.selected(.store)] { state.sheets.append(.payment(draft(for: p, state))) }
-        case .subscriptions:
-            let group = SubscriptionsScreen.groups(state)[safe: state.selected(.subscriptions)]
-            if let id = group.flatMap({ g in state.snapshot.effectiveStatus(group: g)?.transaction.payload?.productID }) ?? state.snapshot.products.first(where: { $0.subscription?.groupID == group })?.id {
-                state.sheets.append(.productDetail(id))
-            }
-        case .history:
-            if let item = HistoryScreen.items(state)[safe: state.selected(.history)] { state.sheets.append(.transactionDetail(item.payload.transactionID)) }
-        case .qa:
-            return react(QAPanel.rows(state)[safe: state.selected(.qa)]?.activate, &state)
-        }
-    case .left, .right:
-        guard screen == .qa, let row = QAPanel.rows(state)[safe: state.selected(.qa)] else { break }
-        return react(action == .left ? row.previous : row.next, &state)
+    case .appInfo: state.sheets.append(.appInfo)
     case .walk(let action): return walkAction(action, &state)
-    case .back, .increment, .decrement, .nextOffer: break
+    default:
+        if screen.view.move(action, &state) { return [] }
+        return screen.view.perform(action, &state)
     }
     return []
-}
-
-/// Moving onto a heading row in the QA panel skips it (1), unless it is the first row.
-private func headingSkip(_ state: AppState, _ direction: Int) -> Int {
-    let rows = QAPanel.rows(state)
-    let target = state.selected(.qa) + direction
-    guard let row = rows[safe: target], row.heading, rows.indices.contains(target + direction) else { return 0 }
-    return 1
-}
-
-private func react(_ reaction: Reaction?, _ state: inout AppState) -> [Effect] {
-    switch reaction {
-    case .effect(let effect)?: state.inFlight += 1; return [effect]
-    case .sheet(let sheet)?: state.sheets.append(sheet); return []
-    case nil: return []
-    }
 }
 
 /// The payment sheet's starting choices: offers the customer may use for this product.

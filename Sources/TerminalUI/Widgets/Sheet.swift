@@ -6,17 +6,20 @@ public struct Sheet: Sendable {
     public var body: [String]
     public var buttons: [String]
     public var selectedButton: Int?
+    /// The body paragraph drawn in `selectedStyle` across the sheet (a menu's selected item).
+    public var selectedParagraph: Int?
     /// The widest the text area may grow, in cells; the screen may make it narrower.
     public var maxTextWidth: Int
     public var style: Style
     public var selectedStyle: Style
 
-    public init(title: String, body: [String], buttons: [String] = [], selectedButton: Int? = nil,
+    public init(title: String, body: [String], buttons: [String] = [], selectedButton: Int? = nil, selectedParagraph: Int? = nil,
                 maxTextWidth: Int = 50, style: Style = .plain, selectedStyle: Style = .selected) {
         self.title = title
         self.body = body
         self.buttons = buttons
         self.selectedButton = selectedButton
+        self.selectedParagraph = selectedParagraph
         self.maxTextWidth = maxTextWidth
         self.style = style
         self.selectedStyle = selectedStyle
@@ -42,7 +45,10 @@ public struct Sheet: Sendable {
         return max(1, min(natural, maxTextWidth, area.width - Self.chrome))
     }
 
-    private func bodyLines(width: Int) -> [String] { body.flatMap { DisplayWidth.wrap($0, width: width) } }
+    /// The wrapped body, each line with the paragraph it belongs to.
+    private func bodyLines(width: Int) -> [(paragraph: Int, text: String)] {
+        body.enumerated().flatMap { i, paragraph in DisplayWidth.wrap(paragraph, width: width).map { (i, $0) } }
+    }
 
     /// Draws the sheet centred in `area` and returns its frame.
     @discardableResult
@@ -52,7 +58,11 @@ public struct Sheet: Sendable {
         let inner = Box(title: title, style: style, titleStyle: Style.bold.merged(over: style))
             .draw(in: frame, on: &canvas).inset(dx: 1, dy: 0)
         for (i, line) in bodyLines(width: inner.width).prefix(inner.height).enumerated() {
-            canvas.put(line, at: inner.x, inner.y + i, maxWidth: inner.width, style: style)
+            let selected = line.paragraph == selectedParagraph
+            let s = selected ? selectedStyle.merged(over: style) : style
+            // The padding too, so the selection reads as a bar across the sheet.
+            if selected { canvas.fill(Rect(x: frame.x + 1, y: inner.y + i, width: frame.width - 2, height: 1), style: s) }
+            canvas.put(line.text, at: inner.x, inner.y + i, maxWidth: inner.width, style: s)
         }
         guard !buttons.isEmpty, inner.height >= 1 else { return frame }
         var x = inner.x + max(0, (inner.width - buttonRowWidth) / 2)

@@ -3,29 +3,55 @@ import StoreClient
 import StoreCore
 import TerminalUI
 
-/// Per subscription group: its state, product, renewal and billing details.
-enum SubscriptionsScreen {
+/// Per subscription group: its state, product, renewal and billing details. Enter shows the
+/// product, m opens the manage-subscriptions sheet.
+enum SubscriptionsScreen: ScreenView {
+    static let bindings = KeyMap.move + [
+        Binding(keys: [.enter], name: "Enter", label: "Details", action: .activate),
+        Binding(keys: [.character("m")], name: "m", label: "Manage subscription", action: .manageSubscriptions),
+    ]
+
+    static func summary(_ state: AppState) -> String { "Subscription status per group" }
+
+    static func itemCount(_ state: AppState) -> Int { groups(state).count }
+
+    static func perform(_ action: Action, _ state: inout AppState) -> [Effect] {
+        let group = groups(state)[safe: state.selected(.subscriptions)]
+        switch action {
+        case .activate:
+            // The group's current plan, else its first.
+            if let id = group.flatMap({ g in state.snapshot.effectiveStatus(group: g)?.transaction.payload?.productID })
+                ?? state.snapshot.products.first(where: { $0.subscription?.groupID == group })?.id {
+                state.sheets.append(.productDetail(id))
+            }
+        case .manageSubscriptions:
+            if let group { state.sheets.append(ManageSubscriptionsSheet.sheet(group: group, state)) }
+        default: break
+        }
+        return []
+    }
+
     /// The groups with a subscription the filter (`/`) matches, as on the store screen.
     static func groups(_ state: AppState) -> [String] {
         let query = state.filter.text.lowercased()
         return StoreScreen.uniqueGroups(state.snapshot.products.filter { $0.type == .autoRenewable && StoreScreen.matches($0, query) })
     }
 
-    static func lines(_ state: AppState) -> [ScreenLine] {
+    static func lines(_ state: AppState, width: Int, rows: Int) -> [ListView.Line] {
         let snap = state.snapshot
-        var lines: [ScreenLine] = []
+        var lines: [ListView.Line] = []
         for (i, group) in groups(state).enumerated() {
-            if i > 0 { lines.append(ScreenLine(text: "")) }
+            if i > 0 { lines.append(ListView.Line("")) }
             let name = snap.products.first { $0.subscription?.groupID == group }?.groupName ?? group
             guard let status = snap.effectiveStatus(group: group), let t = status.transaction.payload else {
-                lines.append(ScreenLine(text: "  \(name): not subscribed", style: .bold, item: i))
+                lines.append(ListView.Line("  \(name): not subscribed", style: .bold, item: i))
                 if snap.introEligibility[group] == true {
-                    lines.append(ScreenLine(text: "    Eligible for an introductory offer", style: .dim, item: i))
+                    lines.append(ListView.Line("    Eligible for an introductory offer", style: .dim, item: i))
                 }
                 continue
             }
             let product = state.product(t.productID)
-            lines.append(ScreenLine(text: "  \(name): \(stateTitle(status.state))", style: .bold, item: i))
+            lines.append(ListView.Line("  \(name): \(stateTitle(status.state))", style: .bold, item: i))
             var detail = ["Product: \(product?.displayName ?? t.productID) (\(product?.priceWithPeriod ?? t.productID))"]
             if let expires = t.expirationDate {
                 let verb = status.renewalInfo.payload?.willAutoRenew == true && status.state == .subscribed ? "Renews" : "Expires"
@@ -50,10 +76,10 @@ enum SubscriptionsScreen {
             }
             if let offer = t.offerType { detail.append("Offer: \(offer.rawValue)" + (t.offerID.map { " (\($0))" } ?? "")) }
             if let error = status.transaction.error { detail.append("⚠ Unverified: \(error.rawValue)") }
-            lines += detail.map { ScreenLine(text: "    " + $0, item: i) }
+            lines += detail.map { ListView.Line("    " + $0, item: i) }
         }
         if lines.isEmpty {
-            lines.append(ScreenLine(text: state.filter.text.isEmpty ? "This catalog has no auto-renewable subscriptions."
+            lines.append(ListView.Line(state.filter.text.isEmpty ? "This catalog has no auto-renewable subscriptions."
                                                                      : "No subscription groups match “\(state.filter.text)”."))
         }
         return lines

@@ -5,8 +5,35 @@ import StoreEngine
 import TerminalUI
 
 /// Every transaction, newest first: what the app saw (`Transaction.all`, verified) joined with the
-/// ledger's view (finished, pending approval, declined) so a tester sees both sides.
-enum HistoryScreen {
+/// ledger's view (finished, pending approval, declined) so a tester sees both sides. Enter shows
+/// every field of the transaction, f requests a refund.
+enum HistoryScreen: ScreenView {
+    static let bindings = KeyMap.move + [
+        Binding(keys: [.enter], name: "Enter", label: "Details", action: .activate),
+        Binding(keys: [.character("f")], name: "f", label: "Request refund", action: .refundRequest),
+    ]
+
+    static func summary(_ state: AppState) -> String {
+        "Transactions, newest first · \(state.snapshot.unfinishedCount) unfinished"
+    }
+
+    static func itemCount(_ state: AppState) -> Int { items(state).count }
+
+    static func perform(_ action: Action, _ state: inout AppState) -> [Effect] {
+        guard let item = items(state)[safe: state.selected(.history)] else { return [] }
+        switch action {
+        case .activate:
+            state.sheets.append(.transactionDetail(item.payload.transactionID))
+        case .refundRequest:
+            // Only a purchase the app received (not a pending or declined request) can be refunded.
+            let received = state.snapshot.history.contains { $0.payload?.transactionID == item.payload.transactionID }
+            state.sheets.append(received ? RefundRequestSheet.sheet(for: item.payload, state)
+                                         : .message(title: "Request a Refund", text: "Only completed purchases can be refunded."))
+        default: break
+        }
+        return []
+    }
+
     struct Item: Sendable {
         var payload: TransactionPayload
         var verification: VerificationError??
@@ -48,23 +75,23 @@ enum HistoryScreen {
             .sorted { ($0.payload.purchaseDate, $0.payload.transactionID) > ($1.payload.purchaseDate, $1.payload.transactionID) }
     }
 
-    static func lines(_ state: AppState) -> [ScreenLine] {
+    static func lines(_ state: AppState, width: Int, rows: Int) -> [ListView.Line] {
         let items = items(state)
-        guard !items.isEmpty else { return [ScreenLine(text: "No transactions yet.")] }
-        var lines = [ScreenLine(text: "  Date              Product                   Status            Verification", style: .bold)]
+        guard !items.isEmpty else { return [ListView.Line("No transactions yet.")] }
+        var lines = [ListView.Line("  Date              Product                   Status            Verification", style: .bold)]
         for (i, item) in items.enumerated() {
             let p = item.payload
             let name = state.product(p.productID)?.displayName ?? p.productID
             let qty = p.quantity > 1 ? " ×\(p.quantity)" : ""
             let row = "  " + Format.dateTime(p.purchaseDate) + "  " + DisplayWidth.pad(DisplayWidth.truncate(name + qty, toWidth: 24), toWidth: 24)
                 + "  " + DisplayWidth.pad(item.status, toWidth: 16) + "  " + item.verificationText
-            lines.append(ScreenLine(text: row, item: i))
+            lines.append(ListView.Line(row, item: i))
             var extra: [String] = ["#\(p.transactionID)"]
             if p.reason == .renewal { extra.append("renewal") }
             if let offer = p.offerType { extra.append("offer: \(offer.rawValue)" + (p.offerID.map { " \($0)" } ?? "")) }
             if p.ownership == .familyShared { extra.append("family shared") }
             if let r = item.entry?.refundRequest { extra.append("refund request \(r.rawValue)") }
-            lines.append(ScreenLine(text: "    " + extra.joined(separator: " · "), style: .dim, item: i))
+            lines.append(ListView.Line("    " + extra.joined(separator: " · "), style: .dim, item: i))
         }
         return lines
     }

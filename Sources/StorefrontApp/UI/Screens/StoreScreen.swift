@@ -4,31 +4,29 @@ import StoreCore
 import StoreEngine
 import TerminalUI
 
-/// A line of a scrolling screen: text, its style, and which selectable item it belongs to.
-/// Text can be made lazily: only the rows on screen are ever built (a catalog may hold 10,000 products).
-struct ScreenLine: Sendable {
-    private let make: @Sendable () -> String
-    var style: Style = .plain
-    /// The index of the selectable item this line shows (selected items draw in reverse video).
-    var item: Int?
-    /// Right-aligned text (a price) on the same row.
-    var trailing: String = ""
+/// The catalog's products, grouped by type and subscription group: Enter buys, i shows details.
+enum StoreScreen: ScreenView {
+    static let bindings = KeyMap.move + [
+        Binding(keys: [.enter], name: "Enter", label: "Buy", action: .activate),
+        Binding(keys: [.character("i")], name: "i", label: "Details", action: .details),
+    ]
 
-    var text: String { make() }
-
-    init(text: String, style: Style = .plain, item: Int? = nil, trailing: String = "") {
-        self.init(lazy: { text }, style: style, item: item, trailing: trailing)
+    static func summary(_ state: AppState) -> String {
+        "\(state.snapshot.products.count) products · \(state.snapshot.storefront.code) prices in \(state.snapshot.storefront.currency)"
     }
 
-    init(lazy make: @escaping @Sendable () -> String, style: Style = .plain, item: Int? = nil, trailing: String = "") {
-        self.make = make
-        self.style = style
-        self.item = item
-        self.trailing = trailing
-    }
-}
+    static func itemCount(_ state: AppState) -> Int { products(state).count }
 
-enum StoreScreen {
+    static func perform(_ action: Action, _ state: inout AppState) -> [Effect] {
+        guard let product = products(state)[safe: state.selected(.store)] else { return [] }
+        switch action {
+        case .activate: state.sheets.append(.payment(draft(for: product, state)))
+        case .details: state.sheets.append(.productDetail(product.id))
+        default: break
+        }
+        return []
+    }
+
     private static let typeOrder: [ProductType] = [.consumable, .nonConsumable, .autoRenewable, .nonRenewing]
 
     /// The selectable products, grouped as the screen shows them and filtered by `/`.
@@ -57,34 +55,33 @@ enum StoreScreen {
         return ordered
     }
 
-    /// The screen's lines; with `rows`, only the products that can share the screen with the
-    /// selected one (a 10,000-product catalog renders as fast as a small one). The window starts
-    /// with its section's heading, so the heading stays in view while scrolling.
-    static func lines(_ state: AppState, rows: Int? = nil) -> [ScreenLine] {
+    /// The screen's lines: only for the products that can share the `rows` with the selected one
+    /// (a 10,000-product catalog renders as fast as a small one). The window starts with its
+    /// section's heading, so the heading stays in view while scrolling.
+    static func lines(_ state: AppState, width: Int, rows: Int) -> [ListView.Line] {
         let products = products(state)
-        let window = rows.map { max(0, state.selected(.store) - $0)..<min(products.count, state.selected(.store) + $0 + 1) }
-            ?? products.indices
-        var lines: [ScreenLine] = []
+        let window = max(0, state.selected(.store) - rows)..<min(products.count, state.selected(.store) + rows + 1)
+        var lines: [ListView.Line] = []
         var heading: String?
         for i in window {
             let p = products[i]
             let section = p.type == .autoRenewable ? "Subscriptions · \(p.groupName ?? "")" : p.type.title
             if section != heading {
-                if heading != nil { lines.append(ScreenLine(text: "")) }
-                lines.append(ScreenLine(text: section, style: .bold))
+                if heading != nil { lines.append(ListView.Line("")) }
+                lines.append(ListView.Line(section, style: .bold))
                 heading = section
             }
-            lines.append(ScreenLine(lazy: {
+            lines.append(ListView.Line(lazy: {
                 let mark = marks(p, state)
                 return "  " + p.displayName + (mark.isEmpty ? "" : "  " + mark)
             }, item: i, trailing: p.priceWithPeriod))
-            lines.append(ScreenLine(lazy: { "    " + p.description }, style: .dim, item: i))
+            lines.append(ListView.Line(lazy: { "    " + p.description }, style: .dim, item: i))
             if let intro = p.subscription?.introductoryOffer, state.snapshot.introEligibility[p.subscription!.groupID] == true {
-                lines.append(ScreenLine(lazy: { "    Intro offer: " + p.offerText(intro) }, style: Style(foreground: .green), item: i))
+                lines.append(ListView.Line(lazy: { "    Intro offer: " + p.offerText(intro) }, style: Style(foreground: .green), item: i))
             }
         }
         if products.isEmpty {
-            lines.append(ScreenLine(text: state.filter.text.isEmpty ? "No products." : "No products match “\(state.filter.text)”."))
+            lines.append(ListView.Line(state.filter.text.isEmpty ? "No products." : "No products match “\(state.filter.text)”."))
         }
         return lines
     }

@@ -141,15 +141,48 @@ enum QAPanel {
     }
 }
 
-extension QAPanel {
-    static func lines(_ state: AppState, width: Int) -> [ScreenLine] {
+extension QAPanel: ScreenView {
+    static let bindings = KeyMap.move + [
+        Binding(keys: [.enter], name: "Enter", label: "Run", action: .activate),
+        Binding(keys: [.left, .character("h")], name: "←→", label: "Change", action: .left),
+        Binding(keys: [.right, .character("l")], name: "→", label: "Next value", action: .right, footer: false),
+    ]
+
+    static func summary(_ state: AppState) -> String { "Test controls (the store's side, like Xcode's Transaction Manager)" }
+
+    static func itemCount(_ state: AppState) -> Int { rows(state).count }
+
+    /// The first control, below the "Store" heading.
+    static var firstItem: Int { 1 }
+
+    static func isHeading(_ item: Int, _ state: AppState) -> Bool { rows(state)[safe: item]?.heading == true }
+
+    static func perform(_ action: Action, _ state: inout AppState) -> [Effect] {
+        guard let row = rows(state)[safe: state.selected(.qa)] else { return [] }
+        switch action {
+        case .activate: return react(row.activate, &state)
+        case .left: return react(row.previous, &state)
+        case .right: return react(row.next, &state)
+        default: return []
+        }
+    }
+
+    private static func react(_ reaction: Reaction?, _ state: inout AppState) -> [Effect] {
+        switch reaction {
+        case .effect(let effect)?: state.inFlight += 1; return [effect]
+        case .sheet(let sheet)?: state.sheets.append(sheet); return []
+        case nil: return []
+        }
+    }
+
+    static func lines(_ state: AppState, width: Int, rows _: Int = 0) -> [ListView.Line] {
         let labelWidth = min(40, max(20, width / 2))
         let rows = rows(state)
-        if rows.isEmpty { return [ScreenLine(text: "No controls or transactions match “\(state.filter.text)”.")] }
+        if rows.isEmpty { return [ListView.Line("No controls or transactions match “\(state.filter.text)”.")] }
         return rows.enumerated().map { i, row in
             row.heading
-                ? ScreenLine(text: row.label, style: .bold, item: i)
-                : ScreenLine(text: "  " + DisplayWidth.pad(DisplayWidth.truncate(row.label, toWidth: labelWidth - 2), toWidth: labelWidth - 2) + "  " + row.value, item: i)
+                ? ListView.Line(row.label, style: .bold, item: i)
+                : ListView.Line("  " + DisplayWidth.pad(DisplayWidth.truncate(row.label, toWidth: labelWidth - 2), toWidth: labelWidth - 2) + "  " + row.value, item: i)
         }
     }
 }

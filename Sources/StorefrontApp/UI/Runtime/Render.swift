@@ -19,7 +19,7 @@ func render(_ state: AppState, size: Size) -> Canvas {
     drawHeader(state, in: parts[0], on: &canvas)
     drawSubheader(state, in: parts[1], on: &canvas)
     let (content, walkPanel) = WalkPanel.split(parts[2], state)
-    drawContent(state, in: content.inset(dx: 1, dy: 0), on: &canvas)
+    state.screen.view.draw(state, in: content.inset(dx: 1, dy: 0), on: &canvas)
     drawStatus(state, in: parts[3], on: &canvas)
     Footer.draw(KeyMap.footer(state), in: parts[4], on: &canvas)
     if let walkPanel { WalkPanel.draw(state, in: walkPanel, on: &canvas) }
@@ -51,48 +51,8 @@ private func drawSubheader(_ state: AppState, in rect: Rect, on canvas: inout Ca
             canvas.put(state.filter.text + "  (/ to edit)", at: x, rect.y, style: .dim)
         }
     } else {
-        let snap = state.snapshot
-        let info: String = switch state.screen {
-        case .store: "\(snap.products.count) products · \(snap.storefront.code) prices in \(snap.storefront.currency)"
-        case .subscriptions: "Subscription status per group"
-        case .history: "Transactions, newest first · \(snap.unfinishedCount) unfinished"
-        case .qa: "Test controls (the store's side, like Xcode's Transaction Manager)"
-        }
+        let info = state.screen.view.summary(state)
         canvas.put(info, at: rect.x + 1, rect.y, maxWidth: rect.width - 10, style: .dim)
-    }
-}
-
-private func drawContent(_ state: AppState, in rect: Rect, on canvas: inout Canvas) {
-    let lines: [ScreenLine] = switch state.screen {
-    case .store: StoreScreen.lines(state, rows: rect.height)
-    case .subscriptions: SubscriptionsScreen.lines(state)
-    case .history: HistoryScreen.lines(state)
-    case .qa: QAPanel.lines(state, width: rect.width)
-    }
-    let selected = state.selected(state.screen)
-    let mine = lines.indices.filter { lines[$0].item == selected }
-    // Scroll just enough that the whole selected item shows.
-    var offset = 0
-    if let last = mine.last, last >= rect.height { offset = last - rect.height + 1 }
-    if let first = mine.first, first < offset { offset = first }
-    for (row, line) in lines.dropFirst(offset).prefix(rect.height).enumerated() {
-        let y = rect.y + row
-        let isSelected = line.item == selected && state.top == nil
-        var style = line.style
-        if isSelected { style.reverse = true; canvas.fill(Rect(x: rect.x, y: y, width: rect.width, height: 1), style: style) }
-        let trailingWidth = DisplayWidth.of(line.trailing)
-        let textWidth = rect.width - (trailingWidth > 0 ? trailingWidth + 2 : 0)
-        canvas.put(DisplayWidth.truncate(line.text, toWidth: textWidth), at: rect.x, y, maxWidth: textWidth, style: style)
-        // A marker as well as reverse video, so the selection shows in plain text and to screen readers.
-        if isSelected, offset + row == mine.first { canvas.put("›", at: rect.x, y, style: style) }
-        if trailingWidth > 0 {
-            canvas.put(line.trailing, at: rect.maxX - trailingWidth, y, style: style.merged(bold: true))
-        }
-    }
-    // Where we are in a long list, on the row above the content (no content row is covered).
-    if lines.count > rect.height {
-        let more = (offset > 0 ? "↑" : " ") + (offset + rect.height < lines.count ? "↓" : " ") + " more"
-        canvas.put(more, at: rect.maxX - DisplayWidth.of(more), rect.y - 1, style: .dim)
     }
 }
 
