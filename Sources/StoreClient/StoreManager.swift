@@ -18,6 +18,10 @@ public actor StoreManager {
     public static let historyLimit = 200
     /// Verification results by token: a refresh re-reads the same signed data many times.
     private var verified: [String: VerificationResult<TransactionPayload>] = [:]
+    /// QA: the app dies after delivering the next transaction, before `finish()` (a crash a tester reproduces).
+    private var crashesBeforeFinish = false
+    /// The app died that way: it no longer listens or finishes anything.
+    public private(set) var hasCrashed = false
 
     public init(source: any TransactionSource, verifier: SignedDataVerifier, wallet: ConsumableWallet, productIDs: [String]? = nil) {
         self.source = source
@@ -152,8 +156,17 @@ public actor StoreManager {
                 return
             }
         }
+        if crashesBeforeFinish {
+            crashesBeforeFinish = false
+            hasCrashed = true
+            stop()
+            return
+        }
         await source.finish(transactionID: transaction.transactionID)
     }
+
+    /// QA: the next transaction is delivered and then the app dies before `finish()`; relaunching redelivers it.
+    public func crashBeforeNextFinish() { crashesBeforeFinish = true }
 
     private func handleUpdate(_ jws: String) async {
         let verification = verifier.transaction(jws)

@@ -17,8 +17,9 @@ public struct StoreStack: Sendable {
 
     /// The app launching on a store: its `StoreManager` trusts the store's certificate, keeps its
     /// consumables' wallet beside the ledger, and starts listening (which redelivers unfinished transactions).
-    public static func launchApp(on store: LocalAppStore, stateDirectory: String?, productIDs: [String]? = nil) async throws -> StoreManager {
-        let wallet = try ConsumableWallet(path: stateDirectory.map { $0 + "/wallet.sqlite" })
+    public static func launchApp(on store: LocalAppStore, stateDirectory: String?, walletName: String = "wallet.sqlite",
+                                 productIDs: [String]? = nil) async throws -> StoreManager {
+        let wallet = try ConsumableWallet(path: stateDirectory.map { $0 + "/" + walletName })
         let manager = StoreManager(source: store, verifier: SignedDataVerifier(trustedRoots: [store.certificate]), wallet: wallet,
                                    productIDs: productIDs)
         await manager.start()

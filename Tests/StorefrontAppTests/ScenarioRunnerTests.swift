@@ -109,6 +109,32 @@ struct ScenarioRunnerTests {
         #expect(try await RunCommand.run(options, output: out.append) == 2)
         #expect(out.text.isEmpty)
     }
+
+    @Test("expect message matches any event since the last action, not only the last one")
+    func messageSinceLastAction() async throws {
+        let scenario = try ScenarioParser.parse(file: try write("buy com.lumenquest.pro\nexpect message \"Purchased com.lumenquest.pro\""))
+        let runner = ScenarioRunner(scenario: scenario, catalog: try CatalogLoader.load(path: ScenarioPaths.catalog))
+        try await runner.start()
+        _ = await runner.perform(scenario.steps[0])
+        await runner.note(.renewed(productID: "com.lumenquest.plus.monthly"))  // something else spoke last
+        let expectation = try #require(scenario.steps[1].isExpectation ? scenario.steps[1] : nil)
+        #expect(await runner.perform(expectation).outcome == .passed)
+        _ = await runner.perform(ScenarioStep(line: 3, text: "refresh", kind: .action(.refresh)))
+        #expect(await runner.perform(expectation).outcome == .failed, "events are read since the last action")
+        await runner.close()
+    }
+
+    @Test("a transaction field compares with another product's same field")
+    func sameAsComparesFields() async throws {
+        let result = try await run("""
+            buy com.lumenquest.pro
+            buy com.lumenquest.removeads
+            expect transaction com.lumenquest.pro originalTransactionId same-as com.lumenquest.removeads
+            """)
+        let check = try #require(result.steps.last)
+        #expect(check.outcome == .failed, "two purchases have their own original transactions")
+        #expect(check.actual?.contains("(com.lumenquest.removeads: ") == true)
+    }
 }
 
 @Suite("Scenario runner helpers")

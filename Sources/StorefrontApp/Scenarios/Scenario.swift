@@ -34,11 +34,14 @@ public struct ScenarioExpectation: Sendable, Equatable {
     public var subject: [String]
     public var expected: String
 
+    /// `same-as PRODUCT`: the value is that product's newest transaction's same field.
+    public var sameAs: String? { expected.hasPrefix("same-as ") ? String(expected.dropFirst("same-as ".count)) : nil }
+
     /// Each probe: the subject it needs, the values it accepts (nil: any), and the usage shown in errors.
     public enum Probe: String, Sendable, Equatable, CaseIterable {
         case result, entitled, balance, status, renewal, introEligible = "intro-eligible", error, transactions, ledger
         case unfinished, verification, transaction, message, storefront, price, products
-        case appTransaction = "app-transaction", boughtBefore = "bought-before"
+        case appTransaction = "app-transaction", boughtBefore = "bought-before", restored
     }
 }
 

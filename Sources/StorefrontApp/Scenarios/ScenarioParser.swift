@@ -35,6 +35,17 @@ public enum ScenarioParser {
     static let appTransactionFields = ["originalVersion", "originalPlatform", "appVersion", "bundleID", "verification"]
     static let transactionFields = ["status", "offer", "offerID", "ownership", "upgraded", "upgrade-refund", "revoked", "revocation", "reason",
                                     "price", "currency", "storefront", "quantity", "duration", "finished", "refundRequest"]
+    /// Fields read by their name in the signed payload, as a backend sees them (`originalTransactionId`, `offerDiscountType`…).
+    static let transactionJWSFields = ["transactionId", "originalTransactionId", "webOrderLineItemId", "bundleId", "productId",
+                                       "subscriptionGroupIdentifier", "purchaseDate", "originalPurchaseDate", "expiresDate", "type",
+                                       "appAccountToken", "inAppOwnershipType", "signedDate", "revocationReason", "revocationDate",
+                                       "revocationType", "revocationPercentage", "isUpgraded", "offerType", "offerIdentifier",
+                                       "offerDiscountType", "offerPeriod", "environment", "transactionReason", "storefrontId",
+                                       "appTransactionId"]
+    static let renewalJWSFields = ["originalTransactionId", "productId", "autoRenewProductId", "autoRenewStatus", "isInBillingRetryPeriod",
+                                   "expirationIntent", "gracePeriodExpiresDate", "priceIncreaseStatus", "renewalDate",
+                                   "recentSubscriptionStartDate", "renewalPrice", "currency", "offerType", "offerIdentifier",
+                                   "eligibleWinBackOfferIds", "signedDate", "environment", "appTransactionId"]
 
     static func probe(_ p: ScenarioExpectation.Probe) -> ProbeSpec {
         switch p {
@@ -45,7 +56,7 @@ public enum ScenarioParser {
         case .status: ProbeSpec(subject: ["GROUP"], values: SubscriptionState.allCases.map(\.rawValue) + ["none"],
                                 usage: "expect status GROUP subscribed|expired|inGracePeriod|inBillingRetryPeriod|revoked|none")
         case .renewal: ProbeSpec(subject: ["GROUP", "FIELD"], values: nil,
-                                 usage: "expect renewal GROUP FIELD VALUE  (FIELD: \(renewalFields.joined(separator: ", ")))")
+                                 usage: "expect renewal GROUP FIELD VALUE  (FIELD: \(renewalFields.joined(separator: ", ")), or a renewal info JWS field)")
         case .introEligible: ProbeSpec(subject: ["GROUP"], values: booleans, usage: "expect [not] intro-eligible GROUP")
         case .error: ProbeSpec(subject: [], values: StoreFailure.allNames + OfferCodeError.allCases.map(\.rawValue) + ["none"],
                                usage: "expect error ERROR|none")
@@ -56,13 +67,14 @@ public enum ScenarioParser {
         case .verification: ProbeSpec(subject: ["PRODUCT"], values: ["verified"] + VerificationError.allCases.map(\.rawValue),
                                       usage: "expect verification PRODUCT verified|ERROR")
         case .transaction: ProbeSpec(subject: ["PRODUCT", "FIELD"], values: nil,
-                                     usage: "expect transaction PRODUCT FIELD VALUE  (FIELD: \(transactionFields.joined(separator: ", ")))")
+                                     usage: "expect transaction PRODUCT FIELD VALUE|same-as PRODUCT  (FIELD: \(transactionFields.joined(separator: ", ")), or a transaction JWS field)")
         case .message: ProbeSpec(subject: [], values: nil, usage: "expect message \"TEXT\"")
         case .storefront: ProbeSpec(subject: [], values: nil, usage: "expect storefront CODE")
         case .price: ProbeSpec(subject: ["PRODUCT"], values: nil, usage: "expect price PRODUCT \"DISPLAY PRICE\"")
         case .appTransaction: ProbeSpec(subject: ["FIELD"], values: nil,
                                         usage: "expect app-transaction FIELD VALUE  (FIELD: \(appTransactionFields.joined(separator: ", ")))")
         case .boughtBefore: ProbeSpec(subject: ["VERSION"], values: booleans, usage: "expect [not] bought-before VERSION")
+        case .restored: ProbeSpec(subject: [], values: ["N"], usage: "expect restored N  (what the last restore brought back)")
         }
     }
 
@@ -75,8 +87,10 @@ public enum ScenarioParser {
         let spec = Self.probe(probe)
         w.usage = spec.usage
         let subject = try spec.subject.map { placeholder throws(ParseFailure) in try w.next(placeholder) }
-        if probe == .renewal, !renewalFields.contains(subject[1]) { throw w.fail("unknown renewal field '\(subject[1])'") }
-        if probe == .transaction, !transactionFields.contains(subject[1]) { throw w.fail("unknown transaction field '\(subject[1])'") }
+        if probe == .renewal, !(renewalFields + renewalJWSFields).contains(subject[1]) { throw w.fail("unknown renewal field '\(subject[1])'") }
+        if probe == .transaction, !(transactionFields + transactionJWSFields).contains(subject[1]) {
+            throw w.fail("unknown transaction field '\(subject[1])'")
+        }
         var words = w.rest().map(normalized)
         if spec.values == booleans {
             if words.isEmpty { words = ["yes"] }
@@ -122,6 +136,7 @@ public enum ScenarioParser {
             case .expect(let e):
                 names = Array(zip(probe(e.probe).subject, e.subject))
                 if e.probe == .renewal, e.subject[1] == "autoRenewProduct" { names.append(("PRODUCT", e.expected)) }
+                if e.probe == .transaction, let other = e.sameAs { names.append(("PRODUCT", other)) }
             }
             for (kind, name) in names {
                 if kind == "PRODUCT", !products.contains(name) {

@@ -39,9 +39,15 @@ public actor ScenarioRunner {
     let directory: String
     let ownsDirectory: Bool
     var store: LocalAppStore?
+    /// The current device's app; other devices of the same account keep theirs in `devices`.
     var manager: StoreManager?
     var appRunning = false
+    var device = "main"
+    var devices: [String: (manager: StoreManager, running: Bool)] = [:]
     var lastResult: PurchaseResult?
+    /// What the current app reported since the last action (`expect message`, `expect restored`).
+    var events: [StoreEvent] = []
+    private var listening: Task<Void, Never>?
 
     /// How long an expectation may wait for updates to arrive.
     public private(set) var patience: Duration = .seconds(2)
@@ -67,6 +73,8 @@ public actor ScenarioRunner {
     }
 
     public func close() async {
+        listening?.cancel()
+        for (other, _) in devices.values { await other.stop() }
         await manager?.stop()
         await store?.shutdown()
         if ownsDirectory { try? FileManager.default.removeItem(atPath: directory) }
@@ -95,6 +103,7 @@ public actor ScenarioRunner {
     public func perform(_ step: ScenarioStep) async -> StepResult {
         switch step.kind {
         case .action(let action):
+            events.removeAll()
             do {
                 let note = try await perform(action)
                 await settle()
@@ -129,6 +138,13 @@ public actor ScenarioRunner {
             try await reopenStore()
             try await launch()
             return nil
+        case .crashBeforeFinish:
+            guard appRunning else { throw TestControlError("the app is not running") }
+            await manager.crashBeforeNextFinish()
+            return nil
+        case .device(let name):
+            try await switchDevice(to: name)
+            return nil
         default: break
         }
         let outcome = try await CommandPerformer(manager: manager, controls: store).perform(command)
@@ -154,8 +170,39 @@ public actor ScenarioRunner {
     func launch() async throws {
         guard !appRunning, let store else { throw TestControlError("the app is already running") }
         await manager?.stop()
-        manager = try await StoreStack.launchApp(on: store, stateDirectory: directory)
+        let manager = try await StoreStack.launchApp(on: store, stateDirectory: directory, walletName: walletName)
+        try await attachApp(manager)
+    }
+
+    /// Each device keeps its own app state (its consumables' wallet); `main` is the app's own file.
+    var walletName: String { device == "main" ? "wallet.sqlite" : "wallet-\(device).sqlite" }
+
+    /// Listens to the app's events, so checks can read everything it reported since the last action.
+    func attachApp(_ manager: StoreManager) async throws {
+        self.manager = manager
         appRunning = true
+        listening?.cancel()
+        let stream = await manager.events()
+        listening = Task { [weak self] in for await event in stream { await self?.note(event) } }
+    }
+
+    func note(_ event: StoreEvent) { events.append(event) }
+
+    /// Another device on the same account: the current app keeps running in the background, the
+    /// other device's app launches on first use, and steps then act on and read the other device.
+    func switchDevice(to name: String) async throws {
+        guard name != device else { return }
+        if let manager { devices[device] = (manager, appRunning) }
+        device = name
+        if let (other, running) = devices.removeValue(forKey: name) {
+            self.manager = other
+            appRunning = false
+            if running { try await attachApp(other) } else { try await launch() }
+        } else {
+            appRunning = false
+            manager = nil
+            try await launch()
+        }
     }
 
     /// A new store on the same state directory. Test settings are not saved by the store, so they carry over from the old one.
@@ -173,6 +220,7 @@ public actor ScenarioRunner {
     func settle() async {
         guard let store, let manager else { return }
         await store.tick()
+        if await manager.hasCrashed { appRunning = false }
         guard appRunning else { return }
         let clock = ContinuousClock()
         let deadline = clock.now + .seconds(3)
@@ -192,8 +240,32 @@ public actor ScenarioRunner {
     /// Reads the expectation's value now (no waiting) and compares it.
     public func check(_ e: ScenarioExpectation) async -> (passed: Bool, actual: String) {
         let actual = await read(e)
+        if e.probe == .message {
+            // Any event since the last action, not only the last one: a purchase and its renewal may both speak.
+            // A walk rides the TUI's own app, whose actions the runner does not see: there, the last event.
+            let said = listening == nil ? [actual] : events.map(\.message)
+            return (said.contains(e.expected), said.isEmpty ? "none since the last action" : said.joined(separator: " | "))
+        }
+        if let other = e.sameAs {
+            var theirs = e
+            theirs.subject[0] = other
+            let expected = await read(theirs)
+            return (actual == expected, "\(actual) (\(other): \(expected))")
+        }
         let passed = actual == e.expected || (e.probe == .result && actual.hasPrefix(e.expected + " "))
         return (passed, actual)
+    }
+
+    /// A signed field as scenarios write values: text as is, booleans yes/no, arrays space-separated.
+    static func text(_ value: JSONValue?) -> String {
+        switch value {
+        case .string(let s)?: s
+        case .number(let n)?: n
+        case .bool(let b)?: b ? "yes" : "no"
+        case .array(let items)?: items.isEmpty ? "none" : items.map { text($0) }.joined(separator: " ")
+        case .object?: value!.serialized()
+        case .null?, nil: "none"
+        }
     }
 
     func read(_ e: ScenarioExpectation) async -> String {
@@ -215,7 +287,8 @@ public actor ScenarioRunner {
             case "priceIncrease": return info.priceIncreaseStatus.map { "\($0)" } ?? "none"
             case "billingRetry": return yesNo(info.isInBillingRetry)
             case "winBackOffers": return info.eligibleWinBackOfferIDs.isEmpty ? "none" : info.eligibleWinBackOfferIDs.joined(separator: " ")
-            default: return yesNo(info.gracePeriodExpirationDate != nil)
+            case "gracePeriod": return yesNo(info.gracePeriodExpirationDate != nil)
+            case let field: return Self.text(info.json[field])
             }
         case .introEligible: return s.introEligibility[subject].map(yesNo) ?? "unknown group"
         case .error: return s.lastError?.name ?? "none"
@@ -247,7 +320,8 @@ public actor ScenarioRunner {
             case "quantity": return String(t.quantity)
             case "duration": return Self.duration(from: t.purchaseDate, to: t.expirationDate)
             case "finished": return yesNo(row.isFinished)
-            default: return row.refundRequest?.rawValue ?? "none"
+            case "refundRequest": return row.refundRequest?.rawValue ?? "none"
+            case let field: return Self.text(t.json[field])
             }
         case .message: return s.lastEvent?.message ?? "none"
         case .storefront: return s.storefront.code
@@ -262,6 +336,9 @@ public actor ScenarioRunner {
             case "bundleID": return p.bundleID
             default: return app.error?.rawValue ?? "verified"
             }
+        case .restored:
+            for case .restored(let count) in events.reversed() { return String(count) }
+            return "no restore since the last action"
         case .boughtBefore:
             guard case .verified(let p)? = s.appTransaction else { return "no verified app transaction" }
             return yesNo(AppTransactionPayload.version(p.originalAppVersion, isBefore: subject))

@@ -48,8 +48,12 @@ public struct CommandPerformer: Sendable {
                 return .refused("Manage subscriptions: \(await manager.snapshot.lastMessage ?? failure.message)", failure)
             }
             return .done(Self.describe(action))
-        case .quit, .launch, .restart:
-            throw TestControlError("the app cannot quit or launch here")
+        case .quit, .launch, .restart, .crashBeforeFinish, .device:
+            throw TestControlError("the app cannot quit, launch or change devices here")
+        case .wait(let duration):
+            try await Task.sleep(for: duration)
+            await manager.refresh()
+            return .done("Waited \(duration)")
         default:
             let message = try await control(command)
             await manager.refresh()

@@ -84,6 +84,14 @@ enum CommandTable {
         Step(keyword: "quit", usage: "quit", section: .customer) { _ throws(ParseFailure) in .quit },
         Step(keyword: "launch", usage: "launch", section: .customer) { _ throws(ParseFailure) in .launch },
         Step(keyword: "restart", usage: "restart", section: .customer) { _ throws(ParseFailure) in .restart },
+        Step(keyword: "crash-before-finish", usage: "crash-before-finish", section: .customer) { _ throws(ParseFailure) in .crashBeforeFinish },
+        Step(keyword: "device", usage: "device NAME  (another device on the same account; the first is `main`)",
+             section: .customer) { w throws(ParseFailure) in .device(try w.next("NAME")) },
+        Step(keyword: "wait", usage: "wait DURATION  (500ms, 31s, 2m; at most 10m)", section: .customer) { w throws(ParseFailure) in
+            let text = try w.next("DURATION")
+            guard let duration = wallClock(text) else { throw w.fail("'\(text)' is not a duration like 31s") }
+            return .wait(duration)
+        },
     ] + controlSteps + [
         Step(keyword: "buy-elsewhere", usage: "buy-elsewhere PRODUCT [family]", section: .tester) { w throws(ParseFailure) in
             .buyElsewhere(try w.next("PRODUCT"), family: w.flag("family"))
@@ -121,6 +129,16 @@ enum CommandTable {
                 return .control(spec.control, .newest(productID: product))
             }
         }
+    }
+
+    /// `500ms`, `31s`, `2m`: up to ten minutes of wall-clock time.
+    static func wallClock(_ text: String) -> Duration? {
+        let units: [(String, Int64)] = [("ms", 1), ("s", 1000), ("m", 60_000)]
+        for (suffix, ms) in units where text.hasSuffix(suffix) {
+            guard let n = Int64(text.dropLast(suffix.count)), n > 0, n * ms <= 600_000 else { return nil }
+            return .milliseconds(n * ms)
+        }
+        return nil
     }
 
     static func buy(_ w: inout Words, answer: PaymentSheetAnswer) throws(ParseFailure) -> StoreCommand {

@@ -27,6 +27,12 @@ public enum StoreCommand: Sendable, Equatable {
     case manage(String, ManageSubscriptionAction)
     /// Quit the app (its StoreManager stops listening), launch it again, or both on the same state.
     case quit, launch, restart
+    /// The app dies after delivering the next transaction and before `finish()`; `launch` brings it back.
+    case crashBeforeFinish
+    /// Switch to another device of the same account, with its own app and app state (launched on first use).
+    case device(String)
+    /// Wall-clock time passes (a compressed renewal, a grace period under a time rate).
+    case wait(Duration)
 
     // The tester (Xcode's Transaction Manager)
     case control(TesterControl, TransactionRef)
@@ -51,8 +57,13 @@ public enum StoreCommand: Sendable, Equatable {
         }
     }
 
-    /// Commands that stop or start the app: the TUI is the app, so they cannot happen inside it.
-    public var needsRelaunch: Bool { [.quit, .launch, .restart].contains(self) }
+    /// Commands that stop, start or switch the app: the TUI is the app, so they cannot happen inside it.
+    public var needsRelaunch: Bool {
+        switch self {
+        case .quit, .launch, .restart, .crashBeforeFinish, .device: true
+        default: false
+        }
+    }
 
     public enum OfferSignature: String, Sendable, Equatable, CaseIterable { case valid, missing, invalid }
 }
