@@ -22,6 +22,7 @@ struct Binding: Sendable {
 }
 
 /// The one key map: dispatch, the footer and the `?` help overlay all read it, so they cannot drift.
+/// Each screen and sheet declares its own bindings; `bindings(_:)` assembles the table in force.
 enum KeyMap {
     static let global: [Binding] = [
         Binding(keys: [.tab], name: "Tab", label: "Next screen", action: .nextScreen, footer: false),
