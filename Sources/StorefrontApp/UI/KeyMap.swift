@@ -22,6 +22,7 @@ struct Binding: Sendable {
 }
 
 /// The one key map: dispatch, the footer and the `?` help overlay all read it, so they cannot drift.
+/// Each screen and sheet declares its own bindings; `bindings(_:)` assembles the table in force.
 enum KeyMap {
     static let global: [Binding] = [
         Binding(keys: [.tab], name: "Tab", label: "Next screen", action: .nextScreen, footer: false),
@@ -45,30 +46,13 @@ enum KeyMap {
         Binding(keys: [.end, .character("G")], name: "End", label: "Last", action: .last, footer: false),
     ]
 
-    static func sheet(_ sheet: SheetState) -> [Binding] {
-        let close = Binding(keys: [.escape], name: "Esc", label: "Close", action: .back)
-        switch sheet {
-        case .payment(let draft):
-            var b = [Binding(keys: [.enter], name: "Enter", label: draft.button == 0 ? "Confirm" : "Cancel", action: .activate),
-                     Binding(keys: [.escape], name: "Esc", label: "Cancel", action: .back),
-                     Binding(keys: [.left, .right, .tab], name: "←→", label: "Button", action: .right)]
-            if draft.offers.count > 1 { b.append(Binding(keys: [.character("o")], name: "o", label: "Offer", action: .nextOffer)) }
-            guard draft.allowsQuantity else { return b }
-            return b + [Binding(keys: [.character("+"), .character("=")], name: "+", label: "More", action: .increment),
-                        Binding(keys: [.character("-")], name: "-", label: "Fewer", action: .decrement)]
-        case .redeem:
-            return [Binding(keys: [.enter], name: "Enter", label: "Redeem", action: .activate),
-                    Binding(keys: [.escape], name: "Esc", label: "Cancel", action: .back)]
-        case .confirm:
-            return [Binding(keys: [.enter, .character("y")], name: "Enter", label: "Confirm", action: .activate),
-                    Binding(keys: [.escape, .character("n")], name: "Esc", label: "Cancel", action: .back)]
-        case .menu:
-            return move + [Binding(keys: [.enter], name: "Enter", label: "Run", action: .activate), close]
-        case .productDetail, .transactionDetail, .message, .help, .appInfo:
-            return [Binding(keys: [.enter], name: "Enter", label: "OK", action: .back), close,
-                    Binding(keys: [.character("q"), .control("c")], name: "q", label: "Quit", action: .quit)]
-        }
-    }
+    static let close = Binding(keys: [.escape], name: "Esc", label: "Close", action: .back)
+
+    /// A sheet that is read and dismissed.
+    static let acknowledge: [Binding] = [
+        Binding(keys: [.enter], name: "Enter", label: "OK", action: .back), close,
+        Binding(keys: [.character("q"), .control("c")], name: "q", label: "Quit", action: .quit),
+    ]
 
     static let filterEditing: [Binding] = [
         Binding(keys: [.enter], name: "Enter", label: "Keep filter", action: .activate),
@@ -78,7 +62,7 @@ enum KeyMap {
     /// The bindings in force for this state, in priority order.
     static func bindings(_ state: AppState) -> [Binding] {
         if state.walk?.isDemo == true { return demo }
-        if let top = state.top { return sheet(top) }
+        if let top = state.top { return top.view.bindings(state) }
         if state.isEditingFilter { return filterEditing }
         return state.screen.view.bindings + (state.walk == nil ? [] : walk) + global
     }

@@ -38,32 +38,10 @@ func reduce(_ state: inout AppState, _ event: Event) -> [Effect] {
 
 private func finish(_ outcome: EffectOutcome, _ state: inout AppState) {
     switch outcome {
-    case .purchase(let id, let result):
-        state.sheets.removeAll { if case .payment = $0 { true } else { false } }
-        let name = state.product(id)?.displayName ?? id
-        switch result {
-        case .success(let v) where v.isVerified:
-            let quantity = v.payload?.quantity ?? 1
-            state.status = quantity > 1 ? "Purchased \(quantity) × \(name)" : "Purchased \(name)"
-        case .success(let v):
-            state.sheets.append(.message(title: "Purchase unverified", text: "\(name) was bought but its transaction failed verification (\(v.error?.rawValue ?? "?")). It was not delivered."))
-        case .userCancelled:
-            state.status = "Purchase cancelled"
-        case .pending(.askToBuy):
-            state.sheets.append(.message(title: "Waiting for approval", text: "Ask to Buy: a parent must approve \(name). It will appear when approved."))
-        case .pending(.interrupted):
-            state.sheets.append(.message(title: "Action required", text: "The purchase of \(name) was interrupted. Resolve it in the QA panel (4)."))
-        case .failed(let failure):
-            state.sheets.append(.message(title: "Purchase failed", text: failure.message))
-        }
-    case .redeem(let code, let failure):
-        state.sheets.removeAll { if case .redeem = $0 { true } else { false } }
-        if let failure { state.sheets.append(.message(title: "Code not redeemed", text: failure.message)) }
-        else { state.status = "Code \(code) accepted" }
-    case .done(let message):
-        state.status = message
-    case .failed(let message):
-        state.status = "⚠ " + message
+    case .purchase(let id, let result): PaymentSheet.finish(id, result, &state)
+    case .redeem(let code, let failure): RedeemSheet.finish(code: code, failure, &state)
+    case .done(let message): state.status = message
+    case .failed(let message): state.status = "⚠ " + message
     }
 }
 
@@ -82,13 +60,9 @@ private func handle(_ key: Key, _ state: inout AppState) -> [Effect] {
     // Text input first: typed characters belong to the field, not to the key map.
     if state.isEditingFilter, case .character(let c) = key { state.filter.insert(String(c)); clampSelections(&state); return [] }
     if state.isEditingFilter, state.filter.handle(key) { clampSelections(&state); return [] }
-    if case .redeem(var field)? = state.top, key != .enter, key != .escape {
-        if case .character(let c) = key { field.insert(String(c).uppercased()) } else { field.handle(key) }
-        state.sheets[state.sheets.count - 1] = .redeem(field)
-        return []
-    }
+    if var sheet = state.top?.view, sheet.edit(key) { state.sheets[state.sheets.count - 1] = sheet.stacked; return [] }
     guard let action = KeyMap.action(for: key, in: state) else { return [] }
-    if let top = state.top { return sheetAction(action, top, &state) }
+    if state.top != nil { return sheetAction(action, &state) }
     if state.isEditingFilter {
         state.isEditingFilter = false
         if action == .back { state.filter.clear(); clampSelections(&state) }
@@ -109,7 +83,7 @@ private func screenAction(_ action: Action, _ state: inout AppState) -> [Effect]
     case .help: state.sheets.append(.help)
     case .quit: state.shouldQuit = true; return [.quit]
     case .restore: state.inFlight += 1; state.status = "Restoring purchases…"; return [.command(.restore)]
-    case .redeem: state.sheets.append(.redeem(TextField(maxLength: 24)))
+    case .redeem: state.sheets.append(.redeem(RedeemSheet()))
     case .appInfo: state.sheets.append(.appInfo)
     case .walk(let action): return walkAction(action, &state)
     default:
@@ -119,82 +93,14 @@ private func screenAction(_ action: Action, _ state: inout AppState) -> [Effect]
     return []
 }
 
-/// The payment sheet's starting choices: offers the customer may use for this product.
-func draft(for product: Product, _ state: AppState) -> PaymentDraft {
-    var draft = PaymentDraft(productID: product.id, allowsQuantity: product.type == .consumable)
-    if let terms = product.subscription {
-        draft.offers += terms.promotionalOffers.compactMap(\.id).map(PaymentDraft.Offer.promotional)
-        let eligible = state.snapshot.subscriptionStatuses[terms.groupID]?.compactMap(\.renewalInfo.payload).flatMap(\.eligibleWinBackOfferIDs) ?? []
-        draft.offers += terms.winBackOffers.compactMap(\.id).filter(eligible.contains).map(PaymentDraft.Offer.winBack)
-    }
-    return draft
-}
-
-private func sheetAction(_ action: Action, _ top: SheetState, _ state: inout AppState) -> [Effect] {
-    let index = state.sheets.count - 1
+/// The top sheet's own action, its changed value written back unless it closed. Quit works everywhere.
+private func sheetAction(_ action: Action, _ state: inout AppState) -> [Effect] {
     if action == .quit { state.shouldQuit = true; return [.quit] }
-    switch top {
-    case .payment(var d):
-        switch action {
-        case .increment: d.quantity = min(10, d.quantity + 1)
-        case .decrement: d.quantity = max(1, d.quantity - 1)
-        case .nextOffer: d.offerIndex = (d.offerIndex + 1) % d.offers.count
-        case .left, .right: d.button = 1 - d.button
-        case .back: return pay(d, .cancel, &state)
-        case .activate: return pay(d, d.button == 0 ? .confirm : .cancel, &state)
-        default: break
-        }
-        state.sheets[index] = .payment(d)
-    case .redeem(let field):
-        if action == .back { state.sheets.removeLast() }
-        if action == .activate, !field.text.isEmpty {
-            state.inFlight += 1
-            state.status = "Redeeming \(field.text)…"
-            return [.command(.redeem(field.text))]
-        }
-    case .confirm(_, _, let effect):
-        state.sheets.removeLast()
-        if action == .activate { state.inFlight += 1; return [effect] }
-    case .menu(let title, let items, var selected, let note, let cancelled):
-        switch action {
-        case .up: selected = max(0, selected - 1)
-        case .down: selected = min(max(0, items.count - 1), selected + 1)
-        case .first: selected = 0
-        case .last: selected = max(0, items.count - 1)
-        case .back:
-            state.sheets.removeLast()
-            if let cancelled { state.status = cancelled }
-            return []
-        case .activate:
-            state.sheets.removeLast()
-            guard let item = items[safe: selected] else { return [] }
-            state.inFlight += 1
-            return [item.effect]
-        default: break
-        }
-        state.sheets[index] = .menu(title: title, items: items, selected: selected, note: note, cancelled: cancelled)
-    case .productDetail, .transactionDetail, .message, .help, .appInfo:
-        if action == .back { state.sheets.removeLast() }
-    }
-    return []
-}
-
-/// Confirm or cancel at the payment sheet: both go to the store, as StoreKit reports a cancel too.
-private func pay(_ d: PaymentDraft, _ answer: PaymentSheetAnswer, _ state: inout AppState) -> [Effect] {
-    guard !d.isPurchasing else { return [] }
-    let offer: String? = switch d.offer {
-    case .none: nil
-    case .promotional(let id), .winBack(let id): id
-    }
-    state.inFlight += 1
-    if answer == .cancel {
-        state.sheets.removeLast()
-    } else {
-        var purchasing = d
-        purchasing.isPurchasing = true
-        state.sheets[state.sheets.count - 1] = .payment(purchasing)
-    }
-    return [.command(.buy(d.productID, quantity: d.quantity, offer: offer, signature: .valid, askToBuy: false, answer: answer))]
+    let index = state.sheets.count - 1
+    var sheet = state.sheets[index].view
+    let step = sheet.perform(action, &state)
+    if step.closes { state.sheets.remove(at: index) } else { state.sheets[index] = sheet.stacked }
+    return step.effects
 }
 
 extension Array {

@@ -25,7 +25,7 @@ func render(_ state: AppState, size: Size) -> Canvas {
     if let walkPanel { WalkPanel.draw(state, in: walkPanel, on: &canvas) }
     // Beside the panel sheets leave the checklist in view; below it there is no room for that.
     let sheetArea = content.width < parts[2].width ? content : parts[2]
-    for sheet in state.sheets { SheetView.draw(sheet, state, in: sheetArea, on: &canvas) }
+    for sheet in state.sheets { sheet.view.draw(state, in: sheetArea, on: &canvas) }
     return canvas
 }
 

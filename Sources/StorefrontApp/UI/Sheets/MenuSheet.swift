@@ -1,0 +1,49 @@
+import TerminalUI
+
+/// A list of actions to pick one from: a transaction's QA actions, buy outside the app, the
+/// refund request and manage-subscriptions sheets.
+struct MenuSheet: SheetView, Equatable {
+    var title: String
+    var items: [MenuItem]
+    var selected = 0
+    /// Said above the items.
+    var note: String?
+    /// The status shown when Esc dismisses the menu (a refund request reports `userCancelled`).
+    var cancelled: String?
+
+    var stacked: SheetState { .menu(self) }
+
+    func bindings(_ state: AppState) -> [Binding] {
+        KeyMap.move + [Binding(keys: [.enter], name: "Enter", label: "Run", action: .activate), KeyMap.close]
+    }
+
+    mutating func perform(_ action: Action, _ state: inout AppState) -> SheetStep {
+        switch action {
+        case .up: selected = max(0, selected - 1)
+        case .down: selected = min(max(0, items.count - 1), selected + 1)
+        case .first: selected = 0
+        case .last: selected = max(0, items.count - 1)
+        case .back:
+            if let cancelled { state.status = cancelled }
+            return .close
+        case .activate:
+            guard let item = items[safe: selected] else { return .close }
+            state.inFlight += 1
+            return SheetStep(effects: [item.effect], closes: true)
+        default: break
+        }
+        return .stay
+    }
+
+    func draw(_ state: AppState, in area: Rect, on canvas: inout Canvas) {
+        let intro = note.map { [$0, ""] } ?? []
+        let body = intro + (items.isEmpty ? ["Nothing to choose."] : items.enumerated().map { ($0.offset == selected ? "› " : "· ") + $0.element.label })
+        Sheet(title: title, body: body, selectedParagraph: items.isEmpty ? nil : intro.count + selected, maxTextWidth: 56)
+            .draw(in: area, on: &canvas)
+    }
+}
+
+struct MenuItem: Sendable, Equatable {
+    var label: String
+    var effect: Effect
+}

@@ -1,0 +1,135 @@
+import Foundation
+import StoreClient
+import StoreCore
+import StoreEngine
+import TerminalUI
+
+/// The App Store's purchase confirmation: what is bought, for how much, on which terms. Its value
+/// is the customer's choices before Confirm.
+struct PaymentSheet: SheetView, Equatable {
+    enum Offer: Sendable, Equatable {
+        case none, promotional(String), winBack(String)
+        var label: String {
+            switch self {
+            case .none: "None"
+            case .promotional(let id): "Promotional: \(id)"
+            case .winBack(let id): "Win-back: \(id)"
+            }
+        }
+    }
+    var productID: String
+    /// Only consumables are bought several at a time.
+    var allowsQuantity = false
+    var quantity = 1
+    var offers: [Offer] = [.none]
+    var offerIndex = 0
+    /// 0 = Confirm, 1 = Cancel.
+    var button = 0
+    /// Confirmed and waiting for the store: further keys are ignored, a spinner shows.
+    var isPurchasing = false
+    var offer: Offer { offers[min(offerIndex, offers.count - 1)] }
+
+    var stacked: SheetState { .payment(self) }
+
+    func bindings(_ state: AppState) -> [Binding] {
+        var b = [Binding(keys: [.enter], name: "Enter", label: button == 0 ? "Confirm" : "Cancel", action: .activate),
+                 Binding(keys: [.escape], name: "Esc", label: "Cancel", action: .back),
+                 Binding(keys: [.left, .right, .tab], name: "←→", label: "Button", action: .right)]
+        if offers.count > 1 { b.append(Binding(keys: [.character("o")], name: "o", label: "Offer", action: .nextOffer)) }
+        guard allowsQuantity else { return b }
+        return b + [Binding(keys: [.character("+"), .character("=")], name: "+", label: "More", action: .increment),
+                    Binding(keys: [.character("-")], name: "-", label: "Fewer", action: .decrement)]
+    }
+
+    mutating func perform(_ action: Action, _ state: inout AppState) -> SheetStep {
+        switch action {
+        case .increment: quantity = min(10, quantity + 1)
+        case .decrement: quantity = max(1, quantity - 1)
+        case .nextOffer: offerIndex = (offerIndex + 1) % offers.count
+        case .left, .right: button = 1 - button
+        case .back: return pay(.cancel, &state)
+        case .activate: return pay(button == 0 ? .confirm : .cancel, &state)
+        default: break
+        }
+        return .stay
+    }
+
+    /// Confirm or cancel: both go to the store, as StoreKit reports a cancel too.
+    private mutating func pay(_ answer: PaymentSheetAnswer, _ state: inout AppState) -> SheetStep {
+        guard !isPurchasing else { return .stay }
+        let offerID: String? = switch offer {
+        case .none: nil
+        case .promotional(let id), .winBack(let id): id  // the performer signs a promotional offer
+        }
+        state.inFlight += 1
+        isPurchasing = answer == .confirm
+        let buy = StoreCommand.buy(productID, quantity: quantity, offer: offerID, signature: .valid, askToBuy: false, answer: answer)
+        return SheetStep(effects: [.command(buy)], closes: answer == .cancel)
+    }
+
+    func body(_ state: AppState) -> [String] {
+        guard let p = state.product(productID) else { return ["This product is no longer available."] }
+        var lines = [p.displayName, p.description, ""]
+        if let terms = p.subscription {
+            switch offer {
+            case .promotional(let id), .winBack(let id):
+                if let offer = terms.offer(id: id) { lines.append("Offer: " + p.offerText(offer)) }
+            case .none:
+                if let intro = terms.introductoryOffer, state.snapshot.introEligibility[terms.groupID] == true {
+                    lines.append("Intro offer: " + p.offerText(intro))
+                } else {
+                    lines.append("Price: \(p.displayPrice) per \(terms.period.perWords)")
+                }
+            }
+            lines.append("Renews automatically until cancelled.")
+        } else if let duration = p.duration {
+            lines.append("Price: \(p.displayPrice) for \(duration.words) (does not renew)")
+        } else if p.type == .consumable {
+            let total = p.format(p.price * Decimal(quantity))
+            lines.append("Price: \(p.displayPrice) × \(quantity) = \(total)   (+/- quantity)")
+        } else {
+            lines.append("Price: \(p.displayPrice), one-time purchase")
+        }
+        if offers.count > 1 { lines.append("Offer choice: \(offer.label)   (o to change)") }
+        lines += ["", "Account: local tester · Environment: Local"]
+        if isPurchasing { lines += ["", Spinner.frame(state.tick) + " Purchasing…"] }
+        return lines
+    }
+
+    func draw(_ state: AppState, in area: Rect, on canvas: inout Canvas) {
+        Sheet(title: "App Store", body: body(state), buttons: isPurchasing ? [] : ["Confirm", "Cancel"],
+              selectedButton: button, maxTextWidth: 56).draw(in: area, on: &canvas)
+    }
+
+    /// The store's answer: the sheet goes, and the outcome shows in the status line or a message.
+    static func finish(_ productID: String, _ result: PurchaseResult, _ state: inout AppState) {
+        state.sheets.removeAll { if case .payment = $0 { true } else { false } }
+        let name = state.product(productID)?.displayName ?? productID
+        switch result {
+        case .success(let v) where v.isVerified:
+            let quantity = v.payload?.quantity ?? 1
+            state.status = quantity > 1 ? "Purchased \(quantity) × \(name)" : "Purchased \(name)"
+        case .success(let v):
+            state.sheets.append(.message(title: "Purchase unverified", text: "\(name) was bought but its transaction failed verification (\(v.error?.rawValue ?? "?")). It was not delivered."))
+        case .userCancelled:
+            state.status = "Purchase cancelled"
+        case .pending(.askToBuy):
+            state.sheets.append(.message(title: "Waiting for approval", text: "Ask to Buy: a parent must approve \(name). It will appear when approved."))
+        case .pending(.interrupted):
+            state.sheets.append(.message(title: "Action required", text: "The purchase of \(name) was interrupted. Resolve it in the QA panel (4)."))
+        case .failed(let failure):
+            state.sheets.append(.message(title: "Purchase failed", text: failure.message))
+        }
+    }
+}
+
+/// The payment sheet's starting choices: offers the customer may use for this product.
+func draft(for product: Product, _ state: AppState) -> PaymentSheet {
+    var draft = PaymentSheet(productID: product.id, allowsQuantity: product.type == .consumable)
+    if let terms = product.subscription {
+        draft.offers += terms.promotionalOffers.compactMap(\.id).map(PaymentSheet.Offer.promotional)
+        let eligible = state.snapshot.subscriptionStatuses[terms.groupID]?.compactMap(\.renewalInfo.payload).flatMap(\.eligibleWinBackOfferIDs) ?? []
+        draft.offers += terms.winBackOffers.compactMap(\.id).filter(eligible.contains).map(PaymentSheet.Offer.winBack)
+    }
+    return draft
+}

@@ -1,0 +1,49 @@
+import StoreCore
+import TerminalUI
+
+/// `AppStore.presentOfferCodeRedeemSheet`: the code is typed (in capitals), Enter redeems it.
+struct RedeemSheet: SheetView, Equatable {
+    var field = TextField(maxLength: 24)
+
+    var stacked: SheetState { .redeem(self) }
+
+    func bindings(_ state: AppState) -> [Binding] {
+        [Binding(keys: [.enter], name: "Enter", label: "Redeem", action: .activate),
+         Binding(keys: [.escape], name: "Esc", label: "Cancel", action: .back)]
+    }
+
+    /// Every key but Enter and Esc edits the code, so q or c are typed rather than run.
+    mutating func edit(_ key: Key) -> Bool {
+        guard key != .enter, key != .escape else { return false }
+        if case .character(let c) = key { field.insert(String(c).uppercased()) } else { field.handle(key) }
+        return true
+    }
+
+    mutating func perform(_ action: Action, _ state: inout AppState) -> SheetStep {
+        switch action {
+        case .back:
+            return .close
+        case .activate where !field.text.isEmpty:
+            state.inFlight += 1
+            state.status = "Redeeming \(field.text)…"
+            return SheetStep(effects: [.command(.redeem(field.text))])
+        default:
+            return .stay
+        }
+    }
+
+    func draw(_ state: AppState, in area: Rect, on canvas: inout Canvas) {
+        let sheet = Sheet(title: "Redeem Offer Code", body: ["Enter the code, then press Enter.", "", "", ""],
+                          buttons: [], maxTextWidth: 40)
+        let frame = sheet.draw(in: area, on: &canvas)
+        field.draw(at: frame.x + 2, frame.y + 3, width: frame.width - 4, on: &canvas, placeholder: "CODE")
+        if state.inFlight > 0 { canvas.put(Spinner.frame(state.tick) + " Redeeming…", at: frame.x + 2, frame.y + 4) }
+    }
+
+    /// The store's answer: the sheet goes; a refusal says why.
+    static func finish(code: String, _ failure: StoreFailure?, _ state: inout AppState) {
+        state.sheets.removeAll { if case .redeem = $0 { true } else { false } }
+        if let failure { state.sheets.append(.message(title: "Code not redeemed", text: failure.message)) }
+        else { state.status = "Code \(code) accepted" }
+    }
+}

@@ -1,0 +1,81 @@
+import TerminalUI
+
+/// A modal sheet, in the spirit of tig's `view_ops` and gitui's components: it declares its keys,
+/// carries out its actions and draws itself. The value is the sheet's own state (the payment's
+/// choices, a menu's selected item); it lives on `AppState.sheets` as a `SheetState`.
+/// By default a sheet is read and dismissed: Enter or Esc closes it, q quits.
+protocol SheetView: Sendable {
+    /// The keys in force while this sheet is on top (no others are).
+    func bindings(_ state: AppState) -> [Binding]
+    /// Carries out one of its actions while it is on top.
+    mutating func perform(_ action: Action, _ state: inout AppState) -> SheetStep
+    /// Takes a key before the key map does (typing into a field); false leaves it to the map.
+    mutating func edit(_ key: Key) -> Bool
+    func draw(_ state: AppState, in area: Rect, on canvas: inout Canvas)
+    /// The sheet as it sits on the stack.
+    var stacked: SheetState { get }
+}
+
+extension SheetView {
+    func bindings(_ state: AppState) -> [Binding] { KeyMap.acknowledge }
+
+    mutating func perform(_ action: Action, _ state: inout AppState) -> SheetStep {
+        action == .back ? .close : .stay
+    }
+
+    mutating func edit(_ key: Key) -> Bool { false }
+}
+
+/// What a sheet's action leaves: effects for the store, and whether the sheet closes.
+struct SheetStep {
+    var effects: [Effect] = []
+    var closes = false
+
+    static let stay = SheetStep()
+    static let close = SheetStep(closes: true)
+}
+
+/// One modal on the sheet stack: keys go to the top one, Esc pops it. Each case is a sheet type.
+enum SheetState: Sendable, Equatable {
+    case payment(PaymentSheet)
+    case redeem(RedeemSheet)
+    case productDetail(ProductDetailSheet)
+    case transactionDetail(TransactionDetailSheet)
+    case confirm(ConfirmSheet)
+    /// QA actions on a transaction, buy outside the app, the refund request and manage-subscriptions sheets.
+    case menu(MenuSheet)
+    case appInfo
+    case message(MessageSheet)
+    case help
+
+    /// The sheet as its own type: its keys, actions and drawing.
+    var view: any SheetView {
+        switch self {
+        case .payment(let sheet): sheet
+        case .redeem(let sheet): sheet
+        case .productDetail(let sheet): sheet
+        case .transactionDetail(let sheet): sheet
+        case .confirm(let sheet): sheet
+        case .menu(let sheet): sheet
+        case .appInfo: AppInfoSheet()
+        case .message(let sheet): sheet
+        case .help: HelpSheet()
+        }
+    }
+
+    static func productDetail(_ productID: String) -> SheetState { .productDetail(ProductDetailSheet(productID: productID)) }
+
+    static func transactionDetail(_ id: Int64) -> SheetState { .transactionDetail(TransactionDetailSheet(transactionID: id)) }
+
+    /// A yes/no question; Enter runs `effect`.
+    static func confirm(title: String, message: String, effect: Effect) -> SheetState {
+        .confirm(ConfirmSheet(title: title, message: message, effect: effect))
+    }
+
+    static func menu(title: String, items: [MenuItem], selected: Int = 0, note: String? = nil, cancelled: String? = nil) -> SheetState {
+        .menu(MenuSheet(title: title, items: items, selected: selected, note: note, cancelled: cancelled))
+    }
+
+    /// An outcome to acknowledge (a purchase result, an error).
+    static func message(title: String, text: String) -> SheetState { .message(MessageSheet(title: title, text: text)) }
+}
