@@ -98,7 +98,7 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
         try injected.check(.purchase)
         guard let item = catalog.product(productID) else { throw StoreFailure.purchase(.productUnavailable) }
         guard let price = item.prices[currentStorefront.code] else { throw StoreFailure.storeKit(.notAvailableInStorefront) }
-        guard PurchaseRules.allowedQuantities(of: item.type).contains(options.quantity) else { throw StoreFailure.purchase(.invalidQuantity) }
+        guard Checkout.allowedQuantities(of: item.type).contains(options.quantity) else { throw StoreFailure.purchase(.invalidQuantity) }
         if item.type == .nonConsumable, try ledger.ownsOneTimeProduct(productID) {
             throw StoreFailure.purchase(.purchaseNotAllowed)
         }
@@ -109,7 +109,7 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
 
         let change = item.type == .autoRenewable ? try planChange(to: item) : nil
         if change?.kind == .alreadySubscribed { throw StoreFailure.purchase(.purchaseNotAllowed) }
-        let pending = PurchaseRules.hold(currentSettings, options)
+        let pending = Checkout.hold(currentSettings, options)
         // A plan change asks for approval too; it takes effect when it completes (see `complete`).
         if let change, pending == nil { return try apply(change, to: item, options: options, offer: offer) }
         let payload = try newPayload(item, price: price, options: options, offer: offer)
@@ -398,7 +398,7 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
             _ = try apply(change, to: item, options: options, offer: nil, kind: .update, pending: row.payload.transactionID)
             return
         }
-        try commit(PurchaseRules.completed(row.payload, at: now()), kind: .update, replacing: true)
+        try commit(Checkout.completed(row.payload, at: now()), kind: .update, replacing: true)
     }
 
     public func approveAskToBuy(transactionID: Int64) throws {

@@ -2,7 +2,7 @@ import Foundation
 import StoreCore
 
 /// How many of a product one purchase buys, and whether the purchase waits before completing.
-enum PurchaseRules {
+enum Checkout {
     /// StoreKit sells up to 10 of a consumable at once, and one of anything else.
     static func allowedQuantities(of type: ProductType) -> ClosedRange<Int> {
         1...(type == .consumable ? 10 : 1)
