@@ -104,34 +104,14 @@ extension LocalAppStore {
 
     /// Creates or advances the group's renewal state for a new subscription transaction.
     func startOrExtendSubscription(with payload: TransactionPayload) throws {
-        guard let group = payload.subscriptionGroupID, let expires = payload.expirationDate else { return }
-        var record = try ledger.subscription(payload.originalTransactionID) ?? SubscriptionRecord(
-            originalID: payload.originalTransactionID, groupID: group, productID: payload.productID,
-            autoRenewProductID: payload.productID, latestTransactionID: payload.transactionID, expirationDate: expires,
-            state: .subscribed, recentStartDate: payload.purchaseDate)
+        guard let group = payload.subscriptionGroupID, payload.expirationDate != nil,
+              var record = try ledger.subscription(payload.originalTransactionID) ?? SubscriptionRecord(startedBy: payload) else { return }
         // A lapsed customer who buys again starts a new subscription on the same original transaction.
-        for var lapsed in try payload.reason == .renewal ? [] : ledger.subscriptions(group: group) where lapsed.originalID != record.originalID
-            && !lapsed.familyShared && payload.ownership == .purchased && !lapsed.state.grantsAccess {
-            lapsed.state = lapsed.state == .revoked ? .revoked : .expired
-            try ledger.save(lapsed)
+        for lapsed in try payload.reason == .renewal ? [] : ledger.subscriptions(group: group) {
+            if let ended = lapsed.ended(by: payload) { try ledger.save(ended) }
         }
-        if record.productID != payload.productID || record.state != .subscribed { record.autoRenewProductID = payload.productID }
-        record.productID = payload.productID
-        record.latestTransactionID = payload.transactionID
-        record.expirationDate = expires
-        record.state = .subscribed
-        record.expirationReason = nil
-        record.gracePeriodEnd = nil
-        record.billingRetryEnd = nil
-        record.familyShared = payload.ownership == .familyShared
-        record.appAccountToken = payload.appAccountToken
-        if payload.reason == .purchase {
-            record.recentStartDate = payload.purchaseDate
-            record.anchorDay = Period.day(of: payload.purchaseDate)
-            record.willAutoRenew = true
-            record.offer = payload.offerType.flatMap { offerDefinition(type: $0, id: payload.offerID, productID: payload.productID) }
-                .flatMap { SubscriptionRecord.CarriedOffer(after: payload, periodCount: $0.periodCount) }
-        }
+        record.take(payload, offer: payload.offerType.flatMap { offerDefinition(type: $0, id: payload.offerID, productID: payload.productID) }
+            .flatMap { SubscriptionRecord.CarriedOffer(after: payload, periodCount: $0.periodCount) })
         try ledger.save(record)
     }
 
@@ -296,20 +276,9 @@ extension LocalAppStore {
 
     func renewalInfo(_ record: SubscriptionRecord) -> RenewalInfoPayload {
         let next = catalog.product(record.autoRenewProductID)
-        let lapsed = record.state == .expired
-        var info = RenewalInfoPayload(
-            originalTransactionID: record.originalID, productID: record.productID, autoRenewProductID: record.autoRenewProductID,
-            willAutoRenew: record.willAutoRenew && !lapsed && record.state != .revoked,
-            expirationReason: lapsed ? record.expirationReason : nil,
-            isInBillingRetry: record.state == .inBillingRetryPeriod || record.state == .inGracePeriod,
-            gracePeriodExpirationDate: record.state == .inGracePeriod ? record.gracePeriodEnd : nil,
-            priceIncreaseStatus: record.priceIncrease.map { $0 == .agreed ? .agreed : .notYetResponded },
-            renewalDate: lapsed ? nil : record.expirationDate, recentSubscriptionStartDate: record.recentStartDate,
-            renewalPriceMilliunits: next?.prices[currentStorefront.code].map(Self.milliunits), currency: currentStorefront.currency,
-            eligibleWinBackOfferIDs: lapsed ? (next?.subscription?.winBackOffers.filter(\.isEligible).compactMap(\.id) ?? []) : [],
-            signedDate: now(), appTransactionID: appTransactionID)
-        info.appAccountToken = record.appAccountToken
-        return info
+        return record.renewalInfo(next: (next?.prices[currentStorefront.code].map(Self.milliunits),
+                                         next?.subscription?.winBackOffers.filter(\.isEligible).compactMap(\.id) ?? []),
+                                  currency: currentStorefront.currency, signedDate: now(), appTransactionID: appTransactionID)
     }
 }
 
