@@ -141,3 +141,28 @@ struct SubscriptionLifecycleTests {
         #expect(info(record).priceIncreaseStatus == nil)
     }
 }
+
+@Suite("Subscription lifecycle: active and expired by hand (plain values)")
+struct SubscriptionActivityTests {
+    @Test("a subscription is active while subscribed, in grace period or in billing retry; not once expired or revoked")
+    func activeStates() {
+        #expect([SubscriptionState.subscribed, .inGracePeriod, .inBillingRetryPeriod, .expired, .revoked].map { Fixture.record($0).isActive }
+                == [true, true, true, false, false])
+    }
+
+    @Test("expiring by hand ends the period now, keeps an earlier end and reason, else gives autoRenewDisabled")
+    func expireByHand() {
+        let now = Fixture.date("2027-02-10T00:00:00Z")
+        var running = Fixture.record(expires: Fixture.date("2027-03-01T10:00:00Z"))
+        running.expire(at: now)
+        #expect(running.state == .expired)
+        #expect(running.expirationDate == now)
+        #expect(running.expirationReason == .autoRenewDisabled)
+        #expect(!running.willAutoRenew)
+        var failed = Fixture.record(.inBillingRetryPeriod, expires: Fixture.date("2027-02-01T10:00:00Z"))
+        failed.expirationReason = .billingError
+        failed.expire(at: now)
+        #expect(failed.expirationDate == Fixture.date("2027-02-01T10:00:00Z"))
+        #expect(failed.expirationReason == .billingError)
+    }
+}

@@ -46,7 +46,7 @@ extension LocalAppStore {
     typealias ChangeOfPlan = (kind: PlanChange, current: SubscriptionRecord)
 
     func activeSubscription(group: String) -> SubscriptionRecord? {
-        ((try? ledger.subscriptions(group: group)) ?? []).first { !$0.familyShared && ($0.state.grantsAccess || $0.state == .inBillingRetryPeriod) }
+        ((try? ledger.subscriptions(group: group)) ?? []).first { !$0.familyShared && $0.isActive }
     }
 
     /// How buying `item` changes the customer's active subscription in its group; nil when there is none.
@@ -223,10 +223,7 @@ extension LocalAppStore {
 
     public func expireSubscription(productID: String) throws {
         var record = try record(forProduct: productID)
-        record.state = .expired
-        record.expirationReason = record.expirationReason ?? .autoRenewDisabled
-        record.willAutoRenew = false
-        record.expirationDate = min(record.expirationDate, now())
+        record.expire(at: now())
         try ledger.save(record)
     }
 

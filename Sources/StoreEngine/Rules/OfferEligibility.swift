@@ -13,7 +13,7 @@ struct OfferEligibility {
     /// Who the customer is, as offer codes and win-back offers see it.
     var customer: CustomerEligibility {
         if history.isEmpty { return .new }
-        return history.contains { $0.state.grantsAccess || $0.state == .inBillingRetryPeriod } ? .existing : .expired
+        return history.contains(where: \.isActive) ? .existing : .expired
     }
 
     /// The offer a purchase of `productID` gets: the promotional or win-back offer asked for, else

@@ -11,6 +11,10 @@ extension SubscriptionRecord {
                   state: .subscribed, recentStartDate: payload.purchaseDate)
     }
 
+    /// Subscribed now, in billing grace or billing retry included: the customer has the
+    /// subscription, even while the App Store cannot charge for it.
+    var isActive: Bool { state.grantsAccess || state == .inBillingRetryPeriod }
+
     /// Takes a new transaction on the subscription (a purchase, a renewal, an upgrade): it is
     /// subscribed until the transaction expires, and billing trouble is over. A purchase starts a
     /// new run (its start date, the anniversary day, auto-renew on, `offer` the pay-as-you-go offer
@@ -43,6 +47,15 @@ extension SubscriptionRecord {
         var ended = self
         if state != .revoked { ended.state = .expired }
         return ended
+    }
+
+    /// Expires the subscription by hand (a test control): it ends now unless it already has, with
+    /// the reason it had, else autoRenewDisabled, and will not renew.
+    mutating func expire(at now: Date) {
+        state = .expired
+        expirationReason = expirationReason ?? .autoRenewDisabled
+        willAutoRenew = false
+        expirationDate = min(expirationDate, now)
     }
 
     /// What StoreKit reports of the subscription's renewal: a lapsed or revoked one will not renew
