@@ -61,7 +61,7 @@ extension LocalAppStore {
             }
             guard let change = try planChange(to: item) else { return }
             // A switch made in the system sheet reaches the app through updates, like any purchase outside it.
-            _ = try apply(change, to: item, options: PurchaseOptions(), offer: nil, kind: .update)
+            _ = try applyChange(change, to: item, options: PurchaseOptions(), offer: nil, kind: .update)
         }
         pumpEvents()
     }

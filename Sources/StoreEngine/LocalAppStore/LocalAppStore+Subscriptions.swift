@@ -58,8 +58,8 @@ extension LocalAppStore {
 
     /// `pending` is the ID of an Ask to Buy request for the change, now approved: an upgrade takes
     /// its ID; a change at renewal makes no transaction, so the request goes.
-    func apply(_ change: ChangeOfPlan, to item: CatalogProduct, options: PurchaseOptions, offer: SubscriptionOffer?,
-               kind: Ledger.EventKind = .purchase, pending: Int64? = nil) throws -> PurchaseOutcome {
+    func applyChange(_ change: ChangeOfPlan, to item: CatalogProduct, options: PurchaseOptions, offer: SubscriptionOffer?,
+                     kind: Ledger.EventKind = .purchase, pending: Int64? = nil) throws -> PurchaseOutcome {
         var record = change.current
         switch change.kind {
         case .alreadySubscribed:
@@ -127,6 +127,7 @@ extension LocalAppStore {
 
     // MARK: Time
 
+    /// The renewal rules under the clock's rate and the tester's billing switches.
     var schedule: RenewalSchedule {
         RenewalSchedule(rate: clock.rate, billingRetryOnRenewal: currentSettings.billingRetryOnRenewal, gracePeriod: currentSettings.gracePeriod)
     }

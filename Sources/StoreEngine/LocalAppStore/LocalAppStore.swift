@@ -89,6 +89,7 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
         try injected.check(api)
     }
 
+    /// The failures the tester injected.
     var injected: FailureInjection { FailureInjection(currentSettings) }
 
     // MARK: Purchase
@@ -111,7 +112,7 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
         if change?.kind == .alreadySubscribed { throw StoreFailure.purchase(.purchaseNotAllowed) }
         let pending = Checkout.hold(currentSettings, options)
         // A plan change asks for approval too; it takes effect when it completes (see `complete`).
-        if let change, pending == nil { return try apply(change, to: item, options: options, offer: offer) }
+        if let change, pending == nil { return try applyChange(change, to: item, options: options, offer: offer) }
         let payload = try newPayload(item, price: price, options: options, offer: offer)
         if let pending {
             try commit(payload, kind: .silent, status: pending)
@@ -395,7 +396,7 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
     func complete(_ row: Ledger.Row) throws {
         if let item = catalog.product(row.payload.productID), item.type == .autoRenewable, let change = try planChange(to: item) {
             let options = PurchaseOptions(quantity: row.payload.quantity, appAccountToken: row.payload.appAccountToken)
-            _ = try apply(change, to: item, options: options, offer: nil, kind: .update, pending: row.payload.transactionID)
+            _ = try applyChange(change, to: item, options: options, offer: nil, kind: .update, pending: row.payload.transactionID)
             return
         }
         try commit(Checkout.completed(row.payload, at: now()), kind: .update, replacing: true)
@@ -482,7 +483,7 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
         if familyShared, !item.isFamilyShareable { throw TestControlError("\(productID) is not family shareable") }
         // A family member's subscription stands beside the customer's own; the app grants the higher level.
         if item.type == .autoRenewable, !familyShared, let change = try planChange(to: item) {
-            _ = try apply(change, to: item, options: PurchaseOptions(), offer: nil, kind: .update)
+            _ = try applyChange(change, to: item, options: PurchaseOptions(), offer: nil, kind: .update)
             return
         }
         var payload = try newPayload(item, price: price, options: PurchaseOptions(), offer: nil)
