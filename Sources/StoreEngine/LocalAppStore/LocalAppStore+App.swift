@@ -6,7 +6,7 @@ import CLibCrypto
 /// `AppTransaction` and the manage-subscriptions sheet.
 extension LocalAppStore {
     public func appTransaction() async throws -> String {
-        if let failure = currentSettings.failures[.appTransaction] { throw failure }
+        try injected.check(.appTransaction)
         let app = originalApp()
         let nonce = UUID()
         // Apple's deviceVerification is SHA-384 of the nonce and the device ID; the local device ID is the appTransactionID.
@@ -45,7 +45,7 @@ extension LocalAppStore {
     }
 
     public func manageSubscription(groupID: String, _ action: ManageSubscriptionAction) async throws {
-        if let failure = currentSettings.failures[.manageSubscriptions] { throw failure }
+        try injected.check(.manageSubscriptions)
         catchUp()
         guard var record = activeSubscription(group: groupID) else { throw TestControlError("no active subscription in \(groupID)") }
         switch action {

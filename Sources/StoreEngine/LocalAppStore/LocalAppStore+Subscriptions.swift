@@ -7,37 +7,16 @@ import StoreSigning
 extension LocalAppStore {
     // MARK: Offers
 
-    /// The offer a purchase gets: an explicit promotional or win-back offer, else the introductory
-    /// offer when the customer is eligible.
-    func offerFor(_ item: CatalogProduct, options: PurchaseOptions) throws -> SubscriptionOffer? {
-        guard let terms = item.subscription else {
-            if options.promotionalOffer != nil || options.winBackOfferID != nil { throw StoreFailure.purchase(.ineligibleForOffer) }
-            return nil
-        }
-        if let promo = options.promotionalOffer {
-            guard let offer = terms.promotionalOffers.first(where: { $0.id == promo.id }) else {
-                throw StoreFailure.purchase(.invalidOfferIdentifier)
-            }
-            guard let signature = promo.signature, !signature.isEmpty else { throw StoreFailure.purchase(.missingOfferParameters) }
-            try checkPromotionalSignature(signature, productID: item.id, offerID: promo.id)
-            // Promotional offers are for existing or lapsed subscribers of the group.
-            guard try !ledger.subscriptions(group: terms.groupID).isEmpty else { throw StoreFailure.purchase(.ineligibleForOffer) }
-            return offer
-        }
-        if let winBackID = options.winBackOfferID {
-            guard let offer = terms.winBackOffers.first(where: { $0.id == winBackID }) else {
-                throw StoreFailure.purchase(.invalidOfferIdentifier)
-            }
-            guard offer.isEligible, try customerEligibility(for: item) == .expired else { throw StoreFailure.purchase(.ineligibleForOffer) }
-            return offer
-        }
-        if let intro = terms.introductoryOffer, isEligibleForIntroOffer(groupID: terms.groupID) { return intro }
-        return nil
+    /// The offer a purchase gets (see `OfferEligibility`); `promotion` is what the promotional
+    /// offer's signature says.
+    func offerFor(_ item: CatalogProduct, options: PurchaseOptions, promotion: SignedPromotion?) throws -> SubscriptionOffer? {
+        let history = try item.subscription.map { try ledger.subscriptions(group: $0.groupID) } ?? []
+        return try OfferEligibility(history: history).offer(for: item.id, terms: item.subscription, requested: options, promotion: promotion)
     }
 
-    /// Introductory offers: once per subscription group per customer.
     public func isEligibleForIntroOffer(groupID: String) -> Bool {
-        (try? ledger.hasSubscription(group: groupID)) == false
+        guard let history = try? ledger.subscriptions(group: groupID) else { return false }
+        return OfferEligibility(history: history).isEligibleForIntroOffer
     }
 
     /// Issues a promotional offer signature as a developer's server would (a JWS, like Apple's V2 offers).
@@ -51,53 +30,41 @@ extension LocalAppStore {
         return try sign(payload)
     }
 
-    func checkPromotionalSignature(_ signature: String, productID: String, offerID: String) throws {
-        let verifier = SignatureCheck(identity: identity)
-        guard let json = verifier.verifiedPayload(signature), json["productId"]?.stringValue == productID,
-              json["offerIdentifier"]?.stringValue == offerID, let nonce = json["nonce"]?.stringValue else {
-            throw StoreFailure.purchase(.invalidOfferSignature)
+    /// What a promotional offer signature says, when this store signed it; nil otherwise.
+    func promotion(_ signature: String) throws -> SignedPromotion? {
+        guard let claims = SignatureCheck(identity: identity).verifiedPayload(signature), let nonce = claims["nonce"]?.stringValue else {
+            return nil
         }
         let used = try !ledger.db.query("SELECT 1 FROM nonces WHERE nonce = ?", [.text(nonce)]).isEmpty
-        if used { throw StoreFailure.purchase(.invalidOfferSignature) }
-    }
-
-    func promotionalNonce(_ signature: String?) -> String? {
-        signature.flatMap { SignatureCheck(identity: identity).verifiedPayload($0)?["nonce"]?.stringValue }
+        return SignedPromotion(productID: claims["productId"]?.stringValue, offerID: claims["offerIdentifier"]?.stringValue,
+                               nonce: nonce, isNonceUsed: used)
     }
 
     // MARK: Changing plans
 
-    enum PlanChange {
-        /// Takes effect now: the old transaction is marked upgraded and a new one starts.
-        case immediate(SubscriptionRecord)
-        /// Takes effect at the next renewal: only `autoRenewPreference` changes now.
-        case atRenewal(SubscriptionRecord)
-        case alreadySubscribed(SubscriptionRecord)
-    }
+    /// A change from the customer's current subscription in a group.
+    typealias ChangeOfPlan = (kind: PlanChange, current: SubscriptionRecord)
 
     func activeSubscription(group: String) -> SubscriptionRecord? {
-        ((try? ledger.subscriptions(group: group)) ?? []).first { !$0.familyShared && ($0.state.grantsAccess || $0.state == .inBillingRetryPeriod) }
+        ((try? ledger.subscriptions(group: group)) ?? []).first { !$0.familyShared && $0.isActive }
     }
 
-    /// Upgrades take effect at once; downgrades at the next renewal; crossgrades at once when the
-    /// period is the same, else at the next renewal.
-    func planChange(to item: CatalogProduct) throws -> PlanChange? {
+    /// How buying `item` changes the customer's active subscription in its group; nil when there is none.
+    func planChange(to item: CatalogProduct) throws -> ChangeOfPlan? {
         guard let terms = item.subscription, let current = activeSubscription(group: terms.groupID),
               let currentTerms = catalog.product(current.productID)?.subscription else { return nil }
-        if current.productID == item.id { return .alreadySubscribed(current) }
-        if terms.level < currentTerms.level { return .immediate(current) }
-        if terms.level > currentTerms.level { return .atRenewal(current) }
-        return terms.period == currentTerms.period ? .immediate(current) : .atRenewal(current)
+        return (PlanChange(from: (current.productID, currentTerms), to: (item.id, terms)), current)
     }
 
     /// `pending` is the ID of an Ask to Buy request for the change, now approved: an upgrade takes
     /// its ID; a change at renewal makes no transaction, so the request goes.
-    func applyChange(_ change: PlanChange, to item: CatalogProduct, options: PurchaseOptions, offer: SubscriptionOffer?,
+    func applyChange(_ change: ChangeOfPlan, to item: CatalogProduct, options: PurchaseOptions, offer: SubscriptionOffer?,
                      kind: Ledger.EventKind = .purchase, pending: Int64? = nil) throws -> PurchaseOutcome {
-        switch change {
+        var record = change.current
+        switch change.kind {
         case .alreadySubscribed:
             throw StoreFailure.purchase(.purchaseNotAllowed)
-        case .atRenewal(var record):
+        case .atRenewal:
             record.autoRenewProductID = item.id
             record.willAutoRenew = true
             try ledger.db.transaction {
@@ -106,7 +73,7 @@ extension LocalAppStore {
             }
             guard let jws = try ledger.jws(record.latestTransactionID) else { throw StoreFailure.storeKit(.unknown) }
             return .success(jws: present(jws))
-        case .immediate(var record):
+        case .immediate:
             let outcome = try ledger.db.transaction {
                 try upgrade(&record, to: item, options: options, offer: offer, kind: kind, pending: pending)
             }
@@ -123,8 +90,9 @@ extension LocalAppStore {
         old.payload.signedDate = now()
         old.jws = try sign(old.payload.json)
         try ledger.update(old)
-        let refund = (Double(old.payload.priceMilliunits) * unusedFraction(of: old.payload)).rounded()
-        try ledger.recordUpgradeRefund(transactionID: old.payload.transactionID, milliunits: Int64(refund))
+        let refund = Proration(start: old.payload.purchaseDate, end: old.payload.expirationDate)
+            .upgradeRefund(ofMilliunits: old.payload.priceMilliunits, at: now())
+        try ledger.recordUpgradeRefund(transactionID: old.payload.transactionID, milliunits: refund)
         record.state = .expired
         try ledger.save(record)
         var payload = try newPayload(item, price: item.prices[currentStorefront.code] ?? 0, options: options, offer: offer,
@@ -134,52 +102,17 @@ extension LocalAppStore {
         return .success(jws: present(jws))
     }
 
-    /// The part of a subscription transaction's period not used yet, 0...1: what a prorated refund
-    /// returns, and what the App Store refunds when an upgrade replaces the transaction.
-    func unusedFraction(of payload: TransactionPayload) -> Double {
-        guard let end = payload.expirationDate else { return 0 }
-        let total = end.timeIntervalSince(payload.purchaseDate)
-        return total > 0 ? min(1, max(0, end.timeIntervalSince(now())) / total) : 0
-    }
-
     /// Creates or advances the group's renewal state for a new subscription transaction.
     func startOrExtendSubscription(with payload: TransactionPayload) throws {
-        guard let group = payload.subscriptionGroupID, let expires = payload.expirationDate else { return }
-        var record = try ledger.subscription(payload.originalTransactionID) ?? SubscriptionRecord(
-            originalID: payload.originalTransactionID, groupID: group, productID: payload.productID,
-            autoRenewProductID: payload.productID, latestTransactionID: payload.transactionID, expirationDate: expires,
-            state: .subscribed, recentStartDate: payload.purchaseDate)
+        guard let group = payload.subscriptionGroupID, payload.expirationDate != nil,
+              var record = try ledger.subscription(payload.originalTransactionID) ?? SubscriptionRecord(startedBy: payload) else { return }
         // A lapsed customer who buys again starts a new subscription on the same original transaction.
-        for var lapsed in try payload.reason == .renewal ? [] : ledger.subscriptions(group: group) where lapsed.originalID != record.originalID
-            && !lapsed.familyShared && payload.ownership == .purchased && !lapsed.state.grantsAccess {
-            lapsed.state = lapsed.state == .revoked ? .revoked : .expired
-            try ledger.save(lapsed)
+        for lapsed in try payload.reason == .renewal ? [] : ledger.subscriptions(group: group) {
+            if let ended = lapsed.ended(by: payload) { try ledger.save(ended) }
         }
-        if record.productID != payload.productID || record.state != .subscribed { record.autoRenewProductID = payload.productID }
-        record.productID = payload.productID
-        record.latestTransactionID = payload.transactionID
-        record.expirationDate = expires
-        record.state = .subscribed
-        record.expirationReason = nil
-        record.gracePeriodEnd = nil
-        record.billingRetryEnd = nil
-        record.familyShared = payload.ownership == .familyShared
-        record.appAccountToken = payload.appAccountToken
-        if payload.reason == .purchase {
-            record.recentStartDate = payload.purchaseDate
-            record.anchorDay = Period.day(of: payload.purchaseDate)
-            record.willAutoRenew = true
-            record.offer = carriedOffer(payload)
-        }
+        record.take(payload, offer: payload.offerType.flatMap { offerDefinition(type: $0, id: payload.offerID, productID: payload.productID) }
+            .flatMap { SubscriptionRecord.CarriedOffer(after: payload, periodCount: $0.periodCount) })
         try ledger.save(record)
-    }
-
-    /// Pay as you go discounts each of its periods: the renewals after the first carry the offer on.
-    func carriedOffer(_ payload: TransactionPayload) -> SubscriptionRecord.CarriedOffer? {
-        guard payload.offerPaymentMode == .payAsYouGo, let type = payload.offerType, let period = payload.offerPeriod,
-              let offer = offerDefinition(type: type, id: payload.offerID, productID: payload.productID), offer.periodCount > 1 else { return nil }
-        return .init(type: type, id: payload.offerID, period: period, priceMilliunits: payload.priceMilliunits / Int64(max(payload.quantity, 1)),
-                     remainingPeriods: offer.periodCount - 1)
     }
 
     func offerDefinition(type: OfferType, id: String?, productID: String) -> SubscriptionOffer? {
@@ -194,11 +127,9 @@ extension LocalAppStore {
 
     // MARK: Time
 
-    /// How long a subscription period lasts on the store clock. Xcode's `oneRenewalEvery…` rates
-    /// renew every subscription once per interval whatever its period; the clock runs a month per
-    /// interval (30 days), so each period lasts 30 days of store time. Other rates scale every period alike.
-    func clockPeriod(_ period: Period) -> Period {
-        clock.rate.renewalInterval == nil ? period : Period(30, .day)
+    /// The renewal rules under the clock's rate and the tester's billing switches.
+    var schedule: RenewalSchedule {
+        RenewalSchedule(rate: clock.rate, billingRetryOnRenewal: currentSettings.billingRetryOnRenewal, gracePeriod: currentSettings.gracePeriod)
     }
 
     public func advanceTime(by period: Period) {
@@ -217,8 +148,8 @@ extension LocalAppStore {
 
     /// Processes every renewal, grace-period end, billing-retry end and expiry that is due, in order.
     func catchUp() {
-        let now = now()
-        guard let due = try? ledger.subscriptions().filter({ isDue($0, now) }), !due.isEmpty else { return }
+        let now = now(), schedule = schedule
+        guard let due = try? ledger.subscriptions().filter({ schedule.isDue($0, at: now) }), !due.isEmpty else { return }
         // One write transaction for the whole catch-up: a simulated year commits once, not per renewal.
         try? ledger.batch {
             let pipeline = SigningPipeline(identity.signer)
@@ -230,50 +161,19 @@ extension LocalAppStore {
         pumpEvents()
     }
 
-    func isDue(_ record: SubscriptionRecord, _ now: Date) -> Bool {
-        switch record.state {
-        case .subscribed: record.expirationDate <= now
-        case .inGracePeriod: (record.gracePeriodEnd ?? now) <= now
-        case .inBillingRetryPeriod: (record.billingRetryEnd ?? now) <= now
-        case .expired, .revoked: false
-        }
-    }
-
+    /// Takes one subscription through every step that is due (see `RenewalSchedule.step`).
     func process(_ start: SubscriptionRecord, until now: Date) throws {
         var record = start
-        while true {
-            switch record.state {
-            case .subscribed where record.expirationDate <= now:
-                if !record.willAutoRenew || record.priceIncrease == .declined {
-                    record.state = .expired
-                    record.expirationReason = record.priceIncrease == .declined ? .didNotConsentToPriceIncrease : .autoRenewDisabled
-                } else if currentSettings.billingRetryOnRenewal {
-                    record.state = currentSettings.gracePeriod ? .inGracePeriod : .inBillingRetryPeriod
-                    record.gracePeriodEnd = currentSettings.gracePeriod ? gracePeriodEnd(record) : nil
-                    record.billingRetryEnd = record.expirationDate.addingTimeInterval(60 * 86_400)
-                } else {
-                    record = try renew(record, at: record.expirationDate)
-                    continue
-                }
+        while let step = schedule.step(record, period: catalog.product(record.productID)?.subscription?.period, at: now) {
+            switch step {
+            case .renew(let date):
+                record = try renew(record, at: date)
+            case .change(let next, let settled):
+                record = next
                 try ledger.save(record)
-            case .inGracePeriod where (record.gracePeriodEnd ?? now) <= now:
-                record.state = .inBillingRetryPeriod
-                try ledger.save(record)
-                continue
-            case .inBillingRetryPeriod where (record.billingRetryEnd ?? now) <= now:
-                record.state = .expired
-                record.expirationReason = .billingError
-                try ledger.save(record)
-            default:
-                return
+                if settled { return }
             }
-            return
         }
-    }
-
-    func gracePeriodEnd(_ record: SubscriptionRecord) -> Date {
-        let weekly = catalog.product(record.productID)?.subscription?.period == Period(1, .week)
-        return record.expirationDate.addingTimeInterval((weekly ? 6 : 16) * 86_400)
     }
 
     /// A renewal: a new transaction on the same original ID, for the auto-renew product (a pending
@@ -290,25 +190,19 @@ extension LocalAppStore {
                                      originalDate: last.payload.originalPurchaseDate, purchaseDate: date, reason: .renewal)
         payload.ownership = last.payload.ownership
         payload.appAccountToken = last.payload.appAccountToken
-        let anchorDay = Period.anchorDay(record.anchorDay, at: date)
-        payload.expirationDate = clockPeriod(item.subscription!.period).advance(date, anchorDay: anchorDay)
-        var carried = record.offer
-        if var offer = carried, offer.remainingPeriods > 0, item.id == record.productID {
-            payload.offerType = offer.type
-            payload.offerID = offer.id
+        let renewal = schedule.renewal(of: record, to: item.id, period: item.subscription!.period, at: date)
+        payload.expirationDate = renewal.expirationDate
+        if let discount = renewal.discount {
+            payload.offerType = discount.type
+            payload.offerID = discount.id
             payload.offerPaymentMode = .payAsYouGo
-            payload.offerPeriod = offer.period
-            payload.priceMilliunits = offer.priceMilliunits
-            payload.expirationDate = clockPeriod(offer.period).advance(date, anchorDay: anchorDay)
-            offer.remainingPeriods -= 1
-            carried = offer.remainingPeriods > 0 ? offer : nil
-        } else {
-            carried = nil
+            payload.offerPeriod = discount.period
+            payload.priceMilliunits = discount.priceMilliunits
         }
         try commit(payload, kind: .update)
         var renewed = try ledger.subscription(record.originalID) ?? record
-        renewed.offer = carried
-        renewed.anchorDay = anchorDay
+        renewed.offer = renewal.offerLeft
+        renewed.anchorDay = renewal.anchorDay
         if renewed.priceIncrease == .agreed { renewed.priceIncrease = nil }
         try ledger.save(renewed)
         return renewed
@@ -330,10 +224,7 @@ extension LocalAppStore {
 
     public func expireSubscription(productID: String) throws {
         var record = try record(forProduct: productID)
-        record.state = .expired
-        record.expirationReason = record.expirationReason ?? .autoRenewDisabled
-        record.willAutoRenew = false
-        record.expirationDate = min(record.expirationDate, now())
+        record.expire(at: now())
         try ledger.save(record)
     }
 
@@ -373,7 +264,7 @@ extension LocalAppStore {
     // MARK: Status
 
     public func subscriptionStatuses(groupID: String) async throws -> [SignedSubscriptionStatus] {
-        if let failure = currentSettings.failures[.subscriptionStatus] { throw failure }
+        try injected.check(.subscriptionStatus)
         catchUp()
         return try ledger.subscriptions(group: groupID).compactMap { record in
             guard let jws = try ledger.jws(record.latestTransactionID) else { return nil }
@@ -383,20 +274,9 @@ extension LocalAppStore {
 
     func renewalInfo(_ record: SubscriptionRecord) -> RenewalInfoPayload {
         let next = catalog.product(record.autoRenewProductID)
-        let lapsed = record.state == .expired
-        var info = RenewalInfoPayload(
-            originalTransactionID: record.originalID, productID: record.productID, autoRenewProductID: record.autoRenewProductID,
-            willAutoRenew: record.willAutoRenew && !lapsed && record.state != .revoked,
-            expirationReason: lapsed ? record.expirationReason : nil,
-            isInBillingRetry: record.state == .inBillingRetryPeriod || record.state == .inGracePeriod,
-            gracePeriodExpirationDate: record.state == .inGracePeriod ? record.gracePeriodEnd : nil,
-            priceIncreaseStatus: record.priceIncrease.map { $0 == .agreed ? .agreed : .notYetResponded },
-            renewalDate: lapsed ? nil : record.expirationDate, recentSubscriptionStartDate: record.recentStartDate,
-            renewalPriceMilliunits: next?.prices[currentStorefront.code].map(Self.milliunits), currency: currentStorefront.currency,
-            eligibleWinBackOfferIDs: lapsed ? (next?.subscription?.winBackOffers.filter(\.isEligible).compactMap(\.id) ?? []) : [],
-            signedDate: now(), appTransactionID: appTransactionID)
-        info.appAccountToken = record.appAccountToken
-        return info
+        return record.renewalInfo(next: (next?.prices[currentStorefront.code].map(Self.milliunits),
+                                         next?.subscription?.winBackOffers.filter(\.isEligible).compactMap(\.id) ?? []),
+                                  currency: currentStorefront.currency, signedDate: now(), appTransactionID: appTransactionID)
     }
 }
 

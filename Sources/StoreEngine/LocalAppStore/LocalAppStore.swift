@@ -86,29 +86,31 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
         if delay, currentSettings.networkDelay > 0 {
             try? await Task.sleep(for: .milliseconds(Int(currentSettings.networkDelay * 1000)))
         }
-        if let failure = currentSettings.failures[api] { throw failure }
+        try injected.check(api)
     }
+
+    /// The failures the tester injected.
+    var injected: FailureInjection { FailureInjection(currentSettings) }
 
     // MARK: Purchase
 
     public func purchase(_ productID: String, options: PurchaseOptions, answer: PaymentSheetAnswer) async throws -> PurchaseOutcome {
         catchUp()
-        if let failure = currentSettings.failures[.purchase] { throw failure }
+        try injected.check(.purchase)
         guard let item = catalog.product(productID) else { throw StoreFailure.purchase(.productUnavailable) }
         guard let price = item.prices[currentStorefront.code] else { throw StoreFailure.storeKit(.notAvailableInStorefront) }
-        let limit = item.type == .consumable ? 10 : 1
-        guard (1...limit).contains(options.quantity) else { throw StoreFailure.purchase(.invalidQuantity) }
+        guard Checkout.allowedQuantities(of: item.type).contains(options.quantity) else { throw StoreFailure.purchase(.invalidQuantity) }
         if item.type == .nonConsumable, try ledger.ownsOneTimeProduct(productID) {
             throw StoreFailure.purchase(.purchaseNotAllowed)
         }
-        let offer = try offerFor(item, options: options)
+        let promotion = try options.promotionalOffer?.signature.flatMap(promotion)
+        let offer = try offerFor(item, options: options, promotion: promotion)
         guard answer == .confirm else { return .userCancelled }
         try await simulateNetwork(.purchase, delay: true)
 
         let change = item.type == .autoRenewable ? try planChange(to: item) : nil
-        if case .alreadySubscribed = change { throw StoreFailure.purchase(.purchaseNotAllowed) }
-        let pending: LedgerEntry.Status? = currentSettings.askToBuy || options.simulatesAskToBuy ? .pendingApproval
-            : currentSettings.interruptedPurchases ? .interrupted : nil
+        if change?.kind == .alreadySubscribed { throw StoreFailure.purchase(.purchaseNotAllowed) }
+        let pending = Checkout.hold(currentSettings, options)
         // A plan change asks for approval too; it takes effect when it completes (see `complete`).
         if let change, pending == nil { return try applyChange(change, to: item, options: options, offer: offer) }
         let payload = try newPayload(item, price: price, options: options, offer: offer)
@@ -117,7 +119,7 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
             return .pending(pending == .pendingApproval ? .askToBuy : .interrupted)
         }
         guard let jws = try commit(payload, kind: .purchase) else { throw StoreFailure.storeKit(.unknown) }
-        if let nonce = options.promotionalOffer.flatMap({ promotionalNonce($0.signature) }) { _ = try ledger.useNonce(nonce) }
+        if let nonce = promotion?.nonce { _ = try ledger.useNonce(nonce) }
         return .success(jws: present(jws))
     }
 
@@ -167,7 +169,7 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
                     reason: TransactionPayload.Reason = .purchase) throws -> TransactionPayload {
         let id: Int64 = 0  // provisional: `commit` allocates the real ID under the write lock
         let date = purchaseDate ?? now()
-        let charged = offer.map { offerCharge($0) } ?? price
+        let charged = offer?.charge(in: currentStorefront.code) ?? price
         var payload = TransactionPayload(
             transactionID: id, originalTransactionID: originalID ?? id, bundleID: catalog.app.bundleID,
             productID: item.id, productType: item.type, purchaseDate: date, originalPurchaseDate: originalDate ?? date,
@@ -179,8 +181,7 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
         if let terms = item.subscription {
             payload.subscriptionGroupID = terms.groupID
             payload.webOrderLineItemID = String(id + 1_000_000_000)
-            let length = offer.map { Period($0.period.value * ($0.paymentMode == .payAsYouGo ? 1 : $0.periodCount), $0.period.unit) }
-            payload.expirationDate = clockPeriod(length ?? terms.period).advance(date)
+            payload.expirationDate = schedule.clockPeriod(offer?.firstPeriod ?? terms.period).advance(date)
         }
         if let offer {
             payload.offerType = offer.type
@@ -189,10 +190,6 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
             payload.offerPeriod = offer.type == .code && item.type != .autoRenewable ? nil : offer.period
         }
         return payload
-    }
-
-    func offerCharge(_ offer: SubscriptionOffer) -> Decimal {
-        offer.paymentMode == .oneTime ? 0 : offer.price(in: currentStorefront.code)
     }
 
     static func milliunits(_ amount: Decimal) -> Int64 {
@@ -207,9 +204,7 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
 
     /// What the app receives: the signed data, or a broken copy when a verification failure is injected.
     func present(_ jws: String) -> String {
-        let failure: VerificationError? = if case .verification(let e)? = currentSettings.failures[.verification] { e }
-            else if currentSettings.invalidSignatures { .invalidSignature } else { nil }
-        guard let failure else { return jws }
+        guard let failure = injected.verificationFailure else { return jws }
         let parts = jws.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
         guard parts.count == 3 else { return jws }
         switch failure {
@@ -316,31 +311,30 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
         guard let code = catalog.offerCode(offerCode), let item = catalog.product(code.productID) else {
             throw StoreFailure.offerCode(.unknownCode)
         }
-        if let expires = code.expires, now() >= expires { throw StoreFailure.offerCode(.expired) }
-        if let limit = code.redemptionLimit, try ledger.redemptionCount(code: code.code) >= limit {
-            throw StoreFailure.offerCode(.usedUp)
-        }
-        guard let price = item.prices[currentStorefront.code] else { throw StoreFailure.offerCode(.notAvailableInStorefront) }
-        guard code.eligibility.contains(try customerEligibility(for: item)) else { throw StoreFailure.offerCode(.notEligible) }
-        if item.type == .nonConsumable, try ledger.ownsOneTimeProduct(item.id) { throw StoreFailure.offerCode(.alreadyOwned) }
-        if item.type == .autoRenewable, let group = item.subscription?.groupID, activeSubscription(group: group) != nil {
-            throw StoreFailure.offerCode(.alreadyOwned)
-        }
-        // Apple reports an offer code's reference name as the transaction's offerIdentifier.
-        var offer = code.offer ?? SubscriptionOffer(type: .code, paymentMode: .oneTime, period: Period(1, .day))
-        offer.id = code.referenceName
-        let payload = try newPayload(item, price: price, options: PurchaseOptions(), offer: offer)
+        let redemption = try OfferCodeRedemption(code: code, redemptions: ledger.redemptionCount(code: code.code),
+                                                 isSoldInStorefront: item.prices[currentStorefront.code] != nil,
+                                                 customer: customer(of: item), alreadyOwns: owns(item))
+        if let refusal = redemption.refusal(at: now()) { throw StoreFailure.offerCode(refusal) }
+        let payload = try newPayload(item, price: item.prices[currentStorefront.code] ?? 0, options: PurchaseOptions(), offer: redemption.offer)
         try commit(payload, kind: .update, redeeming: code.code)
     }
 
-    /// Who the customer is for a product, as offer codes' eligibility sees it.
-    func customerEligibility(for item: CatalogProduct) throws -> CustomerEligibility {
+    /// Who the customer is for a product, as offer codes see it: for a subscription, from their
+    /// history in its group; for anything else, new until they own it.
+    func customer(of item: CatalogProduct) throws -> CustomerEligibility {
         guard let group = item.subscription?.groupID else {
             return try item.type != .consumable && ledger.ownsOneTimeProduct(item.id) ? .existing : .new
         }
-        let records = try ledger.subscriptions(group: group)
-        if records.isEmpty { return .new }
-        return records.contains { $0.state.grantsAccess || $0.state == .inBillingRetryPeriod } ? .existing : .expired
+        return try OfferEligibility(history: ledger.subscriptions(group: group)).customer
+    }
+
+    /// Whether the customer owns the non-consumable, or holds an active subscription in the group.
+    func owns(_ item: CatalogProduct) throws -> Bool {
+        switch item.type {
+        case .nonConsumable: try ledger.ownsOneTimeProduct(item.id)
+        case .autoRenewable: item.subscription.map { activeSubscription(group: $0.groupID) != nil } ?? false
+        default: false
+        }
     }
 
     // MARK: Refund requests
@@ -405,14 +399,7 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
             _ = try applyChange(change, to: item, options: options, offer: nil, kind: .update, pending: row.payload.transactionID)
             return
         }
-        var payload = row.payload
-        payload.purchaseDate = now()
-        payload.originalPurchaseDate = payload.purchaseDate
-        // The period (or offer period) starts when the purchase completes, not when it was asked for.
-        if let end = row.payload.expirationDate {
-            payload.expirationDate = payload.purchaseDate.addingTimeInterval(end.timeIntervalSince(row.payload.purchaseDate))
-        }
-        try commit(payload, kind: .update, replacing: true)
+        try commit(Checkout.completed(row.payload, at: now()), kind: .update, replacing: true)
     }
 
     public func approveAskToBuy(transactionID: Int64) throws {
@@ -436,8 +423,8 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
         guard prorated, let row = try ledger.row(transactionID), row.payload.expirationDate != nil else {
             return try revoke(transactionID, reason: .other, type: .refundFull, percentage: nil)
         }
-        // A prorated refund returns the unused part of the period, in milliunits of a percent (Apple's revocationPercentage).
-        try revoke(transactionID, reason: .other, type: .refundProrated, percentage: Int(100_000 * unusedFraction(of: row.payload)))
+        let percentage = Proration(start: row.payload.purchaseDate, end: row.payload.expirationDate).revocationPercentage(at: now())
+        try revoke(transactionID, reason: .other, type: .refundProrated, percentage: percentage)
     }
 
     public func revokeFamilySharing(transactionID: Int64) throws {

@@ -1,0 +1,26 @@
+import Foundation
+import StoreCore
+
+/// How many of a product one purchase buys, and whether the purchase waits before completing.
+enum Checkout {
+    /// StoreKit sells up to 10 of a consumable at once, and one of anything else.
+    static func allowedQuantities(of type: ProductType) -> ClosedRange<Int> {
+        1...(type == .consumable ? 10 : 1)
+    }
+
+    /// What a purchase waits for: a parent's approval (Ask to Buy, on for the session or simulated
+    /// by the purchase), else the customer resolving an interruption; nil completes it at once.
+    static func hold(_ settings: TestSettings, _ options: PurchaseOptions) -> LedgerEntry.Status? {
+        settings.askToBuy || options.simulatesAskToBuy ? .pendingApproval : settings.interruptedPurchases ? .interrupted : nil
+    }
+
+    /// A held purchase as it completes at `now`: its period (or offer period) starts then, not
+    /// when it was asked for.
+    static func completed(_ held: TransactionPayload, at now: Date) -> TransactionPayload {
+        var payload = held
+        payload.purchaseDate = now
+        payload.originalPurchaseDate = now
+        if let end = held.expirationDate { payload.expirationDate = now.addingTimeInterval(end.timeIntervalSince(held.purchaseDate)) }
+        return payload
+    }
+}

@@ -1,0 +1,89 @@
+import Foundation
+import StoreCore
+
+/// Which offer a subscription purchase gets, and who may have one, from the customer's history
+/// in the product's subscription group.
+struct OfferEligibility {
+    /// The customer's subscriptions in the group, current and lapsed.
+    var history: [SubscriptionRecord]
+
+    /// Introductory offers: once per subscription group per customer.
+    var isEligibleForIntroOffer: Bool { history.isEmpty }
+
+    /// Who the customer is, as offer codes and win-back offers see it.
+    var customer: CustomerEligibility {
+        if history.isEmpty { return .new }
+        return history.contains(where: \.isActive) ? .existing : .expired
+    }
+
+    /// The offer a purchase of `productID` gets: the promotional or win-back offer asked for, else
+    /// the introductory offer when the customer is eligible. `terms` is nil for a product that is
+    /// not a subscription; `promotion` is what the promotional offer's signature says, nil when it
+    /// does not verify. Throws in the order StoreKit checks.
+    func offer(for productID: String, terms: SubscriptionTerms?, requested options: PurchaseOptions,
+               promotion: SignedPromotion?) throws -> SubscriptionOffer? {
+        guard let terms else {
+            if options.promotionalOffer != nil || options.winBackOfferID != nil { throw StoreFailure.purchase(.ineligibleForOffer) }
+            return nil
+        }
+        if let requested = options.promotionalOffer {
+            guard let offer = terms.promotionalOffers.first(where: { $0.id == requested.id }) else {
+                throw StoreFailure.purchase(.invalidOfferIdentifier)
+            }
+            guard let signature = requested.signature, !signature.isEmpty else { throw StoreFailure.purchase(.missingOfferParameters) }
+            guard let promotion, promotion.grants(offerID: requested.id, on: productID) else {
+                throw StoreFailure.purchase(.invalidOfferSignature)
+            }
+            // Promotional offers are for existing or lapsed subscribers of the group.
+            guard !history.isEmpty else { throw StoreFailure.purchase(.ineligibleForOffer) }
+            return offer
+        }
+        if let winBackID = options.winBackOfferID {
+            guard let offer = terms.winBackOffers.first(where: { $0.id == winBackID }) else {
+                throw StoreFailure.purchase(.invalidOfferIdentifier)
+            }
+            guard offer.isEligible, customer == .expired else { throw StoreFailure.purchase(.ineligibleForOffer) }
+            return offer
+        }
+        return isEligibleForIntroOffer ? terms.introductoryOffer : nil
+    }
+}
+
+/// What a verified promotional offer signature says, and whether its nonce was used before.
+struct SignedPromotion: Equatable {
+    var productID: String?
+    var offerID: String?
+    var nonce: String
+    var isNonceUsed: Bool
+
+    /// A signature grants one offer on one product, once.
+    func grants(offerID: String, on productID: String) -> Bool {
+        self.productID == productID && self.offerID == offerID && !isNonceUsed
+    }
+}
+
+/// What an offer charges and how long its first transaction lasts.
+extension SubscriptionOffer {
+    /// The first transaction's price: nothing for a code that grants a product outright, else the
+    /// offer's price (one period's for pay as you go, the whole offer's for pay up front).
+    func charge(in storefront: String) -> Decimal {
+        paymentMode == .oneTime ? 0 : price(in: storefront)
+    }
+
+    /// The first transaction's length: one discounted period for pay as you go (each renewal is
+    /// another), the whole offer otherwise.
+    var firstPeriod: Period {
+        Period(period.value * (paymentMode == .payAsYouGo ? 1 : periodCount), period.unit)
+    }
+}
+
+extension SubscriptionRecord.CarriedOffer {
+    /// Pay as you go discounts each of its `periodCount` periods: the renewals after a
+    /// transaction's first period carry its offer on, at its price per item. Nil for other offers.
+    init?(after payload: TransactionPayload, periodCount: Int) {
+        guard payload.offerPaymentMode == .payAsYouGo, let type = payload.offerType, let period = payload.offerPeriod,
+              periodCount > 1 else { return nil }
+        self.init(type: type, id: payload.offerID, period: period,
+                  priceMilliunits: payload.priceMilliunits / Int64(max(payload.quantity, 1)), remainingPeriods: periodCount - 1)
+    }
+}

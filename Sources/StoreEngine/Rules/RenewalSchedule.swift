@@ -1,0 +1,98 @@
+import Foundation
+import StoreCore
+
+/// When subscriptions renew, slip into grace or billing retry, and expire, on the store clock.
+/// The store applies each step to its ledger; the rules themselves need no store.
+struct RenewalSchedule: Equatable {
+    var rate: TimeRate
+    /// The tester's switches: renewals fail and enter billing retry, after a grace period if on.
+    var billingRetryOnRenewal = false
+    var gracePeriod = false
+
+    /// How long billing retry lasts before the subscription expires (the App Store retries for 60 days).
+    static let billingRetryDays = 60
+
+    /// How long a subscription period lasts on the store clock. Xcode's `oneRenewalEvery…` rates
+    /// renew every subscription once per interval whatever its period; the clock runs a month per
+    /// interval (30 days), so each period lasts 30 days of store time. Other rates scale every period alike.
+    func clockPeriod(_ period: Period) -> Period {
+        rate.renewalInterval == nil ? period : Period(30, .day)
+    }
+
+    /// What happens next to a subscription.
+    enum Step: Equatable {
+        /// Its period ended and it renews: a new transaction starting at `date`.
+        case renew(at: Date)
+        /// It moves to a new state. `settled`: the catch-up leaves it there; entering billing
+        /// retry stops even if the retry has ended too (the next catch-up expires it).
+        case change(SubscriptionRecord, settled: Bool)
+    }
+
+    /// Whether the subscription's period, grace period or billing retry has ended by `now`.
+    func isDue(_ record: SubscriptionRecord, at now: Date) -> Bool {
+        step(record, period: nil, at: now) != nil
+    }
+
+    /// The next step for a subscription whose period, grace period or billing retry has ended by
+    /// `now`; nil when nothing is due. `period` is the subscribed product's (it sets the grace period).
+    func step(_ record: SubscriptionRecord, period: Period?, at now: Date) -> Step? {
+        var next = record
+        switch record.state {
+        case .subscribed where record.expirationDate <= now:
+            if !record.willAutoRenew || record.priceIncrease == .declined {
+                next.state = .expired
+                next.expirationReason = record.priceIncrease == .declined ? .didNotConsentToPriceIncrease : .autoRenewDisabled
+            } else if billingRetryOnRenewal {
+                next.state = gracePeriod ? .inGracePeriod : .inBillingRetryPeriod
+                next.gracePeriodEnd = gracePeriod ? Self.gracePeriodEnd(after: record.expirationDate, period: period) : nil
+                next.billingRetryEnd = Self.days(Self.billingRetryDays, after: record.expirationDate)
+            } else {
+                return .renew(at: record.expirationDate)
+            }
+            return .change(next, settled: true)
+        case .inGracePeriod where (record.gracePeriodEnd ?? now) <= now:
+            next.state = .inBillingRetryPeriod
+            return .change(next, settled: false)
+        case .inBillingRetryPeriod where (record.billingRetryEnd ?? now) <= now:
+            next.state = .expired
+            next.expirationReason = .billingError
+            return .change(next, settled: true)
+        default:
+            return nil
+        }
+    }
+
+    /// Billing grace period: 6 days for a weekly subscription, 16 days for any longer one.
+    static func gracePeriodEnd(after expiration: Date, period: Period?) -> Date {
+        days(period == Period(1, .week) ? 6 : 16, after: expiration)
+    }
+
+    /// What one renewal at `date` buys.
+    struct Renewal: Equatable {
+        var expirationDate: Date
+        /// The day of the month later renewals fall on.
+        var anchorDay: Int
+        /// The pay-as-you-go offer discounting this renewal, if any.
+        var discount: SubscriptionRecord.CarriedOffer?
+        /// What is left of that offer for the renewals after this one.
+        var offerLeft: SubscriptionRecord.CarriedOffer?
+    }
+
+    /// A renewal at `date` to `productID` (whose period is `period`): it ends on the anniversary
+    /// day (see `Period.advance(_:anchorDay:)`), and a pay-as-you-go offer discounts it, for its
+    /// own period, while periods of it are left, unless the renewal changes product.
+    func renewal(of record: SubscriptionRecord, to productID: String, period: Period, at date: Date) -> Renewal {
+        let anchorDay = Period.anchorDay(record.anchorDay, at: date)
+        guard let discount = record.offer, discount.remainingPeriods > 0, productID == record.productID else {
+            return Renewal(expirationDate: clockPeriod(period).advance(date, anchorDay: anchorDay), anchorDay: anchorDay)
+        }
+        var left = discount
+        left.remainingPeriods -= 1
+        return Renewal(expirationDate: clockPeriod(discount.period).advance(date, anchorDay: anchorDay), anchorDay: anchorDay,
+                       discount: discount, offerLeft: left.remainingPeriods > 0 ? left : nil)
+    }
+
+    private static func days(_ count: Int, after date: Date) -> Date {
+        date.addingTimeInterval(Double(count) * 86_400)
+    }
+}

@@ -1,0 +1,82 @@
+import Foundation
+import StoreCore
+
+/// A subscription's renewal state as its transactions arrive, and as StoreKit reports it.
+extension SubscriptionRecord {
+    /// A subscription started by its first transaction; nil for a transaction without a period.
+    init?(startedBy payload: TransactionPayload) {
+        guard let group = payload.subscriptionGroupID, let expires = payload.expirationDate else { return nil }
+        self.init(originalID: payload.originalTransactionID, groupID: group, productID: payload.productID,
+                  autoRenewProductID: payload.productID, latestTransactionID: payload.transactionID, expirationDate: expires,
+                  state: .subscribed, recentStartDate: payload.purchaseDate)
+    }
+
+    /// Subscribed now, in billing grace or billing retry included: the customer has the
+    /// subscription, even while the App Store cannot charge for it.
+    var isActive: Bool { state.grantsAccess || state == .inBillingRetryPeriod }
+
+    /// Takes a new transaction on the subscription (a purchase, a renewal, an upgrade): it is
+    /// subscribed until the transaction expires, and billing trouble is over. A purchase starts a
+    /// new run (its start date, the anniversary day, auto-renew on, `offer` the pay-as-you-go offer
+    /// it begins); a renewal continues the run. A change of product, or coming back, renews to the new product.
+    mutating func take(_ payload: TransactionPayload, offer: CarriedOffer?) {
+        guard let expires = payload.expirationDate else { return }
+        if productID != payload.productID || state != .subscribed { autoRenewProductID = payload.productID }
+        productID = payload.productID
+        latestTransactionID = payload.transactionID
+        expirationDate = expires
+        state = .subscribed
+        expirationReason = nil
+        gracePeriodEnd = nil
+        billingRetryEnd = nil
+        familyShared = payload.ownership == .familyShared
+        appAccountToken = payload.appAccountToken
+        guard payload.reason == .purchase else { return }
+        recentStartDate = payload.purchaseDate
+        anchorDay = Period.day(of: payload.purchaseDate)
+        willAutoRenew = true
+        self.offer = offer
+    }
+
+    /// This subscription, ended, when `payload` is the customer buying again in its group while it
+    /// has lapsed (billing retry too; a revoked one stays revoked): the purchase starts the one
+    /// that counts. Nil when it is unaffected: renewals, family sharing and active ones.
+    func ended(by payload: TransactionPayload) -> SubscriptionRecord? {
+        guard payload.reason != .renewal, payload.ownership == .purchased, payload.originalTransactionID != originalID,
+              !familyShared, !state.grantsAccess else { return nil }
+        var ended = self
+        if state != .revoked { ended.state = .expired }
+        return ended
+    }
+
+    /// Expires the subscription by hand (a test control): it ends now unless it already has, with
+    /// the reason it had, else autoRenewDisabled, and will not renew.
+    mutating func expire(at now: Date) {
+        state = .expired
+        expirationReason = expirationReason ?? .autoRenewDisabled
+        willAutoRenew = false
+        expirationDate = min(expirationDate, now)
+    }
+
+    /// What StoreKit reports of the subscription's renewal: a lapsed or revoked one will not renew
+    /// and has no renewal date, and only a lapsed one shows why it expired and its win-back offers.
+    /// `next` is the auto-renew product's price in the customer's storefront and its eligible
+    /// win-back offers.
+    func renewalInfo(next: (priceMilliunits: Int64?, winBackOfferIDs: [String]), currency: String,
+                     signedDate: Date, appTransactionID: String) -> RenewalInfoPayload {
+        let lapsed = state == .expired
+        var info = RenewalInfoPayload(
+            originalTransactionID: originalID, productID: productID, autoRenewProductID: autoRenewProductID,
+            willAutoRenew: willAutoRenew && !lapsed && state != .revoked,
+            expirationReason: lapsed ? expirationReason : nil,
+            isInBillingRetry: state == .inBillingRetryPeriod || state == .inGracePeriod,
+            gracePeriodExpirationDate: state == .inGracePeriod ? gracePeriodEnd : nil,
+            priceIncreaseStatus: priceIncrease.map { $0 == .agreed ? .agreed : .notYetResponded },
+            renewalDate: lapsed ? nil : expirationDate, recentSubscriptionStartDate: recentStartDate,
+            renewalPriceMilliunits: next.priceMilliunits, currency: currency,
+            eligibleWinBackOfferIDs: lapsed ? next.winBackOfferIDs : [],
+            signedDate: signedDate, appTransactionID: appTransactionID)
+        info.appAccountToken = appAccountToken
+        return info
+    }
+}

@@ -1,0 +1,37 @@
+import Foundation
+import Testing
+import StoreCore
+@testable import StoreEngine
+
+@Suite("Checkout: quantity, Ask to Buy, interrupted purchases (plain values)")
+struct CheckoutTests {
+    @Test("up to 10 of a consumable in one purchase, exactly one of anything else")
+    func quantities() {
+        #expect(Checkout.allowedQuantities(of: .consumable) == 1...10)
+        for type in [ProductType.nonConsumable, .autoRenewable, .nonRenewing] {
+            #expect(Checkout.allowedQuantities(of: type) == 1...1, "\(type)")
+        }
+    }
+
+    @Test("Ask to Buy holds a purchase for approval, before an interruption; nothing set completes it at once")
+    func holds() {
+        var settings = TestSettings()
+        #expect(Checkout.hold(settings, PurchaseOptions()) == nil)
+        #expect(Checkout.hold(settings, PurchaseOptions(simulatesAskToBuy: true)) == .pendingApproval)
+        settings.interruptedPurchases = true
+        #expect(Checkout.hold(settings, PurchaseOptions()) == .interrupted)
+        settings.askToBuy = true
+        #expect(Checkout.hold(settings, PurchaseOptions()) == .pendingApproval)
+    }
+
+    @Test("a held purchase's period starts when it completes, not when it was asked for")
+    func periodStartsOnCompletion() {
+        let asked = Fixture.date("2027-01-01T00:00:00Z"), approved = Fixture.date("2027-01-05T12:00:00Z")
+        let held = Fixture.payload(purchased: asked, expires: Fixture.days(7, after: asked))
+        let done = Checkout.completed(held, at: approved)
+        #expect(done.purchaseDate == approved)
+        #expect(done.originalPurchaseDate == approved)
+        #expect(done.expirationDate == Fixture.days(7, after: approved))
+        #expect(Checkout.completed(Fixture.payload(type: .nonConsumable, purchased: asked), at: approved).expirationDate == nil)
+    }
+}

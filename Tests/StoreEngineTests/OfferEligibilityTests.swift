@@ -1,0 +1,124 @@
+import Foundation
+import Testing
+import StoreCore
+@testable import StoreEngine
+
+@Suite("Offer eligibility and pricing (plain values)")
+struct OfferEligibilityTests {
+    let trial = SubscriptionOffer(type: .introductory, paymentMode: .freeTrial, period: Period(1, .week))
+    let comeBack = SubscriptionOffer(id: "comeback", type: .promotional, paymentMode: .payUpFront, period: Period(3, .month), prices: ["USA": 9.99])
+    let winBack = SubscriptionOffer(id: "winback", type: .winBack, paymentMode: .payAsYouGo, period: Period(1, .month), periodCount: 3,
+                                    prices: ["USA": 1.99])
+    var terms: SubscriptionTerms {
+        SubscriptionTerms(groupID: "membership", level: 1, period: Period(1, .month), introductoryOffer: trial,
+                          promotionalOffers: [comeBack], winBackOffers: [winBack])
+    }
+
+    let new = OfferEligibility(history: [])
+    let subscribed = OfferEligibility(history: [Fixture.record(.subscribed)])
+    let lapsed = OfferEligibility(history: [Fixture.record(.expired)])
+
+    func promotion(offer: String = "comeback", product: String = "pro.monthly", used: Bool = false) -> SignedPromotion {
+        SignedPromotion(productID: product, offerID: offer, nonce: "n1", isNonceUsed: used)
+    }
+
+    func purchase(_ eligibility: OfferEligibility, _ options: PurchaseOptions = PurchaseOptions(),
+                  promotion: SignedPromotion? = nil) throws -> SubscriptionOffer? {
+        try eligibility.offer(for: "pro.monthly", terms: terms, requested: options, promotion: promotion)
+    }
+
+    @Test("an introductory offer is once per subscription group: only a customer new to the group gets it")
+    func introOncePerGroup() throws {
+        #expect(new.isEligibleForIntroOffer)
+        #expect(try purchase(new) == trial)
+        #expect(!lapsed.isEligibleForIntroOffer)
+        #expect(try purchase(lapsed) == nil)
+        #expect(try purchase(subscribed) == nil)
+    }
+
+    @Test("the customer is new to a group, existing while subscribed (billing retry too), expired once lapsed")
+    func customerKinds() {
+        #expect(new.customer == .new)
+        #expect(subscribed.customer == .existing)
+        #expect(OfferEligibility(history: [Fixture.record(.inGracePeriod)]).customer == .existing)
+        #expect(OfferEligibility(history: [Fixture.record(.inBillingRetryPeriod)]).customer == .existing)
+        #expect(lapsed.customer == .expired)
+        #expect(OfferEligibility(history: [Fixture.record(.revoked), Fixture.record(.subscribed)]).customer == .existing)
+    }
+
+    @Test("a promotional offer needs a known offer ID, then a signature, then one for this offer and product, unused")
+    func promotionalChecks() throws {
+        let signed = PurchaseOptions(promotionalOffer: ("comeback", "jws"))
+        #expect(throws: StoreFailure.purchase(.invalidOfferIdentifier)) {
+            try purchase(subscribed, PurchaseOptions(promotionalOffer: ("nope", nil)), promotion: promotion())
+        }
+        #expect(throws: StoreFailure.purchase(.missingOfferParameters)) {
+            try purchase(subscribed, PurchaseOptions(promotionalOffer: ("comeback", "")), promotion: promotion())
+        }
+        #expect(throws: StoreFailure.purchase(.invalidOfferSignature)) { try purchase(subscribed, signed, promotion: nil) }
+        #expect(throws: StoreFailure.purchase(.invalidOfferSignature)) { try purchase(subscribed, signed, promotion: promotion(offer: "other")) }
+        #expect(throws: StoreFailure.purchase(.invalidOfferSignature)) { try purchase(subscribed, signed, promotion: promotion(product: "plus.monthly")) }
+        #expect(throws: StoreFailure.purchase(.invalidOfferSignature)) { try purchase(subscribed, signed, promotion: promotion(used: true)) }
+        #expect(try purchase(subscribed, signed, promotion: promotion()) == comeBack)
+    }
+
+    @Test("a promotional offer is for existing or lapsed subscribers of the group, never a new customer")
+    func promotionalNeedsHistory() throws {
+        let signed = PurchaseOptions(promotionalOffer: ("comeback", "jws"))
+        #expect(throws: StoreFailure.purchase(.ineligibleForOffer)) { try purchase(new, signed, promotion: promotion()) }
+        #expect(try purchase(lapsed, signed, promotion: promotion()) == comeBack)
+    }
+
+    @Test("a win-back offer is for lapsed subscribers only, while it is marked eligible")
+    func winBackForLapsed() throws {
+        let asked = PurchaseOptions(winBackOfferID: "winback")
+        #expect(try purchase(lapsed, asked) == winBack)
+        #expect(throws: StoreFailure.purchase(.ineligibleForOffer)) { try purchase(subscribed, asked) }
+        #expect(throws: StoreFailure.purchase(.ineligibleForOffer)) { try purchase(new, asked) }
+        #expect(throws: StoreFailure.purchase(.invalidOfferIdentifier)) { try purchase(lapsed, PurchaseOptions(winBackOfferID: "nope")) }
+        var switchedOff = terms
+        switchedOff.winBackOffers[0].isEligible = false
+        #expect(throws: StoreFailure.purchase(.ineligibleForOffer)) {
+            try lapsed.offer(for: "pro.monthly", terms: switchedOff, requested: asked, promotion: nil)
+        }
+    }
+
+    @Test("a product that is not a subscription has no offers to ask for")
+    func noOffersOffSubscriptions() throws {
+        #expect(throws: StoreFailure.purchase(.ineligibleForOffer)) {
+            try new.offer(for: "gems", terms: nil, requested: PurchaseOptions(winBackOfferID: "winback"), promotion: nil)
+        }
+        #expect(try new.offer(for: "gems", terms: nil, requested: PurchaseOptions(), promotion: nil) == nil)
+    }
+
+    @Test("an offer charges its price (one period's for pay as you go), nothing for a free trial or a code's outright grant")
+    func offerCharges() {
+        #expect(trial.charge(in: "USA") == 0)
+        #expect(comeBack.charge(in: "USA") == Decimal(string: "9.99"))
+        #expect(winBack.charge(in: "USA") == Decimal(string: "1.99"))
+        let grant = SubscriptionOffer(type: .code, paymentMode: .oneTime, period: Period(1, .day), prices: ["USA": 5])
+        #expect(grant.charge(in: "USA") == 0)
+    }
+
+    @Test("the first transaction of pay as you go lasts one period; pay up front and free trials the whole offer")
+    func firstPeriods() {
+        #expect(winBack.firstPeriod == Period(1, .month))
+        #expect(SubscriptionOffer(type: .introductory, paymentMode: .payUpFront, period: Period(2, .month), periodCount: 3).firstPeriod
+                == Period(6, .month))
+        #expect(trial.firstPeriod == Period(1, .week))
+    }
+
+    @Test("pay as you go carries its offer on to the renewals after the first, at the first's price per item")
+    func payAsYouGoCarriesOn() throws {
+        var payload = Fixture.payload(priceMilliunits: 3_980, quantity: 2)
+        payload.offerType = .winBack
+        payload.offerID = "winback"
+        payload.offerPaymentMode = .payAsYouGo
+        payload.offerPeriod = Period(1, .month)
+        let carried = try #require(SubscriptionRecord.CarriedOffer(after: payload, periodCount: 3))
+        #expect(carried == .init(type: .winBack, id: "winback", period: Period(1, .month), priceMilliunits: 1_990, remainingPeriods: 2))
+        #expect(SubscriptionRecord.CarriedOffer(after: payload, periodCount: 1) == nil)
+        payload.offerPaymentMode = .payUpFront
+        #expect(SubscriptionRecord.CarriedOffer(after: payload, periodCount: 3) == nil)
+    }
+}
