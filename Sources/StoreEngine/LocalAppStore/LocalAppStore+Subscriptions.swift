@@ -110,9 +110,16 @@ extension LocalAppStore {
         for lapsed in try payload.reason == .renewal ? [] : ledger.subscriptions(group: group) {
             if let ended = lapsed.ended(by: payload) { try ledger.save(ended) }
         }
-        record.take(payload, offer: payload.offerType.flatMap { offerDefinition(type: $0, id: payload.offerID, productID: payload.productID) }
-            .flatMap { SubscriptionRecord.CarriedOffer(after: payload, periodCount: $0.periodCount) })
+        record.take(payload, offer: carriedOffer(payload))
         try ledger.save(record)
+    }
+
+    /// The pay-as-you-go offer a transaction begins, to carry on to its renewals.
+    func carriedOffer(_ payload: TransactionPayload) -> SubscriptionRecord.CarriedOffer? {
+        guard let type = payload.offerType, let offer = offerDefinition(type: type, id: payload.offerID, productID: payload.productID) else {
+            return nil
+        }
+        return SubscriptionRecord.CarriedOffer(after: payload, periodCount: offer.periodCount)
     }
 
     func offerDefinition(type: OfferType, id: String?, productID: String) -> SubscriptionOffer? {
