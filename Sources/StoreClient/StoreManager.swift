@@ -30,7 +30,12 @@ public actor StoreManager {
     public func start() async {
         let updates = await source.updates()
         listener = Task { [weak self] in
-            for await jws in updates { await self?.handleUpdate(jws) }
+            // A cancelled stream still hands out what it buffered: stop at once instead, and
+            // what was not handled stays unfinished, to be redelivered at the next launch.
+            for await jws in updates {
+                if Task.isCancelled { break }
+                await self?.handleUpdate(jws)
+            }
         }
         await loadProducts()
         await loadAppTransaction()
@@ -64,8 +69,12 @@ public actor StoreManager {
         }
     }
 
-    public func stop() {
+    /// Stops listening and waits for the update being handled, if any: a program that exits
+    /// while a verification runs on another thread crashes in OpenSSL's exit-time cleanup.
+    public func stop() async {
         listener?.cancel()
+        await listener?.value
+        listener = nil
         for continuation in continuations.values { continuation.finish() }
         continuations.removeAll()
     }
