@@ -85,11 +85,30 @@ struct Run {
 }
 
 /// Runs `storefront` with `arguments`, stdout and stderr into a file (not a terminal), stdin from `stdin` (a path) or closed.
+/// `deadline` is a safety net for a binary that would hang: it is killed then (and the run reports the signal).
 @discardableResult
-func storefront(_ arguments: [String], stdin: String? = "/dev/null", environment: [String: String]? = nil) throws -> Run {
-    let process = try startStorefront(arguments, stdin: stdin, environment: environment)
-    process.process.waitUntilExit()
-    return Run(status: process.process.terminationStatus, reason: process.process.terminationReason, output: process.output())
+func storefront(_ arguments: [String], stdin: String? = "/dev/null", environment: [String: String]? = nil,
+                deadline: Duration = .seconds(600)) throws -> Run {
+    let run = try startStorefront(arguments, stdin: stdin, environment: environment)
+    let end = ContinuousClock.now + deadline
+    while run.process.isRunning && ContinuousClock.now < end { usleep(20_000) }
+    if run.process.isRunning { kill(run.process.processIdentifier, SIGKILL) }
+    run.process.waitUntilExit()
+    return Run(status: run.process.terminationStatus, reason: run.process.terminationReason, output: run.output())
+}
+
+/// A `/bin/sh -c` command line, its stdout and stderr together.
+func shell(_ command: String) throws -> Run {
+    let process = Process()
+    let pipe = Pipe()
+    process.executableURL = URL(fileURLWithPath: "/bin/sh")
+    process.arguments = ["-c", command]
+    process.standardOutput = pipe
+    process.standardError = pipe
+    try process.run()
+    let output = pipe.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return Run(status: process.terminationStatus, reason: process.terminationReason, output: String(decoding: output, as: UTF8.self))
 }
 
 final class StorefrontProcess {
