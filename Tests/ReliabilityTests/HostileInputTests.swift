@@ -78,3 +78,24 @@ struct HostileInputTests {
                 == "storefront: unknown terminal type 'nosuchterm' (TERM has no terminfo entry here): try TERM=xterm-256color\nexit 2\n")
     }
 }
+
+@Suite("Store dates")
+struct StoreDateTests {
+    /// Past ~500,000 years calendar arithmetic fails, a renewal ended where it began, and catching up looped forever.
+    @Test("The store clock stops at 9999-12-31 and says so; a subscription bought near it still renews")
+    func clockIsBounded() throws {
+        let directory = temporaryDirectory("far")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let scenario = directory + "/far.scenario"
+        try (["catalog \(Repo.root)/catalog.json", "advance P1000Y", "advance P1000Y", "advance P1000Y", "advance P1000Y",
+              "advance P1000Y", "advance P1000Y", "advance P1000Y", "advance P900Y", "buy com.lumenquest.plus.monthly",
+              "advance P1Y", "expect ledger 13"]
+             + Array(repeating: "advance P1000Y", count: 600) + ["buy com.lumenquest.plus.monthly"])
+            .joined(separator: "\n").write(toFile: scenario, atomically: true, encoding: .utf8)
+        let run = try storefront(["run", scenario], deadline: .seconds(120))
+        #expect(run.reason == .exit && run.status == 1, "exit \(run.status): \(run.output.suffix(600))")
+        #expect(run.output.contains("✓ 12  expect ledger 13"), "\(run.output.prefix(1200))")
+        #expect(run.output.contains("✗ 13  advance P1000Y\n        error: the store clock cannot go past 9999-12-31 (advancing 1000 years from 9927-"),
+                "\(run.output.prefix(1500))")
+    }
+}

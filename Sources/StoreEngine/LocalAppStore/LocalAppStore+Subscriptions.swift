@@ -201,7 +201,8 @@ extension LocalAppStore {
         clock.rate.renewalInterval == nil ? period : Period(30, .day)
     }
 
-    public func advanceTime(by period: Period) {
+    public func advanceTime(by period: Period) throws {
+        if let problem = SupportedDates.problem(advancing: now(), by: period) { throw TestControlError(problem) }
         clock.advance(to: period.advance(now()), real: time.now())
         saveClock()
         catchUp()

@@ -188,7 +188,7 @@ public actor ScenarioRunner {
         case .buyElsewhere(let id, let family):
             try await store.buyOutsideApp(productID: id, familyShared: family)
         case .advance(let period):
-            await store.advanceTime(by: period)
+            try await store.advanceTime(by: period)
         case .originalApp(let version, let platform, let date):
             try await store.setOriginalApp(version: version, purchaseDate: date, platform: platform)
             await manager.loadAppTransaction()

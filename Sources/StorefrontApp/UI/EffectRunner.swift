@@ -84,7 +84,7 @@ struct EffectRunner: Sendable {
         case .setStorefront(let code, let locale):
             try await c.setStorefront(code, locale: locale); return "Storefront \(code)" + (locale.map { ", locale \($0)" } ?? "")
         case .setTimeRate(let rate): await c.setTimeRate(rate); return "Time rate: \(rate.title)"
-        case .advanceTime(let period): await c.advanceTime(by: period); return "Advanced time by \(period.words)"
+        case .advanceTime(let period): try await c.advanceTime(by: period); return "Advanced time by \(period.words)"
         case .toggle(let t):
             await c.update { $0[keyPath: t.keyPath].toggle() }
             return "\(t.title): \(await c.settings()[keyPath: t.keyPath] ? "on" : "off")"
