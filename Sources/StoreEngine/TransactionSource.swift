@@ -139,7 +139,8 @@ public protocol StoreTestControls: Sendable {
     /// Issues a valid promotional offer signature (the developer's server's job).
     func signPromotionalOffer(productID: String, offerID: String) async throws -> String
 
-    func advanceTime(by period: Period) async
+    /// Throws past `SupportedDates.latest`.
+    func advanceTime(by period: Period) async throws
     func setTimeRate(_ rate: TimeRate) async
     func expireSubscription(productID: String) async throws
     func forceRenewal(productID: String) async throws

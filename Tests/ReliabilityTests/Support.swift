@@ -9,6 +9,7 @@ enum Repo {
     /// Three levels up from Tests/ReliabilityTests/Support.swift.
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
     static let benchBinary = root + "/.build/debug/storefront-bench"
+    static let storefrontBinary = root + "/.build/debug/storefront"
 
     static func catalog() throws -> Catalog {
         var catalog = try CatalogLoader.load(path: root + "/catalog.json")
@@ -74,4 +75,64 @@ final class WorkerProcess {
         }
         return (purchases, other)
     }
+}
+
+/// A finished run of the `storefront` binary.
+struct Run {
+    var status: Int32
+    var reason: Process.TerminationReason
+    var output: String
+}
+
+/// Runs `storefront` with `arguments`, stdout and stderr into a file (not a terminal), stdin from `stdin` (a path) or closed.
+/// `deadline` is a safety net for a binary that would hang: it is killed then (and the run reports the signal).
+@discardableResult
+func storefront(_ arguments: [String], stdin: String? = "/dev/null", environment: [String: String]? = nil,
+                deadline: Duration = .seconds(600)) throws -> Run {
+    let run = try startStorefront(arguments, stdin: stdin, environment: environment)
+    let end = ContinuousClock.now + deadline
+    while run.process.isRunning && ContinuousClock.now < end { usleep(20_000) }
+    if run.process.isRunning { kill(run.process.processIdentifier, SIGKILL) }
+    run.process.waitUntilExit()
+    return Run(status: run.process.terminationStatus, reason: run.process.terminationReason, output: run.output())
+}
+
+/// A `/bin/sh -c` command line, its stdout and stderr together.
+func shell(_ command: String) throws -> Run {
+    let process = Process()
+    let pipe = Pipe()
+    process.executableURL = URL(fileURLWithPath: "/bin/sh")
+    process.arguments = ["-c", command]
+    process.standardOutput = pipe
+    process.standardError = pipe
+    try process.run()
+    let output = pipe.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return Run(status: process.terminationStatus, reason: process.terminationReason, output: String(decoding: output, as: UTF8.self))
+}
+
+final class StorefrontProcess {
+    let process = Process()
+    let log = NSTemporaryDirectory() + "storefront-run-\(UUID().uuidString.prefix(8)).log"
+
+    func output() -> String { (try? String(contentsOfFile: log, encoding: .utf8)) ?? "" }
+    deinit { try? FileManager.default.removeItem(atPath: log) }
+}
+
+func startStorefront(_ arguments: [String], stdin: String? = "/dev/null", environment: [String: String]? = nil) throws -> StorefrontProcess {
+    guard FileManager.default.isExecutableFile(atPath: Repo.storefrontBinary) else {
+        throw WorkerError(description: "\(Repo.storefrontBinary) is missing: run `swift build` before `swift test`")
+    }
+    let run = StorefrontProcess()
+    _ = FileManager.default.createFile(atPath: run.log, contents: nil)
+    let output = FileHandle(forWritingAtPath: run.log)!
+    run.process.executableURL = URL(fileURLWithPath: Repo.storefrontBinary)
+    run.process.arguments = arguments
+    run.process.standardOutput = output
+    run.process.standardError = output
+    if let stdin { run.process.standardInput = FileHandle(forReadingAtPath: stdin) }
+    if let environment { run.process.environment = environment }
+    try run.process.run()
+    try output.close()
+    return run
 }

@@ -47,10 +47,11 @@ struct CommandLineTests {
 
 @Suite("Files given to verify and cert")
 struct SigningFileTests {
-    @Test("a missing file, a directory and an empty file each get their own message", arguments: [
+    @Test("a missing file, a directory, a device and a file that is no certificate each get their own message", arguments: [
         ("/nonexistent.pem", "/nonexistent.pem: no such file"),
         ("/tmp", "/tmp: is a directory, not a file"),
-        ("/dev/null", "/dev/null: not a PEM or DER certificate"),
+        ("/dev/zero", "/dev/zero: is a character device, not a regular file (name a file, or give it on standard input)"),
+        ("/etc/hostname", "/etc/hostname: not a PEM or DER certificate"),
     ])
     func fileMessages(path: String, message: String) {
         #expect(throws: UsageError(description: message)) { try SigningCommands.certificate(at: path) }

@@ -61,8 +61,22 @@ final class Ledger {
         var refundRequest: RefundRequestStatus?
     }
 
+    /// A new transaction ID, never one used before in this ledger: the app's wallet credits each
+    /// ID once, so an ID reused after a delete, clear or reset would be a purchase never delivered.
+    /// The caller holds the write lock.
     func nextTransactionID() throws -> Int64 {
-        (try db.query("SELECT MAX(id) FROM transactions").first?.first?.int ?? 2_000_000_000) + 1
+        max(try highestDeletedID(), try db.query("SELECT MAX(id) FROM transactions").first?.first?.int ?? 2_000_000_000) + 1
+    }
+
+    /// The high-water mark of IDs no longer in `transactions`, kept by whatever deletes rows (in
+    /// the same write transaction), so purchases pay nothing for it.
+    private func highestDeletedID() throws -> Int64 {
+        try meta("highestDeletedID").flatMap { Int64($0) } ?? 0
+    }
+
+    private func rememberIDsBeforeDeleting() throws {
+        guard let highest = try db.query("SELECT MAX(id) FROM transactions").first?.first?.int, highest > (try highestDeletedID()) else { return }
+        try setMeta("highestDeletedID", String(highest))
     }
 
     /// Inserts a row; `payloadJSON` is the payload already serialized for signing, so it isn't built twice.
@@ -171,12 +185,14 @@ final class Ledger {
     }
 
     func delete(_ id: Int64) throws {
+        try rememberIDsBeforeDeleting()
         batchRows?[id] = nil
         try db.query("DELETE FROM transactions WHERE id = ?", [.int(id)])
         try db.query("DELETE FROM upgrade_refunds WHERE transaction_id = ?", [.int(id)])
     }
 
     func clear() throws {
+        try rememberIDsBeforeDeleting()
         try db.execute("""
             DELETE FROM transactions; DELETE FROM subscriptions; DELETE FROM redemptions; DELETE FROM nonces;
             DELETE FROM upgrade_refunds;

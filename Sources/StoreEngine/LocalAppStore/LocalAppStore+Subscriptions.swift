@@ -139,7 +139,8 @@ extension LocalAppStore {
         RenewalSchedule(rate: clock.rate, billingRetryOnRenewal: currentSettings.billingRetryOnRenewal, gracePeriod: currentSettings.gracePeriod)
     }
 
-    public func advanceTime(by period: Period) {
+    public func advanceTime(by period: Period) throws {
+        if let problem = SupportedDates.problem(advancing: now(), by: period) { throw TestControlError(problem) }
         clock.advance(to: period.advance(now()), real: time.now())
         saveClock()
         catchUp()

@@ -22,6 +22,7 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
     var lastSeenEvent: Int64
     var subscribers: [UUID: AsyncStream<String>.Continuation] = [:]
     var poller: Task<Void, Never>?
+    var isShutDown = false
     lazy var rogueSigner: JWSSigner? = try? StoreIdentity.ephemeral().signer
     /// Set during a catch-up: renewals are signed beside it and their tokens written before it commits.
     var signingPipeline: SigningPipeline?
@@ -241,14 +242,14 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
     func startPolling() {
         guard poller == nil else { return }
         poller = Task { [weak self] in
-            while !Task.isCancelled {
-                try? await Task.sleep(for: .milliseconds(250))
+            while (try? await Task.sleep(for: .milliseconds(250))) != nil {
                 await self?.tick()
             }
         }
     }
 
     public func tick() {
+        guard !isShutDown else { return }
         catchUp()
         pumpEvents()
     }
@@ -264,8 +265,12 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
         }
     }
 
-    public func shutdown() {
+    /// Stops renewing and delivering, and waits for a tick in progress: signing on another thread
+    /// while the program exits crashes in OpenSSL's exit-time cleanup.
+    public func shutdown() async {
+        isShutDown = true
         poller?.cancel()
+        await poller?.value
         poller = nil
         for subscriber in subscribers.values { subscriber.finish() }
         subscribers.removeAll()

@@ -5,7 +5,8 @@ import StoreCore
 /// `N passed, N failed`. Exit 0 when all pass, 1 on any failure, 2 when a file does not parse.
 enum RunCommand {
     static func run(_ options: CommandLineOptions) async throws -> Int32 {
-        try await run(options) { print($0) }
+        // Each line leaves at once, also into a pipe or a file: a run that is killed still shows its steps.
+        try await run(options) { print($0); fflush(nil) }
     }
 
     static func run(_ options: CommandLineOptions, output: @Sendable (String) -> Void) async throws -> Int32 {

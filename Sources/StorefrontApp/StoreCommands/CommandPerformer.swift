@@ -91,7 +91,7 @@ public struct CommandPerformer: Sendable {
             try await c.buyOutsideApp(productID: id, familyShared: family)
             return family ? "Family member bought \(id)" : "Bought \(id) outside the app"
         case .advance(let period):
-            await c.advanceTime(by: period)
+            try await c.advanceTime(by: period)
             return "Advanced time by \(period.words)"
         case .clear:
             try await c.clearTransactions()

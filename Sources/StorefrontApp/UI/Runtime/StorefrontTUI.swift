@@ -9,6 +9,7 @@ import TerminalUI
 enum StorefrontTUI {
     /// With a scenario: `walk` / `demo`, on the scenario's catalog and, unless --state, a fresh in-memory store.
     static func run(options: CommandLineOptions, scenario: Scenario? = nil) async throws -> Int32 {
+        try Terminal.checkCanStart()  // before the store opens: nothing is touched when the storefront cannot run
         let context = try StoreContext.resolve(options, catalogPath: scenario?.catalogPath)
         let catalogPath = scenario?.catalogPath ?? options.catalogPath ?? "catalog.json"
         let stateDir = options.statePath ?? (options.ephemeral || scenario != nil ? nil : StateDirectory.defaultPath(forCatalogAt: catalogPath))
