@@ -214,6 +214,7 @@ public actor StoreManager {
             entitled.insert(t.productID)
         }
         snapshot.entitlements = entitled
+        snapshot.damage = await source.damage()
         snapshot.now = now
         snapshot.balances = (try? await wallet.balances()) ?? snapshot.balances
         var statuses: [String: [SubscriptionStatus]] = [:]
@@ -352,6 +353,8 @@ public struct StoreSnapshot: Sendable, Equatable {
     public var lastEvent: StoreEvent?
     public var lastMessage: String?
     public var appTransaction: VerificationResult<AppTransactionPayload>?
+    /// What is wrong with the store's records (a damaged ledger row), to show instead of less than was bought.
+    public var damage: String?
 
     public init() {}
 

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import StorefrontApp
 
@@ -27,6 +28,29 @@ struct CommandLineTests {
     ])
     func usageErrors(arguments: [String], message: String) {
         #expect(throws: UsageError(description: message)) { try CommandLineParser.parse(arguments) }
+    }
+
+    /// `catalog --time-rate warp` exited 0: the option was never looked at.
+    @Test("An option the command does not use is an error naming the option and the commands it is for", arguments: [
+        (["catalog", "--time-rate", "warp"], "--time-rate does nothing for catalog (it is for the storefront, walk, demo)"),
+        (["verify", "t.jws", "--json"], "--json does nothing for verify (it is for catalog)"),
+        (["--speed", "2"], "--speed does nothing for the storefront (it is for demo)"),
+        (["run", "a.scenario", "--no-color"], "--no-color does nothing for run (it is for the storefront, walk, demo)"),
+        (["cert", "--storefront", "JPN"], "--storefront does nothing for cert (it is for the storefront, catalog, run, walk, demo)"),
+    ])
+    func unusedOptions(arguments: [String], message: String) {
+        #expect(throws: UsageError(description: message)) { try CommandLineParser.parse(arguments) }
+    }
+
+    @Test("Every command accepts the options its usage line shows")
+    func usageLinesParse() throws {
+        for command in Command.allCases {
+            let words = command.usage.split(separator: " ").map(String.init).filter { $0.hasPrefix("[--") || $0.hasPrefix("--") }
+            for option in words.map({ $0.trimmingCharacters(in: CharacterSet(charactersIn: "[]")) }) {
+                guard let spec = CommandLineParser.options.first(where: { $0.names.contains(option) }) else { continue }
+                #expect(spec.commands.contains(command), "\(command.rawValue)'s usage shows \(option)")
+            }
+        }
     }
 
     @Test("options take values inline or as the next argument")

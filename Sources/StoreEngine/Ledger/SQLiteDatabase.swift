@@ -5,6 +5,8 @@ public struct SQLiteError: Error, CustomStringConvertible, Sendable {
     public var code: Int32
     public var message: String
     public var description: String { "SQLite error \(code): \(message)" }
+    /// The file is damaged or not a database at all.
+    public var isCorruption: Bool { code & 0xFF == SQLITE_CORRUPT || code & 0xFF == SQLITE_NOTADB }
 }
 
 /// A minimal SQLite connection. Not Sendable: it lives inside the one actor that owns it.

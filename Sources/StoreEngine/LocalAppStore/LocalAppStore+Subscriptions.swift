@@ -157,7 +157,8 @@ extension LocalAppStore {
     /// Processes every renewal, grace-period end, billing-retry end and expiry that is due, in order.
     func catchUp() {
         let now = now(), schedule = schedule
-        guard let due = try? ledger.subscriptions().filter({ schedule.isDue($0, at: now) }), !due.isEmpty else { return }
+        let due = read([]) { try ledger.subscriptions() }.filter { schedule.isDue($0, at: now) }
+        guard !due.isEmpty else { return }
         // One write transaction for the whole catch-up: a simulated year commits once, not per renewal.
         try? ledger.batch {
             let pipeline = SigningPipeline(identity.signer)

@@ -23,6 +23,8 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
     var subscribers: [UUID: AsyncStream<String>.Continuation] = [:]
     var poller: Task<Void, Never>?
     var isShutDown = false
+    /// The first damaged ledger row a read met (see `read`).
+    var ledgerDamage: LedgerError?
     lazy var rogueSigner: JWSSigner? = try? StoreIdentity.ephemeral().signer
     /// Set during a catch-up: renewals are signed beside it and their tokens written before it commits.
     var signingPipeline: SigningPipeline?
@@ -228,7 +230,7 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
         subscribers[id] = continuation
         continuation.onTermination = { [weak self] _ in Task { await self?.unsubscribe(id) } }
         // StoreKit redelivers every unfinished transaction at launch.
-        for row in (try? ledger.unfinishedRows()) ?? [] { if let jws = row.jws { continuation.yield(present(jws)) } }
+        for row in read([], ledger.unfinishedRows) { if let jws = row.jws { continuation.yield(present(jws)) } }
         startPolling()
         return stream
     }
@@ -256,7 +258,7 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
 
     /// Delivers ledger events this process hasn't seen: its own updates, and everything another process did.
     func pumpEvents() {
-        guard let events = try? ledger.events(after: lastSeenEvent) else { return }
+        let events = read([]) { try ledger.events(after: lastSeenEvent) }
         for event in events {
             lastSeenEvent = event.seq
             guard !subscribers.isEmpty, event.kind == .update || (event.kind == .purchase && event.origin != origin),
@@ -280,8 +282,8 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
 
     public func currentEntitlements() -> [String] {
         catchUp()
-        let oneTime = ((try? ledger.ownedOneTimeRows()) ?? []).compactMap(\.jws)
-        let subscriptions = ((try? ledger.subscriptions()) ?? []).filter { $0.state.grantsAccess }
+        let oneTime = read([], ledger.ownedOneTimeRows).compactMap(\.jws)
+        let subscriptions = read([]) { try ledger.subscriptions() }.filter { $0.state.grantsAccess }
             .compactMap { try? ledger.jws($0.latestTransactionID) }
         return (oneTime + subscriptions).map(present)
     }
@@ -296,7 +298,7 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
     }
 
     public func unfinishedTransactions() -> [String] {
-        ((try? ledger.unfinishedRows()) ?? []).compactMap(\.jws).map(present)
+        read([], ledger.unfinishedRows).compactMap(\.jws).map(present)
     }
 
     public func finish(transactionID: Int64) {
@@ -384,7 +386,7 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
     public func ledgerEntries(limit: Int?) -> [LedgerEntry] {
         catchUp()
         let refunds = (try? ledger.upgradeRefunds()) ?? [:]
-        return ((try? ledger.allRows(limit: limit)) ?? []).map {
+        return read([]) { try ledger.allRows(limit: limit) }.map {
             LedgerEntry(payload: $0.payload, status: $0.status, isFinished: $0.finished, refundRequest: $0.refundRequest, jws: $0.jws,
                         upgradeRefundMilliunits: refunds[$0.payload.transactionID])
         }
@@ -506,4 +508,17 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
         if let sf = catalog.storefront(catalog.settings.storefront ?? currentStorefront.code) { currentStorefront = sf }
         currentLocale = catalog.settings.locale ?? currentStorefront.locale
     }
+}
+
+extension LocalAppStore {
+    /// A ledger read behind a non-throwing API: a damaged row cannot be shown, so it is recorded
+    /// and reported through `damage()` rather than silently left out.
+    func read<T>(_ fallback: T, _ body: () throws -> T) -> T {
+        do { return try body() } catch {
+            if ledgerDamage == nil, let damage = error as? LedgerError { ledgerDamage = damage }
+            return fallback
+        }
+    }
+
+    public func damage() -> String? { ledgerDamage?.description }
 }

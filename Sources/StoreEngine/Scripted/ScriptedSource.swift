@@ -185,6 +185,9 @@ public actor ScriptedSource: TransactionSource, StoreTestControls {
         try sign(["productId": .string(productID), "offerIdentifier": .string(offerID), "nonce": .string(UUID().uuidString)])
     }
 
+    /// Plain memory: nothing to damage.
+    public func damage() -> String? { nil }
+
     public func advanceTime(by period: Period) throws {
         if let problem = SupportedDates.problem(advancing: clock, by: period) { throw TestControlError(problem) }
         clock = period.advance(clock)

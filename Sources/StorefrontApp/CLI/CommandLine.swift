@@ -55,6 +55,8 @@ struct OptionSpec: Sendable {
     var names: [String]
     var value: String?
     var help: String
+    /// The commands that use the option; any other rejects it rather than silently ignore it.
+    var commands: Set<Command> = Set(Command.allCases)
     var apply: @Sendable (inout CommandLineOptions, String) throws(UsageError) -> Void
 }
 
@@ -63,18 +65,18 @@ public enum CommandLineParser {
 
     static let options: [OptionSpec] = [
         OptionSpec(names: ["--catalog"], value: "FILE", help: "catalog.json or Xcode .storekit file (default: ./catalog.json)") { $0.catalogPath = $1 },
-        OptionSpec(names: ["--storefront"], value: "CODE", help: "storefront, ISO 3166-1 alpha-3 (default: the catalog's, else USA)") { $0.storefront = $1.uppercased() },
-        OptionSpec(names: ["--locale"], value: "ID", help: "locale for text and prices, e.g. ja_JP (default: the storefront's)") { $0.locale = $1 },
-        OptionSpec(names: ["--state"], value: "DIR", help: "state directory (ledger, signing key); default under $XDG_STATE_HOME/storefront") { $0.statePath = $1 },
-        OptionSpec(names: ["--ephemeral"], value: nil, help: "keep everything in memory; nothing is saved") { o, _ in o.ephemeral = true },
-        OptionSpec(names: ["--time-rate"], value: "RATE", help: "store clock speed: an Xcode time rate name or integer") { $0.timeRate = $1 },
-        OptionSpec(names: ["--no-color"], value: nil, help: "monochrome interface (also NO_COLOR or TERM=dumb)") { o, _ in o.noColor = true },
-        OptionSpec(names: ["--json"], value: nil, help: "catalog: print JSON instead of a table") { o, _ in o.json = true },
-        OptionSpec(names: ["--root"], value: "PEM", help: "verify: trusted root certificate (default: the local store's)") { $0.rootCertificate = $1 },
-        OptionSpec(names: ["--at-signed-date"], value: nil, help: "verify: check certificates at the payload's signedDate") { o, _ in o.atSignedDate = true },
-        OptionSpec(names: ["--junit"], value: "FILE", help: "run: write a JUnit XML report") { $0.junitPath = $1 },
-        OptionSpec(names: ["--report"], value: "FILE", help: "run, walk: write a Markdown report") { $0.reportPath = $1 },
-        OptionSpec(names: ["--speed"], value: "X", help: "demo: playback speed multiplier (default 1)") { o, v throws(UsageError) in
+        OptionSpec(names: ["--storefront"], value: "CODE", help: "storefront, ISO 3166-1 alpha-3 (default: the catalog's, else USA)", commands: [.store, .catalog, .run, .walk, .demo]) { $0.storefront = $1.uppercased() },
+        OptionSpec(names: ["--locale"], value: "ID", help: "locale for text and prices, e.g. ja_JP (default: the storefront's)", commands: [.store, .catalog, .run, .walk, .demo]) { $0.locale = $1 },
+        OptionSpec(names: ["--state"], value: "DIR", help: "state directory (ledger, signing key); default under $XDG_STATE_HOME/storefront", commands: [.store, .verify, .cert, .run, .walk, .demo]) { $0.statePath = $1 },
+        OptionSpec(names: ["--ephemeral"], value: nil, help: "keep everything in memory; nothing is saved", commands: [.store, .verify, .cert]) { o, _ in o.ephemeral = true },
+        OptionSpec(names: ["--time-rate"], value: "RATE", help: "store clock speed: an Xcode time rate name or integer", commands: [.store, .walk, .demo]) { $0.timeRate = $1 },
+        OptionSpec(names: ["--no-color"], value: nil, help: "monochrome interface (also NO_COLOR or TERM=dumb)", commands: [.store, .walk, .demo]) { o, _ in o.noColor = true },
+        OptionSpec(names: ["--json"], value: nil, help: "catalog: print JSON instead of a table", commands: [.catalog]) { o, _ in o.json = true },
+        OptionSpec(names: ["--root"], value: "PEM", help: "verify: trusted root certificate (default: the local store's)", commands: [.verify]) { $0.rootCertificate = $1 },
+        OptionSpec(names: ["--at-signed-date"], value: nil, help: "verify: check certificates at the payload's signedDate", commands: [.verify]) { o, _ in o.atSignedDate = true },
+        OptionSpec(names: ["--junit"], value: "FILE", help: "run: write a JUnit XML report", commands: [.run]) { $0.junitPath = $1 },
+        OptionSpec(names: ["--report"], value: "FILE", help: "run, walk: write a Markdown report", commands: [.run, .walk, .demo]) { $0.reportPath = $1 },
+        OptionSpec(names: ["--speed"], value: "X", help: "demo: playback speed multiplier (default 1)", commands: [.demo]) { o, v throws(UsageError) in
             guard let speed = Double(v), speed > 0, speed <= 100 else { throw UsageError(description: "--speed needs a number above 0, got '\(v)'") }
             o.speed = speed
         },
@@ -100,6 +102,7 @@ public enum CommandLineParser {
 
     public static func parse(_ arguments: [String]) throws(UsageError) -> Outcome {
         var result = CommandLineOptions()
+        var given: [(name: String, spec: OptionSpec)] = []
         var rest = arguments[...]
         var sawCommand = false
         while let argument = rest.popFirst() {
@@ -110,6 +113,7 @@ public enum CommandLineParser {
                 guard let spec = options.first(where: { $0.names.contains(name) }) else {
                     throw UsageError(description: "unknown option '\(name)'")
                 }
+                given.append((name, spec))
                 if spec.value != nil {
                     guard let value = inline ?? rest.popFirst() else {
                         throw UsageError(description: "option '\(name)' needs a value (\(spec.value!))")
@@ -129,6 +133,10 @@ public enum CommandLineParser {
             }
         }
         try check(result)
+        for (name, spec) in given where !spec.commands.contains(result.command) {
+            let users = Command.allCases.filter(spec.commands.contains).map { $0 == .store ? "the storefront" : $0.rawValue }
+            throw UsageError(description: "\(name) does nothing for \(result.command == .store ? "the storefront" : result.command.rawValue) (it is for \(users.joined(separator: ", ")))")
+        }
         return .run(result)
     }
 

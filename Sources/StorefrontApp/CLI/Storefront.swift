@@ -1,5 +1,6 @@
 import Foundation
 import StoreCore
+import StoreEngine
 import TerminalUI
 
 /// The program: parses the command line and runs a command. Returns the exit status.
@@ -29,6 +30,9 @@ public enum StorefrontProgram {
             Console.error("storefront: \(error)")
             return 2
         } catch let error as UsageError {
+            Console.error("storefront: \(error.description)")
+            return 2
+        } catch let error as LedgerError {
             Console.error("storefront: \(error.description)")
             return 2
         } catch let error as Terminal.StartError {
