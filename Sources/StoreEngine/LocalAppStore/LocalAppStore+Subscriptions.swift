@@ -396,6 +396,7 @@ extension LocalAppStore {
             eligibleWinBackOfferIDs: lapsed ? (next?.subscription?.winBackOffers.filter(\.isEligible).compactMap(\.id) ?? []) : [],
             signedDate: now(), appTransactionID: appTransactionID)
         info.appAccountToken = record.appAccountToken
+        info.environment = currentSettings.environment.rawValue
         return info
     }
 }

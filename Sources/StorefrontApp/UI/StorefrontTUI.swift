@@ -14,10 +14,7 @@ enum StorefrontTUI {
         let stateDir = options.statePath ?? (options.ephemeral || scenario != nil ? nil : StateDirectory.defaultPath(forCatalogAt: catalogPath))
         let store = try LocalAppStore(catalog: context.catalog, stateDirectory: stateDir,
                                       storefront: context.storefront.code, locale: context.locale)
-        if let name = options.timeRate {
-            guard let rate = TimeRate(name: name) else { throw UsageError(description: "unknown time rate '\(name)'") }
-            await store.setTimeRate(rate)
-        }
+        try await StoreContext.applyOverrides(options, to: store)
         let wallet = try ConsumableWallet(path: stateDir.map { $0 + "/wallet.sqlite" })
         let manager = StoreManager(source: store, verifier: SignedDataVerifier(trustedRoots: [store.certificate]), wallet: wallet)
         await manager.start()
