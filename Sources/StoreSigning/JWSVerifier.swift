@@ -89,12 +89,14 @@ public struct JWSVerifier: Sendable {
         func failure(_ kind: JWSVerificationError.Kind, _ message: String, _ header: Data? = nil, _ payload: Data? = nil) -> JWSVerification {
             JWSVerification(header: header, payload: payload, error: JWSVerificationError(kind: kind, message: message))
         }
+        // The header's size is checked before anything else reads the token.
+        let headerEnd = bytes.prefix(Self.maximumHeaderLength + 1).firstIndex(of: UInt8(ascii: ".")) ?? bytes.count
+        guard headerEnd <= Self.maximumHeaderLength else {
+            return failure(.invalidCertificateChain, "the header is more than the \(Self.maximumHeaderLength) bytes an App Store chain of three certificates needs")
+        }
         let dots = bytes.indices.filter { bytes[$0] == UInt8(ascii: ".") }
         guard dots.count == 2 else { return failure(.invalidEncoding, "a compact JWS has exactly three dot-separated parts") }
         func part(_ range: Range<Int>) -> UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(rebasing: bytes[range]) }
-        guard dots[0] <= Self.maximumHeaderLength else {
-            return failure(.invalidCertificateChain, "the header is \(dots[0]) bytes, more than the \(Self.maximumHeaderLength) an App Store chain of three certificates needs")
-        }
         let headerKey = ChainCache.Key(bytes: Array(part(0..<dots[0])))
         let cached = cache[headerKey]
 
