@@ -10,6 +10,12 @@ public struct SignedDataExport: Sendable, Equatable {
     public var renewalInfo: [String]
     public var appTransaction: String
 
+    public init(transactions: [String], renewalInfo: [String], appTransaction: String) {
+        self.transactions = transactions
+        self.renewalInfo = renewalInfo
+        self.appTransaction = appTransaction
+    }
+
     /// `{"transactions": [...], "renewalInfo": [...], "appTransaction": "..."}`
     public var json: JSONValue {
         .object([(key: "transactions", value: .array(transactions.map(JSONValue.string))),
