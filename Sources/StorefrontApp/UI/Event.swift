@@ -37,6 +37,8 @@ enum Effect: Sendable, Equatable {
     case manage(group: String, ManageSubscriptionAction)
     case qa(QACommand)
     case walk(WalkEffect)
+    /// Saves text the person asked for (a transaction's signed token) in the current directory.
+    case writeFile(path: String, contents: String)
     case quit
 }
 

@@ -87,6 +87,16 @@ enum HistoryScreen {
         if p.isUpgraded { rows.append(("isUpgraded", "true")) }
         rows.append(("status", item.status))
         rows.append(("verification", item.verificationText))
+        if let token = item.entry?.jws {
+            rows.append(("token", "\(token.prefix(24))… (w writes the whole JWS to \(tokenFile(id)))"))
+        }
         return rows.map { "\($0.0): \($0.1)" }
     }
+
+    /// The transaction's signed token as the store made it (the JWS a backend receives).
+    static func token(_ id: Int64, _ state: AppState) -> String? {
+        state.ledger.first { $0.id == id }?.jws
+    }
+
+    static func tokenFile(_ id: Int64) -> String { "transaction-\(id).jws" }
 }

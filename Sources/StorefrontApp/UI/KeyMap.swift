@@ -5,7 +5,7 @@ enum Action: Sendable, Equatable {
     case up, down, first, last, left, right, activate, back
     case nextScreen, previousScreen, show(Screen)
     case filter, help, quit, restore, redeem, details, refundRequest, manageSubscriptions, appInfo
-    case increment, decrement, nextOffer
+    case increment, decrement, nextOffer, writeToken
     case walk(WalkAction)
 }
 
@@ -83,8 +83,9 @@ enum KeyMap {
         case .menu:
             return move + [Binding(keys: [.enter], name: "Enter", label: "Run", action: .activate), close]
         case .productDetail, .transactionDetail, .message, .help, .appInfo:
-            return [Binding(keys: [.enter], name: "Enter", label: "OK", action: .back), close,
-                    Binding(keys: [.character("q"), .control("c")], name: "q", label: "Quit", action: .quit)]
+            var b = [Binding(keys: [.enter], name: "Enter", label: "OK", action: .back), close]
+            if case .transactionDetail = sheet { b.append(Binding(keys: [.character("w")], name: "w", label: "Write token", action: .writeToken)) }
+            return b + [Binding(keys: [.character("q"), .control("c")], name: "q", label: "Quit", action: .quit)]
         }
     }
 

@@ -151,7 +151,7 @@ private func screenAction(_ action: Action, _ state: inout AppState) -> [Effect]
         guard screen == .qa, let row = QAPanel.rows(state)[safe: state.selected(.qa)] else { break }
         return react(action == .left ? row.previous : row.next, &state)
     case .walk(let action): return walkAction(action, &state)
-    case .back, .increment, .decrement, .nextOffer: break
+    case .back, .increment, .decrement, .nextOffer, .writeToken: break
     }
     return []
 }
@@ -226,6 +226,9 @@ private func sheetAction(_ action: Action, _ top: SheetState, _ state: inout App
         default: break
         }
         state.sheets[index] = .menu(title: title, items: items, selected: selected, note: note, cancelled: cancelled)
+    case .transactionDetail(let id) where action == .writeToken:
+        guard let token = HistoryScreen.token(id, state) else { state.status = "Transaction #\(id) has no signed token yet"; return [] }
+        return [.writeFile(path: HistoryScreen.tokenFile(id), contents: token + "\n")]
     case .productDetail, .transactionDetail, .message, .help, .appInfo:
         if action == .back { state.sheets.removeLast() }
     }
