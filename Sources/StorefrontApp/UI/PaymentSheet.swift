@@ -28,7 +28,7 @@ enum PaymentSheet {
             lines.append("Price: \(p.displayPrice), one-time purchase")
         }
         if d.offers.count > 1 { lines.append("Offer choice: \(d.offer.label)   (o to change)") }
-        lines += ["", "Account: local tester · Environment: Local"]
+        lines += ["", "Account: local tester · Environment: \(state.settings.environment.rawValue)"]
         if d.isPurchasing { lines += ["", Spinner.frame(state.tick) + " Purchasing…"] }
         return lines
     }
