@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import StoreEngine
+import StoreCore
 @testable import StorefrontApp
 
 @Suite("export, verify and state options on the command line")
@@ -43,5 +44,19 @@ struct SigningCommandTests {
         let text = ExportCommand.text(SignedDataExport(transactions: ["a.b.c", "d.e.f"], renewalInfo: ["g.h.i"], appTransaction: "j.k.l"))
         #expect(text.split(separator: "\n").filter { !$0.hasPrefix("#") } == ["a.b.c", "d.e.f", "g.h.i", "j.k.l"])
         #expect(text.hasPrefix("# transactions (2, oldest first)"))
+    }
+}
+
+@Suite("--environment reaches the store")
+struct EnvironmentOverrideTests {
+    @Test("--environment wins over the catalog's and the saved settings")
+    func override() async throws {
+        let catalog = try CatalogLoader.load(path: Repo.catalog)
+        let store = try LocalAppStore(catalog: catalog, stateDirectory: nil)
+        var options = CommandLineOptions()
+        options.environment = .localTesting
+        try await StoreContext.applyOverrides(options, to: store)
+        #expect(await store.settings().environment == .localTesting)
+        await store.shutdown()
     }
 }
