@@ -11,7 +11,7 @@ struct PurchaseRulesTests {
         let h = try await Harness.make()
         let result = await h.manager.purchase(ID.pro)
         let t = try #require(result.transaction)
-        #expect(t.productID == ID.pro && t.productType == .nonConsumable && t.environment == "LocalTesting")
+        #expect(t.productID == ID.pro && t.productType == .nonConsumable && t.environment == "Sandbox")
         #expect(t.storefront == "USA" && t.currency == "USD" && t.priceMilliunits == 9990)
         #expect(await h.entitled(ID.pro))
         #expect(await h.store.unfinishedTransactions().isEmpty)

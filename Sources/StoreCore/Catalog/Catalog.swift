@@ -63,9 +63,13 @@ public struct AppInfo: Hashable, Sendable {
     public var appVersion: String
     public var originalPurchaseDate: Date?
     public var originalPlatform: String
+    /// The app's Apple ID in App Store Connect (`appAppleId`): in AppTransaction, and required by
+    /// Apple's verifier in Production.
+    public var appAppleID: Int64?
 
     public init(name: String, bundleID: String, originalAppVersion: String = "1.0", appVersion: String = "1.0",
-                originalPurchaseDate: Date? = nil, originalPlatform: String = "iOS") {
+                originalPurchaseDate: Date? = nil, originalPlatform: String = "iOS", appAppleID: Int64? = nil) {
+        self.appAppleID = appAppleID
         self.name = name
         self.bundleID = bundleID
         self.originalAppVersion = originalAppVersion

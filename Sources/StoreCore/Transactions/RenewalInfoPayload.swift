@@ -25,7 +25,7 @@ public struct RenewalInfoPayload: Hashable, Sendable {
     public var offerID: String?
     public var eligibleWinBackOfferIDs: [String]
     public var signedDate: Date
-    public var environment: String = "LocalTesting"
+    public var environment: String = StoreEnvironment.standard.rawValue
     public var appTransactionID: String
     public var appAccountToken: UUID?
 

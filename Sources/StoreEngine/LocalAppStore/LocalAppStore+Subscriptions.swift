@@ -283,9 +283,11 @@ extension LocalAppStore {
 
     func renewalInfo(_ record: SubscriptionRecord) -> RenewalInfoPayload {
         let next = catalog.product(record.autoRenewProductID)
-        return record.renewalInfo(next: (next?.prices[currentStorefront.code].map(Self.milliunits),
-                                         next?.subscription?.winBackOffers.filter(\.isEligible).compactMap(\.id) ?? []),
-                                  currency: currentStorefront.currency, signedDate: now(), appTransactionID: appTransactionID)
+        var info = record.renewalInfo(next: (next?.prices[currentStorefront.code].map(Self.milliunits),
+                                             next?.subscription?.winBackOffers.filter(\.isEligible).compactMap(\.id) ?? []),
+                                      currency: currentStorefront.currency, signedDate: now(), appTransactionID: appTransactionID)
+        info.environment = currentSettings.environment.rawValue
+        return info
     }
 }
 

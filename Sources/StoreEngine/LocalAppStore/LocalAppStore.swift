@@ -38,6 +38,8 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
             try StateDirectory.create(directory)
             identity = try StoreIdentity.load(directory: directory)
             ledger = try Ledger(path: directory + "/ledger.sqlite", tokenPrefix: identity.signer.tokenPrefix)
+            StateDirectory.restrictFiles(in: directory, names: ["ledger.sqlite", "ledger.sqlite-wal", "ledger.sqlite-shm"])
+            try ledger.bind(to: identity, path: directory + "/signing.pem")
         } else {
             identity = try StoreIdentity.ephemeral()
             ledger = try Ledger(path: nil, tokenPrefix: identity.signer.tokenPrefix)
@@ -181,6 +183,7 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
             appTransactionID: appTransactionID)
         payload.reason = reason
         payload.appAccountToken = options.appAccountToken
+        payload.environment = currentSettings.environment.rawValue
         if let terms = item.subscription {
             payload.subscriptionGroupID = terms.groupID
             payload.webOrderLineItemID = String(id + 1_000_000_000)

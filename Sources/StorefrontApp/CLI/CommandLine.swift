@@ -1,3 +1,5 @@
+import StoreCore
+
 /// The command line: one table of commands and options drives parsing and `--help`.
 public struct CommandLineOptions: Sendable, Equatable {
     public var command: Command = .store
@@ -15,12 +17,13 @@ public struct CommandLineOptions: Sendable, Equatable {
     public var junitPath: String?
     public var reportPath: String?
     public var speed: Double = 1
+    public var environment: StoreEnvironment?
 
     public init() {}
 }
 
 public enum Command: String, CaseIterable, Sendable {
-    case store, catalog, verify, cert, run, walk, demo
+    case store, catalog, verify, cert, export, run, walk, demo
 
     var usage: String {
         switch self {
@@ -28,6 +31,7 @@ public enum Command: String, CaseIterable, Sendable {
         case .catalog: "storefront catalog [FILE] [--storefront CODE] [--locale ID] [--json]"
         case .verify: "storefront verify FILE|- [--root PEM] [--at-signed-date]"
         case .cert: "storefront cert [--state DIR]"
+        case .export: "storefront export [--state DIR] [--catalog FILE] [--json]"
         case .run: "storefront run FILE... [--junit FILE] [--report FILE]"
         case .walk: "storefront walk FILE"
         case .demo: "storefront demo FILE [--speed X]"
@@ -39,7 +43,8 @@ public enum Command: String, CaseIterable, Sendable {
         case .store: "open the storefront in the terminal (the default)"
         case .catalog: "load, validate and print a catalog or .storekit file"
         case .verify: "decode a signed JWS, print its payload and whether it verifies"
-        case .cert: "print the local store's signing certificate (PEM) for a backend to trust"
+        case .cert: "print the local store's root certificate (PEM) for a backend to trust"
+        case .export: "print the signed transactions, renewal info and AppTransaction (full JWS)"
         case .run: "run scenario files headless; exit non-zero on any failure"
         case .walk: "open the storefront with a scenario as a checklist to perform by hand"
         case .demo: "play a scenario in the storefront at human pace"
@@ -67,11 +72,20 @@ public enum CommandLineParser {
         OptionSpec(names: ["--catalog"], value: "FILE", help: "catalog.json or Xcode .storekit file (default: ./catalog.json)") { $0.catalogPath = $1 },
         OptionSpec(names: ["--storefront"], value: "CODE", help: "storefront, ISO 3166-1 alpha-3 (default: the catalog's, else USA)", commands: [.store, .catalog, .run, .walk, .demo]) { $0.storefront = $1.uppercased() },
         OptionSpec(names: ["--locale"], value: "ID", help: "locale for text and prices, e.g. ja_JP (default: the storefront's)", commands: [.store, .catalog, .run, .walk, .demo]) { $0.locale = $1 },
-        OptionSpec(names: ["--state"], value: "DIR", help: "state directory (ledger, signing key); default under $XDG_STATE_HOME/storefront", commands: [.store, .verify, .cert, .run, .walk, .demo]) { $0.statePath = $1 },
+        OptionSpec(names: ["--state"], value: "DIR", help: "state directory (ledger, signing key); default under $XDG_STATE_HOME/storefront", commands: [.store, .verify, .cert, .export, .run, .walk, .demo]) { o, v throws(UsageError) in
+            guard !v.isEmpty else { throw UsageError(description: "--state needs a directory path, got an empty string") }
+            o.statePath = v
+        },
+        OptionSpec(names: ["--environment"], value: "ENV", help: "environment in signed data: Sandbox (default), Production, Xcode, LocalTesting", commands: [.store, .export, .run, .walk, .demo]) { o, v throws(UsageError) in
+            guard let environment = StoreEnvironment(rawValue: v) else {
+                throw UsageError(description: "unknown environment '\(v)' (use one of: \(StoreEnvironment.names))")
+            }
+            o.environment = environment
+        },
         OptionSpec(names: ["--ephemeral"], value: nil, help: "keep everything in memory; nothing is saved", commands: [.store, .verify, .cert]) { o, _ in o.ephemeral = true },
-        OptionSpec(names: ["--time-rate"], value: "RATE", help: "store clock speed: an Xcode time rate name or integer", commands: [.store, .walk, .demo]) { $0.timeRate = $1 },
+        OptionSpec(names: ["--time-rate"], value: "RATE", help: "store clock speed: an Xcode time rate name or integer", commands: [.store, .run, .walk, .demo]) { $0.timeRate = $1 },
         OptionSpec(names: ["--no-color"], value: nil, help: "monochrome interface (also NO_COLOR or TERM=dumb)", commands: [.store, .walk, .demo]) { o, _ in o.noColor = true },
-        OptionSpec(names: ["--json"], value: nil, help: "catalog: print JSON instead of a table", commands: [.catalog]) { o, _ in o.json = true },
+        OptionSpec(names: ["--json"], value: nil, help: "catalog, export: print JSON", commands: [.catalog, .export]) { o, _ in o.json = true },
         OptionSpec(names: ["--root"], value: "PEM", help: "verify: trusted root certificate (default: the local store's)", commands: [.verify]) { $0.rootCertificate = $1 },
         OptionSpec(names: ["--at-signed-date"], value: nil, help: "verify: check certificates at the payload's signedDate", commands: [.verify]) { o, _ in o.atSignedDate = true },
         OptionSpec(names: ["--junit"], value: "FILE", help: "run: write a JUnit XML report", commands: [.run]) { $0.junitPath = $1 },
@@ -149,7 +163,7 @@ public enum CommandLineParser {
         switch o.command {
         case .store:
             if let file = o.files.first { throw UsageError(description: "unexpected argument '\(file)' (use --catalog FILE to open a catalog)") }
-        case .catalog, .cert:
+        case .catalog, .cert, .export:
             if o.files.count > (o.command == .catalog ? 1 : 0) { throw UsageError(description: "unexpected argument '\(o.files.last!)'") }
         case .verify, .walk, .demo:
             if o.files.isEmpty { throw UsageError(description: "\(o.command.rawValue) needs a FILE") }

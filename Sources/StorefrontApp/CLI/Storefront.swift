@@ -22,6 +22,7 @@ public enum StorefrontProgram {
             case .catalog: return try CatalogCommand.run(options)
             case .verify: return try SigningCommands.verify(options)
             case .cert: return try SigningCommands.cert(options)
+            case .export: return try await ExportCommand.run(options)
             case .run: return try await RunCommand.run(options)
             case .store: return try await StorefrontTUI.run(options: options)
             case .walk, .demo: return try await WalkCommand.run(options)
@@ -33,6 +34,9 @@ public enum StorefrontProgram {
             Console.error("storefront: \(error.description)")
             return 2
         } catch let error as LedgerError {
+            Console.error("storefront: \(error.description)")
+            return 2
+        } catch let error as StateError {
             Console.error("storefront: \(error.description)")
             return 2
         } catch let error as Terminal.StartError {
@@ -68,5 +72,19 @@ struct StoreContext {
             throw UsageError(description: "unknown locale '\(locale)' (use an identifier like en_US, ja_JP or zh_Hans)")
         }
         return StoreContext(catalog: catalog, storefront: storefront, locale: locale)
+    }
+
+    /// Options that change a running store's settings: they win over the catalog's and the saved ones.
+    static func applyOverrides(_ options: CommandLineOptions, to store: LocalAppStore) async throws {
+        if let name = options.timeRate {
+            guard let rate = TimeRate(name: name) else { throw UsageError(description: "unknown time rate '\(name)'") }
+            await store.setTimeRate(rate)
+        }
+        if let environment = options.environment {
+            if environment == .production, await store.catalog.app.appAppleID == nil {
+                throw UsageError(description: "--environment Production needs the app's Apple ID: add app.appAppleId to the catalog (Apple's verifier requires it in Production)")
+            }
+            await store.update { $0.environment = environment }
+        }
     }
 }

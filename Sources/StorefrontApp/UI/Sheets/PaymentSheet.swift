@@ -91,7 +91,7 @@ struct PaymentSheet: SheetView, Equatable {
             lines.append("Price: \(p.displayPrice), one-time purchase")
         }
         if offers.count > 1 { lines.append("Offer choice: \(offer.label)   (o to change)") }
-        lines += ["", "Account: local tester · Environment: Local"]
+        lines += ["", "Account: local tester · Environment: \(state.settings.environment.rawValue)"]
         if isPurchasing { lines += ["", Spinner.frame(state.tick) + " Purchasing…"] }
         return lines
     }
