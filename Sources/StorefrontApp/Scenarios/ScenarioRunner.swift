@@ -53,8 +53,13 @@ public actor ScenarioRunner {
     public private(set) var patience: Duration = .seconds(2)
     public func setPatience(_ value: Duration) { patience = value }
 
+    /// What the command line asks of every store the runner opens (`--time-rate`, `--environment`).
+    let prepare: @Sendable (LocalAppStore) async throws -> Void
+
     /// `stateDirectory` nil: a fresh temporary one, removed by `close()` (a directory, not memory, so `restart` has state to reopen).
-    public init(scenario: Scenario, catalog: Catalog, storefront: String? = nil, locale: String? = nil, stateDirectory: String? = nil) {
+    public init(scenario: Scenario, catalog: Catalog, storefront: String? = nil, locale: String? = nil, stateDirectory: String? = nil,
+                prepare: @escaping @Sendable (LocalAppStore) async throws -> Void = { _ in }) {
+        self.prepare = prepare
         self.scenario = scenario
         self.catalog = catalog
         self.storefront = storefront
@@ -69,6 +74,7 @@ public actor ScenarioRunner {
         // Headless: no artificial network delay.
         await store.update { $0.networkDelay = 0 }
         self.store = store
+        try await prepare(store)
         try await launch()
     }
 
@@ -145,6 +151,9 @@ public actor ScenarioRunner {
         case .device(let name):
             try await switchDevice(to: name)
             return nil
+        case .export(let path):
+            try await store.exportSignedData(to: path)
+            return "wrote \(path)"
         default: break
         }
         let outcome = try await CommandPerformer(manager: manager, controls: store).perform(command)

@@ -50,6 +50,8 @@ public struct CommandPerformer: Sendable {
             return .done(Self.describe(action))
         case .quit, .launch, .restart, .crashBeforeFinish, .device:
             throw TestControlError("the app cannot quit, launch or change devices here")
+        case .export:
+            throw TestControlError("export is a scenario step; in a terminal, run storefront export")
         case .wait(let duration):
             try await Task.sleep(for: duration)
             await manager.refresh()
