@@ -6,8 +6,9 @@ import Testing
 struct CommandLineTests {
     @Test("help and version are recognised anywhere")
     func helpAndVersion() throws {
-        #expect(try CommandLineParser.parse(["--help"]) == .help)
-        #expect(try CommandLineParser.parse(["catalog", "-h"]) == .help)
+        #expect(try CommandLineParser.parse(["--help"]) == .help(.store))
+        #expect(try CommandLineParser.parse(["catalog", "-h"]) == .help(.catalog))
+        #expect(try CommandLineParser.parse(["run", "--help"]) == .help(.run))
         #expect(try CommandLineParser.parse(["--version"]) == .version)
     }
 
@@ -79,5 +80,13 @@ struct SigningFileTests {
     ])
     func fileMessages(path: String, message: String) {
         #expect(throws: UsageError(description: message)) { try SigningCommands.certificate(at: path) }
+    }
+
+    @Test("run --help lists every scenario step, from the same table the parser reads")
+    func scenarioHelp() {
+        let text = CommandLineParser.helpText(for: .run)
+        for step in CommandTable.steps { #expect(text.contains("  " + step.usage), "\(step.keyword)") }
+        #expect(text.contains("expect [not] entitled PRODUCT"))
+        #expect(CommandLineParser.helpText(for: .catalog) == CommandLineParser.helpText)
     }
 }

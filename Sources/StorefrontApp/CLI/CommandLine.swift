@@ -108,11 +108,19 @@ public enum CommandLineParser {
         }
         lines.append("  " + "-h, --help".padding(toLength: 22, withPad: " ", startingAt: 0) + "show this help")
         lines.append("  " + "--version".padding(toLength: 22, withPad: " ", startingAt: 0) + "print the version")
-        lines += ["", "In the storefront, press ? for the keys of each screen."]
+        lines += ["", "In the storefront, press ? for the keys of each screen; 'storefront run --help' lists the scenario steps."]
         return lines.joined(separator: "\n")
     }
 
-    public enum Outcome: Equatable { case run(CommandLineOptions), help, version }
+    /// Help about one command: its usage, and for the scenario commands every step of the language.
+    static func helpText(for command: Command) -> String {
+        guard [.run, .walk, .demo].contains(command) else { return helpText }
+        return (["Usage: " + command.usage, "", "Scenario steps, one a line (# starts a comment):"]
+            + ScenarioParser.reference.map { "  " + $0 }).joined(separator: "\n")
+    }
+
+    /// `help`: the command it was asked about (`storefront run --help`), or `.store` for the program.
+    public enum Outcome: Equatable { case run(CommandLineOptions), help(Command), version }
 
     public static func parse(_ arguments: [String]) throws(UsageError) -> Outcome {
         var result = CommandLineOptions()
@@ -120,7 +128,7 @@ public enum CommandLineParser {
         var rest = arguments[...]
         var sawCommand = false
         while let argument = rest.popFirst() {
-            if argument == "-h" || argument == "--help" || argument == "help" && !sawCommand { return .help }
+            if argument == "-h" || argument == "--help" || argument == "help" && !sawCommand { return .help(result.command) }
             if argument == "--version" { return .version }
             if argument.hasPrefix("-") && argument != "-" {
                 let (name, inline) = split(argument)

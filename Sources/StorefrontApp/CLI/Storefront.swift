@@ -9,7 +9,7 @@ public enum StorefrontProgram {
         let options: CommandLineOptions
         do {
             switch try CommandLineParser.parse(arguments) {
-            case .help: print(CommandLineParser.helpText); return 0
+            case .help(let command): print(CommandLineParser.helpText(for: command)); return 0
             case .version: print("storefront \(CommandLineParser.version)"); return 0
             case .run(let parsed): options = parsed
             }
