@@ -56,7 +56,7 @@ func checkAfterCleanLaunch(_ state: String, printed: [(id: Int64, product: Strin
 
 @Suite("Crash safety and concurrency", .serialized)
 struct CrashSafetyTests {
-    @Test("SIGKILL at seeded-random points loses nothing and credits each consumable once")
+    @Test("A worker app (StoreManager on LocalAppStore) SIGKILLed at seeded-random points loses nothing and credits each consumable once")
     func killedWorkers() async throws {
         let seed = testSeed("crash safety")
         var random = SeededRandom(seed: seed)
@@ -90,6 +90,42 @@ struct CrashSafetyTests {
     }
 
     /// The workers pick from 4 non-consumables (not 5,000), so they race to buy the same ones.
+    /// The same, for the real `storefront` binary: `storefront run` buying consumables on a state directory.
+    @Test("storefront SIGKILLed at seeded-random points loses nothing and credits each consumable once")
+    func killedStorefront() async throws {
+        let seed = testSeed("storefront crash safety")
+        var random = SeededRandom(seed: seed)
+        let state = temporaryDirectory("storefront-crash")
+        defer { try? FileManager.default.removeItem(atPath: state) }
+        let scenario = state + "/buy.scenario"
+        try (["catalog \(Repo.root)/catalog.json"] + (0..<300).map { _ in
+            Bool.random(using: &random) ? "buy com.lumenquest.coins.100" : "buy com.lumenquest.gems.500 quantity \(Int.random(in: 1...5, using: &random))"
+        }).joined(separator: "\n").write(toFile: scenario, atomically: true, encoding: .utf8)
+        let kills = longTests ? 30 : 8
+        var purchased = 0
+        for _ in 0..<kills {
+            let run = try startStorefront(["run", scenario, "--state", state])
+            // A seeded number of purchases (0: during start-up), plus a seeded delay.
+            let purchases = Int.random(in: 0...4, using: &random)
+            for _ in 0..<3000 where purchases > 0 && run.process.isRunning && run.output().components(separatedBy: "→ purchased").count - 1 < purchases {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            try await Task.sleep(for: .milliseconds(Int.random(in: 0...300, using: &random)))
+            #expect(run.process.isRunning, "storefront ended by itself: \(run.output().suffix(300))")
+            kill(run.process.processIdentifier, SIGKILL)
+            run.process.waitUntilExit()
+            // Line-buffered output: every purchase storefront reported is a whole line.
+            purchased += run.output().components(separatedBy: "→ purchased").count - 1
+        }
+        print("[storefront crash safety] \(kills) kills, \(purchased) purchases reported")
+        #expect(purchased > 0, "no run got as far as a purchase: raise the kill delays")
+        let store = try LocalAppStore(catalog: Repo.catalog(), stateDirectory: state)
+        let completed = await store.ledgerEntries().filter { $0.status == .completed }.count
+        await store.shutdown()
+        #expect(completed >= purchased, "storefront reported \(purchased) purchases, the ledger holds \(completed)")
+        try await checkAfterCleanLaunch(state, printed: [])
+    }
+
     @Test("Two processes purchasing on one ledger: unique IDs, counts add up, nothing lost, no non-consumable sold twice")
     func twoProcesses() async throws {
         let seed = testSeed("two processes")
