@@ -308,6 +308,8 @@ public actor StoreManager {
         case let e as VerificationError: .verification(e)
         case let e as RefundRequestError: .refund(e)
         case let e as OfferCodeError: .offerCode(e)
+        // The device could not record it (StoreKit's systemError), not an unknown failure.
+        case let e as SQLiteError where e.isDiskFull: .storeKit(.systemError)
         default: .storeKit(.unknown)
         }
     }

@@ -59,7 +59,7 @@ public enum FileContents {
                 }
                 throw Problem(description: problem)
             }
-            data.append(contentsOf: buffer[0..<count])
+            buffer.withUnsafeBufferPointer { data.append($0.baseAddress!, count: count) }
             if data.count > sizeLimit { throw Problem(description: "\(what) is larger than \(sizeLimitWords), the most Storefront reads") }
         }
     }

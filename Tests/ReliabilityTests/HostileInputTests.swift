@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import StoreEngine
 
 /// Runs `command` in a detached tmux session (a real terminal) and returns what it wrote to stderr and its exit status.
 func inTerminal(_ command: String) async throws -> String {
@@ -97,5 +98,40 @@ struct StoreDateTests {
         #expect(run.output.contains("✓ 12  expect ledger 13"), "\(run.output.prefix(1200))")
         #expect(run.output.contains("✗ 13  advance P1000Y\n        error: the store clock cannot go past 9999-12-31 (advancing 1000 years from 9927-"),
                 "\(run.output.prefix(1500))")
+    }
+}
+
+@Suite("Clear errors for report paths and full disks")
+struct OutputErrorTests {
+    /// A bad --junit path failed only after every scenario had run.
+    @Test("A report path that cannot be written is an error naming it, before anything runs", arguments: [
+        (["--junit", "/nonexistent-dir/junit.xml"], "storefront: --junit /nonexistent-dir/junit.xml: the directory /nonexistent-dir does not exist\n"),
+        (["--report", "/tmp"], "storefront: --report /tmp: is a directory; name a file to write\n"),
+        (["--report", "/etc/hostname/r.md"], "storefront: --report /etc/hostname/r.md: /etc/hostname is not a directory\n"),
+    ])
+    func reportPaths(_ options: [String], message: String) throws {
+        let run = try storefront(["run", Repo.root + "/Tests/Scenarios/purchase-types.scenario"] + options)
+        #expect(run.status == 2 && run.output == message, "exit \(run.status): \(run.output.prefix(300))")
+    }
+}
+
+@Suite("A full disk")
+struct DiskFullTests {
+    /// A ledger that may not grow (SQLite's max_page_count) fails as a full disk does, with SQLITE_FULL.
+    /// By hand, on a 700 KB tmpfs: `storefront run many-purchases.scenario --state /mnt/tiny/s` ends with
+    /// "cannot open the store: /mnt/tiny/s/ledger.sqlite: the disk is full; free some space and try again".
+    @Test("A full disk is reported as a full disk, naming the file")
+    func diskFull() throws {
+        let directory = temporaryDirectory("full")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = directory + "/ledger.sqlite"
+        let db = try SQLiteDatabase(path: path)
+        try db.execute("CREATE TABLE t(x TEXT); PRAGMA max_page_count = 8")
+        #expect {
+            for _ in 0..<100 { try db.query("INSERT INTO t VALUES (?)", [.text(String(repeating: "x", count: 4000))]) }
+        } throws: { error in
+            let description = "\(error)"
+            return (error as? SQLiteError)?.isDiskFull == true && description.hasPrefix(path + ": the disk is full; free some space and try again")
+        }
     }
 }

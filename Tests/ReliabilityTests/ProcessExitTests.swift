@@ -25,7 +25,7 @@ struct ProcessExitTests {
     func exitWhileUpdatesArrive() throws {
         let scenario = try Self.renewalsAtExit()
         defer { try? FileManager.default.removeItem(atPath: URL(fileURLWithPath: scenario).deletingLastPathComponent().path) }
-        for attempt in 0..<(longTests ? 10 : 2) {
+        for attempt in 0..<(longTests ? 6 : 2) {
             let run = try storefront(["run", scenario])
             #expect(run.reason == .exit && run.status == 0, "attempt \(attempt): \(run.reason == .exit ? "exit" : "signal") \(run.status)\n\(run.output.prefix(600))")
             if run.reason != .exit || run.status != 0 { break }

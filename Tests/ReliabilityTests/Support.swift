@@ -40,7 +40,7 @@ final class WorkerProcess {
     let process = Process()
     let log: String
 
-    init(state: String, seed: UInt64, count: Int? = nil) throws {
+    init(state: String, seed: UInt64, count: Int? = nil, nonConsumables: Int? = nil) throws {
         guard FileManager.default.isExecutableFile(atPath: Repo.benchBinary) else {
             throw WorkerError(description: "\(Repo.benchBinary) is missing: run `swift build` before `swift test`")
         }
@@ -49,6 +49,7 @@ final class WorkerProcess {
         let output = FileHandle(forWritingAtPath: log)!
         process.executableURL = URL(fileURLWithPath: Repo.benchBinary)
         process.arguments = ["worker", "--state", state, "--seed", String(seed)] + (count.map { ["--count", String($0)] } ?? [])
+            + (nonConsumables.map { ["--non-consumables", String($0)] } ?? [])
         process.standardOutput = output
         process.standardError = output
         try process.run()

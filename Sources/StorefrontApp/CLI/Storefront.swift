@@ -33,6 +33,9 @@ public enum StorefrontProgram {
         } catch let error as UsageError {
             Console.error("storefront: \(error.description)")
             return 2
+        } catch let error as SQLiteError where error.isDiskFull {
+            Console.error("storefront: \(error.description)")
+            return 2
         } catch let error as LedgerError {
             Console.error("storefront: \(error.description)")
             return 2

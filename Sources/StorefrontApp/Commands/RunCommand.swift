@@ -10,7 +10,8 @@ enum RunCommand {
     }
 
     static func run(_ options: CommandLineOptions, output: @Sendable (String) -> Void) async throws -> Int32 {
-        // Every file parses, and names only what its catalog has, before anything runs.
+        // Every file parses, and names only what its catalog has, and the reports can be written, before anything runs.
+        try OutputFile.check(options)
         var scenarios: [(Scenario, StoreContext)] = []
         for path in options.files {
             do {
@@ -41,5 +42,28 @@ enum RunCommand {
         if let path = options.reportPath { try ScenarioReport.markdown(results).write(toFile: path, atomically: true, encoding: .utf8) }
         output(ScenarioReport.summary(results))
         return results.allSatisfy(\.passed) ? 0 : 1
+    }
+}
+
+/// Report files (`--report`, `--junit`) are checked before anything runs: a run must not end,
+/// minutes later, without the report it was for.
+enum OutputFile {
+    static func check(_ options: CommandLineOptions) throws(UsageError) {
+        if let path = options.junitPath { try check(path, option: "--junit") }
+        if let path = options.reportPath { try check(path, option: "--report") }
+    }
+
+    static func check(_ path: String, option: String) throws(UsageError) {
+        func fail(_ problem: String) -> UsageError { UsageError(description: "\(option) \(path): \(problem)") }
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
+            if isDirectory.boolValue { throw fail("is a directory; name a file to write") }
+            if access(path, W_OK) != 0 { throw fail("cannot be written (check its permissions)") }
+            return
+        }
+        let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory) else { throw fail("the directory \(directory) does not exist") }
+        if !isDirectory.boolValue { throw fail("\(directory) is not a directory") }
+        if access(directory, W_OK) != 0 { throw fail("cannot create a file in \(directory) (check its permissions)") }
     }
 }
