@@ -79,8 +79,14 @@ struct StoreKitImportTests {
         #expect(catalog.subscriptions(inGroup: "3F19ED53").map(\.id) == ["subscription.pro", "subscription.premium", "subscription.standard"])
         #expect(catalog.product("subscription.standard")?.subscription?.level == 3)
         #expect(catalog.product("subscription.standard")?.subscription?.period == Period(1, .month))
-        #expect(catalog.product("nonRenewing.standard")?.duration == Period(1, .year))
         #expect(catalog.app.bundleID == "com.example.storekit-config.e8be4d16")
+    }
+
+    @Test("a .storekit non-renewing subscription has no duration: none is invented")
+    func nonRenewingHasNoDuration() throws {
+        let catalog = try load("cntrump+SKDemo__Products.storekit")
+        #expect(catalog.product("nonRenewing.standard")?.type == .nonRenewing)
+        #expect(catalog.product("nonRenewing.standard")?.duration == nil)
     }
 
     @Test("settings map to test settings: SKDemo _timeRate 15")

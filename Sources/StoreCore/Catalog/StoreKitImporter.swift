@@ -96,10 +96,9 @@ private struct Reader {
         default:
             throw typeField.error("unknown product type \"\(typeName)\" (expected Consumable, NonConsumable, NonRenewingSubscription or RecurringSubscription)")
         }
+        // A `.storekit` non-renewing subscription has no duration: the app decides how long it lasts,
+        // and StoreKit keeps it in `currentEntitlements` for good. None is invented here.
         var product = try common(field, type: type)
-        // A `.storekit` non-renewing subscription has no duration (the app decides how long it lasts):
-        // assume one year, the most common term, rather than guess from its name.
-        if type == .nonRenewing { product.duration = Period(1, .year) }
         // Offer codes work for every product type since iOS 18.2; on a non-subscription a code grants the
         // product once. Not in the sample files: read like a subscription's `codeOffers`, without an offer.
         for codeField in try field.optional("codeOffers")?.array() ?? [] {

@@ -15,7 +15,7 @@ extension LocalAppStore {
             appTransactionID: appTransactionID, bundleID: catalog.app.bundleID, appVersion: catalog.app.appVersion,
             originalAppVersion: app.version, originalPurchaseDate: app.purchaseDate, originalPlatform: app.platform,
             deviceVerification: verification, deviceVerificationNonce: nonce, signedDate: now())
-        return present(try sign(payload.json))
+        return present(asSigned(try sign(payload.json)))
     }
 
     /// The catalog's original app facts, as overridden by the QA panel.
