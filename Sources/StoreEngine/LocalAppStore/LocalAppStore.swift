@@ -100,13 +100,13 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
         guard let item = catalog.product(productID) else { throw StoreFailure.purchase(.productUnavailable) }
         guard let price = item.prices[currentStorefront.code] else { throw StoreFailure.storeKit(.notAvailableInStorefront) }
         guard Checkout.allowedQuantities(of: item.type).contains(options.quantity) else { throw StoreFailure.purchase(.invalidQuantity) }
+        let promotion = try options.promotionalOffer?.signature.flatMap(promotion)
+        let offer = try offerFor(item, options: options, promotion: promotion)
         // Buying what the customer already has gets it again for free: the existing transaction, no charge, no new row.
         if let owned = try alreadyPurchased(item) {
             guard answer == .confirm else { return .userCancelled }
             return .success(jws: present(owned))
         }
-        let promotion = try options.promotionalOffer?.signature.flatMap(promotion)
-        let offer = try offerFor(item, options: options, promotion: promotion)
         guard answer == .confirm else { return .userCancelled }
         try await simulateNetwork(.purchase, delay: true)
 

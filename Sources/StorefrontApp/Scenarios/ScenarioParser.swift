@@ -44,7 +44,7 @@ public enum ScenarioParser {
                                        "appTransactionId"]
     static let renewalJWSFields = ["originalTransactionId", "productId", "autoRenewProductId", "autoRenewStatus", "isInBillingRetryPeriod",
                                    "expirationIntent", "gracePeriodExpiresDate", "priceIncreaseStatus", "renewalDate",
-                                   "recentSubscriptionStartDate", "renewalPrice", "currency", "offerType", "offerIdentifier",
+                                   "recentSubscriptionStartDate", "renewalPrice", "currency", "offerType", "offerIdentifier", "offerDiscountType", "offerPeriod",
                                    "eligibleWinBackOfferIds", "signedDate", "environment", "appTransactionId"]
 
     static func probe(_ p: ScenarioExpectation.Probe) -> ProbeSpec {
