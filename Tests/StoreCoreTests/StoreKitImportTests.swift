@@ -194,6 +194,23 @@ struct StoreKitImportTests {
         #expect(StoreKitImporter.code(referenceName: "", internalID: "", taken: ["CODE"]) == "CODE2")
     }
 
+    @Test("code collisions are reported at load, naming both offers")
+    func codeCollisionsReported() throws {
+        let catalog = try load("comexbackkid+LeftPocket__StoreKitConfiguration.storekit")
+        #expect(catalog.warnings.count == 2)
+        #expect(catalog.warnings.first?.contains("makes the code AFFILIATES, already made by ") == true)
+        #expect(catalog.warnings.first?.contains("its code is AFFILIATES2") == true)
+        #expect(try load("xmliszt+joodle__Store.storekit").warnings.isEmpty)
+    }
+
+    @Test("a code offer's reference name redeems it too, spelled in any case")
+    func referenceNameIsACode() throws {
+        let catalog = try load("xmliszt+joodle__Store.storekit")
+        let offer = try #require(catalog.offerCodes.last)
+        #expect(catalog.offerCode(offer.referenceName.lowercased())?.code == offer.code)
+        #expect(catalog.offerCode(offer.code)?.code == offer.code)
+    }
+
     @Test("generated codes are stable across imports and redeemable case-insensitively")
     func codesStableAndRedeemable() throws {
         let file = "comexbackkid+LeftPocket__StoreKitConfiguration.storekit"

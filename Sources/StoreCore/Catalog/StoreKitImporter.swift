@@ -40,6 +40,10 @@ private struct Reader {
     var productPaths: [String: String] = [:]
     var offerCodes: [OfferCode] = []
     var takenCodes: Set<String> = []
+    /// Where each made code came from, to name both places on a collision.
+    var codePaths: [String: String] = [:]
+    /// What the file asks that Storefront does differently, for the tester to read (code collisions).
+    var warnings: [String] = []
 
     init(file: String) { self.file = file }
 
@@ -67,8 +71,10 @@ private struct Reader {
             groups.append(group)
             products += subscriptions
         }
-        return Catalog(app: app(root), storefronts: storefronts, products: products, subscriptionGroups: groups,
-                       offerCodes: offerCodes, settings: settings)
+        var catalog = Catalog(app: app(root), storefronts: storefronts, products: products, subscriptionGroups: groups,
+                              offerCodes: offerCodes, settings: settings)
+        catalog.warnings = warnings
+        return catalog
     }
 
     func app(_ root: JSONField) -> AppInfo {
@@ -206,9 +212,15 @@ private struct Reader {
     /// modelled: codes here always apply on their own. No redemption limit, no expiry.
     mutating func offerCode(_ field: JSONField, productID: String, offer: SubscriptionOffer?) throws -> OfferCode {
         let referenceName = try field.optional("referenceName")?.string() ?? ""
-        let code = StoreKitImporter.code(referenceName: referenceName,
-                                         internalID: try field.optional("internalID")?.string() ?? "", taken: takenCodes)
+        let internalID = try field.optional("internalID")?.string() ?? ""
+        let code = StoreKitImporter.code(referenceName: referenceName, internalID: internalID, taken: takenCodes)
+        let wanted = StoreKitImporter.code(referenceName: referenceName, internalID: internalID, taken: [])
+        if code != wanted {
+            warnings.append("\(file): \(field.path): code offer \"\(referenceName)\" makes the code \(wanted), already made by "
+                            + "\(codePaths[wanted] ?? "another offer"); its code is \(code), and its reference name redeems the first one")
+        }
         takenCodes.insert(code)
+        codePaths[code] = field.path
         var eligibility = Set(CustomerEligibility.allCases)
         if let list = field.optional("eligibility") {
             eligibility = try Set(list.array().map { item in

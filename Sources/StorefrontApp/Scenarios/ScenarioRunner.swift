@@ -147,6 +147,8 @@ public actor ScenarioRunner {
             return nil
         default: break
         }
+        var command = command
+        if case .manage(let name, let action) = command, let group = catalog.group(named: name) { command = .manage(group.id, action) }
         let outcome = try await CommandPerformer(manager: manager, controls: store).perform(command)
         if command == .reset { await store.update { $0.networkDelay = 0 } }  // headless: no artificial delay
         switch outcome {
@@ -271,7 +273,8 @@ public actor ScenarioRunner {
     func read(_ e: ScenarioExpectation) async -> String {
         guard let store, let manager else { return "no store" }
         let s = await manager.snapshot
-        let subject = e.subject.first ?? ""
+        // A group may be named by its ID or its name.
+        let subject = ScenarioParser.probe(e.probe).subject.first == "GROUP" ? catalog.group(named: e.subject[0])?.id ?? e.subject[0] : e.subject.first ?? ""
         func yesNo(_ b: Bool) -> String { b ? "yes" : "no" }
         switch e.probe {
         case .result: return lastResult.map(Self.describe) ?? "none"
