@@ -256,21 +256,28 @@ struct StoreKitImportTests {
             == "sub with 12mo monthly commitment")
     }
 
-    @Test("_storeKitErrors: enabled entries inject their API's failure, by name or position")
+    @Test("_storeKitErrors are mapped by type and index, by name or position; what cannot be mapped is reported")
     func storeKitErrors() throws {
         let catalog = try storekit("""
             "settings": {"_storeKitErrors": [
-              {"name": "Purchase", "enabled": true, "current": {"index": 1, "type": "generic"}},
+              {"name": "Purchase", "enabled": true, "current": {"index": 2, "type": "purchase"}},
               {"name": "Load Products", "enabled": true, "current": null},
-              {"name": "Something Xcode renamed", "enabled": true, "current": {"index": 99, "type": "generic"}},
-              {"name": "Verification", "enabled": false, "current": {"index": 2, "type": "generic"}}
+              {"name": "Something Xcode renamed", "enabled": true, "current": {"index": 4, "type": "verification"}},
+              {"name": "App Store Sync", "enabled": true, "current": {"index": 2, "type": "generic"}},
+              {"name": "Subscription Status", "enabled": true, "current": {"index": 99, "type": "generic"}},
+              {"name": "App Transaction", "enabled": true, "current": {"index": 0, "type": "purchase"}},
+              {"name": "Refund Request Sheet", "enabled": false, "current": {"index": 0, "type": "generic"}}
             ]}
             """)
         #expect(catalog.settings.failures == [
-            .purchase: .purchase(.productUnavailable),
+            .purchase: .purchase(.purchaseNotAllowed),
             .loadProducts: .storeKit(.networkError),
-            .verification: .verification(.revokedCertificate),  // third entry, matched by position, index out of range
+            .verification: .verification(.invalidSignature),  // third entry, matched by position
+            .appStoreSync: .storeKit(.networkError),
         ])
+        #expect(catalog.warnings.count == 2)
+        #expect(catalog.warnings.first?.contains("settings._storeKitErrors[4].current: Subscription Status error generic #99") == true)
+        #expect(catalog.warnings.last?.contains("App Transaction error purchase #0 has no equivalent") == true)
     }
 
     @Test("_failTransactionsEnabled makes purchases fail with purchaseNotAllowed")

@@ -7,7 +7,6 @@ enum CatalogCommand {
     static func run(_ options: CommandLineOptions) throws -> Int32 {
         let context = try StoreContext.resolve(options, catalogPath: options.files.first)
         let products = context.catalog.products(storefront: context.storefront.code, locale: context.locale)
-        for warning in context.catalog.warnings { Console.error("storefront: warning: \(warning)") }
         print(options.json ? json(products, catalog: context.catalog, locale: context.locale) : table(products, context: context))
         return 0
     }
