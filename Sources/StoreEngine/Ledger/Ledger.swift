@@ -196,6 +196,14 @@ final class Ledger {
             """)
     }
 
+    /// The customer's purchase of a non-consumable or non-renewing subscription they own (bought, not revoked).
+    func ownedOneTimeRow(_ productID: String) throws -> Row? {
+        try rows("""
+            SELECT \(Self.columns) FROM transactions WHERE product_id = ? AND product_type IN ('nonConsumable', 'nonRenewing')
+            AND status = 'completed' AND revoked = 0 ORDER BY id LIMIT 1
+            """, [.text(productID)]).first
+    }
+
     /// Whether a non-consumable or non-renewing subscription is owned (bought, not revoked).
     func ownsOneTimeProduct(_ productID: String) throws -> Bool {
         try !db.query("""

@@ -7,7 +7,7 @@ import CLibCrypto
 extension LocalAppStore {
     public func appTransaction() async throws -> String {
         try injected.check(.appTransaction)
-        return present(try sign(appTransactionPayload().json))
+        return present(asSigned(try sign(appTransactionPayload().json)))
     }
 
     func appTransactionPayload() -> AppTransactionPayload {

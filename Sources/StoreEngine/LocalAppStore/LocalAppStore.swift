@@ -105,16 +105,17 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
         guard let item = catalog.product(productID) else { throw StoreFailure.purchase(.productUnavailable) }
         guard let price = item.prices[currentStorefront.code] else { throw StoreFailure.storeKit(.notAvailableInStorefront) }
         guard Checkout.allowedQuantities(of: item.type).contains(options.quantity) else { throw StoreFailure.purchase(.invalidQuantity) }
-        if item.type == .nonConsumable, try ledger.ownsOneTimeProduct(productID) {
-            throw StoreFailure.purchase(.purchaseNotAllowed)
-        }
         let promotion = try options.promotionalOffer?.signature.flatMap(promotion)
         let offer = try offerFor(item, options: options, promotion: promotion)
+        // Buying what the customer already has gets it again for free: the existing transaction, no charge, no new row.
+        if let owned = try alreadyPurchased(item) {
+            guard answer == .confirm else { return .userCancelled }
+            return .success(jws: present(owned))
+        }
         guard answer == .confirm else { return .userCancelled }
         try await simulateNetwork(.purchase, delay: true)
 
         let change = item.type == .autoRenewable ? try planChange(to: item) : nil
-        if change?.kind == .alreadySubscribed { throw StoreFailure.purchase(.purchaseNotAllowed) }
         let pending = Checkout.hold(currentSettings, options)
         // A plan change asks for approval too; it takes effect when it completes (see `complete`).
         if let change, pending == nil { return try applyChange(change, to: item, options: options, offer: offer) }
@@ -123,9 +124,32 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
             try commit(payload, kind: .silent, status: pending)
             return .pending(pending == .pendingApproval ? .askToBuy : .interrupted)
         }
-        guard let jws = try commit(payload, kind: .purchase) else { throw StoreFailure.storeKit(.unknown) }
+        let committed: String?
+        do {
+            committed = try commit(payload, kind: .purchase)
+        } catch StoreFailure.purchase(.purchaseNotAllowed) {
+            // Another process sold it a moment ago, under the write lock: this customer owns it now.
+            guard let owned = try alreadyPurchased(item) else { throw StoreFailure.purchase(.purchaseNotAllowed) }
+            return .success(jws: present(owned))
+        }
+        guard let jws = committed else { throw StoreFailure.storeKit(.unknown) }
         if let nonce = promotion?.nonce { _ = try ledger.useNonce(nonce) }
         return .success(jws: present(jws))
+    }
+
+    /// The transaction of what the customer already has: a non-consumable they own, or the
+    /// subscription they are subscribed to now. StoreKit hands it back ("You've already purchased
+    /// this… get it again for free"); nil when buying it is a new purchase.
+    func alreadyPurchased(_ item: CatalogProduct) throws -> String? {
+        switch item.type {
+        case .nonConsumable:
+            return try ledger.ownedOneTimeRow(item.id)?.jws
+        case .autoRenewable:
+            guard let change = try planChange(to: item), change.kind == .alreadySubscribed else { return nil }
+            return try ledger.jws(change.current.latestTransactionID)
+        default:
+            return nil
+        }
     }
 
     /// Stores a transaction, signed when completed (inside a catch-up the token comes later, and
@@ -156,7 +180,7 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
             if status == .completed, let signingPipeline {
                 signingPipeline.submit(text, for: payload.transactionID)
             } else if status == .completed {
-                jws = try identity.signer.sign(payload: Data(text.utf8))
+                jws = asSigned(try identity.signer.sign(payload: Data(text.utf8)))
             }
             try ledger.insert(.init(payload: payload, status: status, finished: false, jws: jws), payloadJSON: text)
             if status == .completed, payload.productType == .autoRenewable { try startOrExtendSubscription(with: payload) }
@@ -174,6 +198,10 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
                     reason: TransactionPayload.Reason = .purchase) throws -> TransactionPayload {
         let id: Int64 = 0  // provisional: `commit` allocates the real ID under the write lock
         let date = purchaseDate ?? now()
+        // A subscription continues the customer's subscription in its group: same original transaction.
+        let continued = originalID == nil ? item.subscription.flatMap { groupSubscription($0.groupID) } : nil
+        let originalID = originalID ?? continued?.originalID
+        let originalDate = originalDate ?? continued.flatMap { try? ledger.row($0.latestTransactionID) }?.payload.originalPurchaseDate
         let charged = offer?.charge(in: currentStorefront.code) ?? price
         var payload = TransactionPayload(
             transactionID: id, originalTransactionID: originalID ?? id, bundleID: catalog.app.bundleID,
@@ -193,7 +221,7 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
             payload.offerType = offer.type
             payload.offerID = offer.id
             payload.offerPaymentMode = offer.paymentMode
-            payload.offerPeriod = offer.type == .code && item.type != .autoRenewable ? nil : offer.period
+            payload.offerPeriod = offer.type == .code && item.type != .autoRenewable ? nil : offer.duration
         }
         return payload
     }
@@ -206,6 +234,14 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
 
     func sign(_ json: JSONValue) throws -> String {
         try identity.signer.sign(payload: Data(json.compact.utf8))
+    }
+
+    /// A token as the store makes it now: while invalid signatures are on, with a broken signature,
+    /// kept for good. (Its 11th character changes: `present` changes the first, so it cannot mend it.)
+    func asSigned(_ jws: String) -> String {
+        guard injected.invalidSignatures, let dot = jws.lastIndex(of: "."),
+              let spot = jws.index(dot, offsetBy: 11, limitedBy: jws.index(before: jws.endIndex)) else { return jws }
+        return jws[..<spot] + (jws[spot] == "A" ? "B" : "A") + jws[jws.index(after: spot)...]
     }
 
     /// What the app receives: the signed data, or a broken copy when a verification failure is injected.
@@ -323,8 +359,20 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
         }
         let redemption = try OfferCodeRedemption(code: code, redemptions: ledger.redemptionCount(code: code.code),
                                                  isSoldInStorefront: item.prices[currentStorefront.code] != nil,
-                                                 customer: customer(of: item), alreadyOwns: owns(item))
+                                                 customer: customer(of: item), alreadyOwns: owns(item),
+                                                 isSubscription: item.type == .autoRenewable)
         if let refusal = redemption.refusal(at: now()) { throw StoreFailure.offerCode(refusal) }
+        if redemption.startsAtNextRenewal, let group = item.subscription?.groupID, var record = activeSubscription(group: group) {
+            // Nothing is charged or delivered now: the subscription renews to the code's product, with its offer.
+            record.offer = SubscriptionRecord.CarriedOffer(redeemed: redemption.offer, storefront: currentStorefront.code)
+            record.autoRenewProductID = item.id
+            record.willAutoRenew = true
+            try ledger.db.transaction {
+                try ledger.save(record)
+                try ledger.recordRedemption(code: code.code, transactionID: record.latestTransactionID)
+            }
+            return
+        }
         let payload = try newPayload(item, price: item.prices[currentStorefront.code] ?? 0, options: PurchaseOptions(), offer: redemption.offer)
         try commit(payload, kind: .update, redeeming: code.code)
     }
@@ -431,7 +479,7 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
 
     public func refund(transactionID: Int64, prorated: Bool) throws {
         guard prorated, let row = try ledger.row(transactionID), row.payload.expirationDate != nil else {
-            return try revoke(transactionID, reason: .other, type: .refundFull, percentage: nil)
+            return try revoke(transactionID, reason: .other, type: .refundFull, percentage: Proration.fullRefund)
         }
         let percentage = Proration(start: row.payload.purchaseDate, end: row.payload.expirationDate).revocationPercentage(at: now())
         try revoke(transactionID, reason: .other, type: .refundProrated, percentage: percentage)
@@ -447,7 +495,7 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
         }
         row.refundRequest = approve ? .approved : .declined
         try ledger.update(row)
-        if approve { try revoke(transactionID, reason: .other, type: .refundFull, percentage: nil) }
+        if approve { try revoke(transactionID, reason: .other, type: .refundFull, percentage: Proration.fullRefund) }
     }
 
     /// Marks a transaction revoked, re-signs it, ends its subscription, and tells the app through updates.
@@ -459,7 +507,7 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
         row.payload.revocationType = type
         row.payload.revocationPercentage = percentage
         row.payload.signedDate = now()
-        row.jws = try sign(row.payload.json)
+        row.jws = asSigned(try sign(row.payload.json))
         row.finished = false
         try ledger.db.transaction {
             try ledger.update(row)
@@ -497,7 +545,12 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
             return
         }
         var payload = try newPayload(item, price: price, options: PurchaseOptions(), offer: nil)
-        if familyShared { payload.ownership = .familyShared }
+        if familyShared {
+            // A family member's purchase is theirs: it starts its own original transaction.
+            payload.ownership = .familyShared
+            payload.originalTransactionID = payload.transactionID
+            payload.originalPurchaseDate = payload.purchaseDate
+        }
         try commit(payload, kind: .update)
     }
 

@@ -67,6 +67,8 @@ struct StoreContext {
     static func resolve(_ options: CommandLineOptions, catalogPath: String? = nil) throws -> StoreContext {
         let path = catalogPath ?? options.catalogPath ?? "catalog.json"
         let catalog = try CatalogLoader.load(path: path)
+        // What loading worked around is said once, whatever the command.
+        for warning in catalog.warnings { Console.error("storefront: warning: \(warning)") }
         guard let (storefront, locale) = catalog.place(storefront: options.storefront, locale: options.locale, settings: catalog.settings) else {
             let code = options.storefront ?? catalog.settings.storefront ?? "?"
             throw UsageError(description: "unknown storefront '\(code)' (this catalog sells in \(catalog.storefronts.map(\.code).joined(separator: ", ")))")

@@ -156,6 +156,8 @@ public actor ScenarioRunner {
             return "wrote \(path)"
         default: break
         }
+        var command = command
+        if case .manage(let name, let action) = command, let group = catalog.group(named: name) { command = .manage(group.id, action) }
         let outcome = try await CommandPerformer(manager: manager, controls: store).perform(command)
         if command == .reset { await store.update { $0.networkDelay = 0 } }  // headless: no artificial delay
         switch outcome {
@@ -280,7 +282,8 @@ public actor ScenarioRunner {
     func read(_ e: ScenarioExpectation) async -> String {
         guard let store, let manager else { return "no store" }
         let s = await manager.snapshot
-        let subject = e.subject.first ?? ""
+        // A group may be named by its ID or its name.
+        let subject = ScenarioParser.probe(e.probe).subject.first == "GROUP" ? catalog.group(named: e.subject[0])?.id ?? e.subject[0] : e.subject.first ?? ""
         func yesNo(_ b: Bool) -> String { b ? "yes" : "no" }
         switch e.probe {
         case .result: return lastResult.map(Self.describe) ?? "none"
