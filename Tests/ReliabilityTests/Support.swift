@@ -8,8 +8,12 @@ let longTests = ProcessInfo.processInfo.environment["STOREFRONT_LONG_TESTS"] == 
 enum Repo {
     /// Three levels up from Tests/ReliabilityTests/Support.swift.
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
-    static let benchBinary = root + "/.build/debug/storefront-bench"
-    static let storefrontBinary = root + "/.build/debug/storefront"
+    /// Where the running test bundle was built: the binaries beside it were built by the same
+    /// command, in the same configuration and with the same sanitizer (not whatever `.build/debug` last held).
+    static let products = URL(fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+                              ?? CommandLine.arguments[0]).deletingLastPathComponent().path
+    static let benchBinary = products + "/storefront-bench"
+    static let storefrontBinary = products + "/storefront"
 
     static func catalog() throws -> Catalog {
         var catalog = try CatalogLoader.load(path: root + "/catalog.json")
