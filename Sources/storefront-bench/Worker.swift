@@ -26,11 +26,8 @@ enum Worker {
     }
 
     static func run(state: String, seed: UInt64, count: Int, nonConsumables pick: Int = nonConsumables) async throws {
-        let store = try LocalAppStore(catalog: catalog(), stateDirectory: state)
-        let wallet = try ConsumableWallet(path: state + "/wallet.sqlite")
-        let manager = StoreManager(source: store, verifier: SignedDataVerifier(trustedRoots: [store.certificate]), wallet: wallet,
-                                   productIDs: consumables)
-        await manager.start()
+        let stack = try await StoreStack.open(catalog: catalog(), stateDirectory: state, productIDs: consumables)
+        let (store, manager) = (stack.store, stack.manager)
         var random = SeededRandom(seed: seed)
         for _ in 0..<count {
             let consumable = Int.random(in: 0..<3, using: &random) > 0

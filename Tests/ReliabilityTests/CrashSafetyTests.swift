@@ -7,10 +7,8 @@ import StoreEngine
 /// Opens the state directory as a freshly launched app would, lets StoreKit's redelivery of
 /// unfinished transactions drain, and checks the ledger and the wallet against each other.
 func checkAfterCleanLaunch(_ state: String, printed: [(id: Int64, product: String, quantity: Int)]) async throws {
-    let store = try LocalAppStore(catalog: Repo.catalog(), stateDirectory: state)
-    let wallet = try ConsumableWallet(path: state + "/wallet.sqlite")
-    let manager = StoreManager(source: store, verifier: SignedDataVerifier(trustedRoots: [store.certificate]), wallet: wallet)
-    await manager.start()
+    let stack = try await StoreStack.open(catalog: Repo.catalog(), stateDirectory: state)
+    let (store, manager) = (stack.store, stack.manager)
     var unfinished = await store.unfinishedTransactions().count
     for _ in 0..<600 where unfinished > 0 {
         try await Task.sleep(for: .milliseconds(50))

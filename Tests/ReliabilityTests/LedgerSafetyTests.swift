@@ -10,10 +10,8 @@ struct App {
     let manager: StoreManager
 
     init(state: String) async throws {
-        store = try LocalAppStore(catalog: Repo.catalog(), stateDirectory: state)
-        let wallet = try ConsumableWallet(path: state + "/wallet.sqlite")
-        manager = StoreManager(source: store, verifier: SignedDataVerifier(trustedRoots: [store.certificate]), wallet: wallet)
-        await manager.start()
+        let stack = try await StoreStack.open(catalog: Repo.catalog(), stateDirectory: state)
+        (store, manager) = (stack.store, stack.manager)
     }
 
     func close() async {

@@ -40,9 +40,7 @@ struct ProcessExitTests {
         let store = try LocalAppStore(catalog: Repo.catalog(), stateDirectory: state)
         // Bought while the app was not running: all of them are redelivered through updates at launch.
         for _ in 0..<60 { _ = try await store.purchase("com.lumenquest.coins.100", options: PurchaseOptions(), answer: .confirm) }
-        let manager = StoreManager(source: store, verifier: SignedDataVerifier(trustedRoots: [store.certificate]),
-                                   wallet: try ConsumableWallet(path: state + "/wallet.sqlite"))
-        await manager.start()
+        let manager = try await StoreStack.launchApp(on: store, stateDirectory: state)
         await manager.stop()
         let atStop = await store.unfinishedTransactions().count
         try await Task.sleep(for: .milliseconds(500))

@@ -150,6 +150,15 @@ import TerminalUI
         #expect(press(&state, .enter) == [.command(.control(.approve, .id(pending.id)))])
     }
 
+    @Test("a damaged ledger row is said on the status line, not shown as less than was bought")
+    func damageIsSaid() async throws {
+        var state = try await fixtureState(purchases: false)
+        var snapshot = state.snapshot
+        snapshot.damage = "ledger.sqlite: row 7 of transactions is damaged"
+        _ = reduce(&state, .snapshot(snapshot))
+        #expect(state.status == "⚠ ledger.sqlite: row 7 of transactions is damaged")
+    }
+
     @Test func helpListsTheSameBindingsAsTheFooter() async throws {
         let state = try await fixtureState(purchases: false)
         let help = KeyMap.helpLines(for: state).joined(separator: "\n")

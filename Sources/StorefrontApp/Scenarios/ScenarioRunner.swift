@@ -99,6 +99,7 @@ public actor ScenarioRunner {
             results.append(result)
             onStep(result)
         }
+        if setupError == nil, let damage = await store?.damage() { setupError = "the ledger is damaged: \(damage)" }
         let code = await store?.storefront().code ?? storefront ?? "?"
         await close()
         return ScenarioResult(scenario: scenario, steps: results, catalogPath: scenario.catalogPath ?? "", storefront: code,
