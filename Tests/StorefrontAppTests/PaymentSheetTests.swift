@@ -12,6 +12,8 @@ struct PaymentSheetTests {
         #expect(PaymentSheet(productID: "com.lumenquest.pro").body(state)
                     .contains("You've already purchased this. Would you like to get it again for free?"))
         #expect(PaymentSheet(productID: "com.lumenquest.plus.monthly").body(state).contains { $0.hasPrefix("You're currently subscribed to this.") })
+        // Seen in tmux: the notice said "Environment: Local" while every other sheet said the store's environment.
+        #expect(PaymentSheet(productID: "com.lumenquest.pro").body(state).contains("Account: local tester · Environment: Sandbox"))
         for fresh in ["com.lumenquest.removeads", "com.lumenquest.plus.yearly", "com.lumenquest.coins.100"] {
             #expect(!PaymentSheet(productID: fresh).body(state).contains { $0.hasPrefix("You") }, "\(fresh)")
         }

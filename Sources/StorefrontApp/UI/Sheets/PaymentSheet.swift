@@ -73,11 +73,9 @@ struct PaymentSheet: SheetView, Equatable {
     func body(_ state: AppState) -> [String] {
         guard let p = state.product(productID) else { return ["This product is no longer available."] }
         var lines = [p.displayName, p.description, ""]
-        if let notice = Self.alreadyPurchased(p, state) {
-            lines += [notice, "", "Account: local tester · Environment: Local"]
-            if isPurchasing { lines += ["", Spinner.frame(state.tick) + " Purchasing…"] }
-            return lines
-        }
+        let account = ["", "Account: local tester · Environment: \(state.settings.environment.rawValue)"]
+            + (isPurchasing ? ["", Spinner.frame(state.tick) + " Purchasing…"] : [])
+        if let notice = Self.alreadyPurchased(p, state) { return lines + [notice] + account }
         if let terms = p.subscription {
             switch offer {
             case .promotional(let id), .winBack(let id):
@@ -101,9 +99,7 @@ struct PaymentSheet: SheetView, Equatable {
             lines.append("Price: \(p.displayPrice), one-time purchase")
         }
         if offers.count > 1 { lines.append("Offer choice: \(offer.label)   (o to change)") }
-        lines += ["", "Account: local tester · Environment: \(state.settings.environment.rawValue)"]
-        if isPurchasing { lines += ["", Spinner.frame(state.tick) + " Purchasing…"] }
-        return lines
+        return lines + account
     }
 
     func draw(_ state: AppState, in area: Rect, on canvas: inout Canvas) {
