@@ -97,6 +97,26 @@ struct DamagedLedgerTests {
         }
     }
 
+    /// Seen in CI's long run: a flip inside the recorded root key read as "a different signing identity",
+    /// sending the tester to signing.pem instead of the damaged ledger.
+    @Test("A flipped byte in the ledger's recorded signing root is ledger damage, not another identity")
+    func damagedRootRecordIsLedgerDamage() async throws {
+        let state = try await Self.stateWithPurchases()
+        defer { try? FileManager.default.removeItem(atPath: state) }
+        let db = try SQLiteDatabase(path: state + "/ledger.sqlite")
+        let known = try #require(db.query("SELECT value FROM meta WHERE key = 'signingRootKey'").first?[0].text)
+        var flipped = Array(known)
+        flipped[10] = flipped[10] == "a" ? "b" : "a"
+        _ = try db.query("UPDATE meta SET value = ? WHERE key = 'signingRootKey'", [.text(String(flipped))])
+        do {
+            _ = try await open(state)
+            Issue.record("a ledger with a damaged root record opened")
+        } catch let error as LedgerError {
+            guard case .damagedRow(let path, "meta", "signingRootKey", _) = error else { Issue.record("\(error)"); return }
+            #expect(path == state + "/ledger.sqlite")
+        }
+    }
+
     @Test("A deleted or emptied ledger beside the app's wallet is refused, never replaced by an empty one", arguments: ["deleted", "emptied"])
     func lostLedgerIsRefused(_ how: String) async throws {
         let state = try await Self.stateWithPurchases()

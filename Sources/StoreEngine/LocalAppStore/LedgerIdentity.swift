@@ -11,7 +11,13 @@ extension Ledger {
     func bind(to identity: StoreIdentity, path: String) throws {
         let root = identity.certificate.keyFingerprint
         try db.transaction {
-            if let known = try meta("signingRootKey"), known != root {
+            let known = try meta("signingRootKey")
+            // A byte flipped in the recorded key is damage to the ledger, not another identity.
+            if let known, let check = try meta("signingRootKeyCheck"), check != Self.checksum(known) {
+                throw LedgerError.damagedRow(path: self.path ?? ":memory:", table: "meta", key: "signingRootKey",
+                                             detail: "the recorded signing root no longer matches its checksum")
+            }
+            if let known, known != root {
                 throw StateError("\(path) holds a different signing identity (root key \(root.prefix(16))…) from the one that signed the transactions in its ledger (root key \(known.prefix(16))…): put the original signing.pem back, or move the state directory aside to start a new store")
             }
             if try meta("tokenPrefix") != tokenPrefix {
@@ -22,6 +28,14 @@ extension Ledger {
                 try setMeta("tokenPrefix", tokenPrefix)
             }
             try setMeta("signingRootKey", root)
+            try setMeta("signingRootKeyCheck", Self.checksum(root))
         }
+    }
+
+    /// FNV-1a of the recorded root key: cheap, stable across runs, enough to tell damage from a replacement.
+    static func checksum(_ text: String) -> String {
+        var hash: UInt64 = 14_695_981_039_346_656_037
+        for byte in text.utf8 { hash = (hash ^ UInt64(byte)) &* 1_099_511_628_211 }
+        return String(hash, radix: 16)
     }
 }
