@@ -9,6 +9,7 @@ public struct CommandLineOptions: Sendable, Equatable {
     public var ephemeral = false
     public var timeRate: String?
     public var noColor = false
+    public var noMouse = false
     public var json = false
     public var rootCertificate: String?
     public var atSignedDate = false
@@ -69,6 +70,7 @@ public enum CommandLineParser {
         OptionSpec(names: ["--ephemeral"], value: nil, help: "keep everything in memory; nothing is saved") { o, _ in o.ephemeral = true },
         OptionSpec(names: ["--time-rate"], value: "RATE", help: "store clock speed: an Xcode time rate name or integer") { $0.timeRate = $1 },
         OptionSpec(names: ["--no-color"], value: nil, help: "monochrome interface (also NO_COLOR or TERM=dumb)") { o, _ in o.noColor = true },
+        OptionSpec(names: ["--no-mouse"], value: nil, help: "leave the mouse to the terminal (select and copy text)") { o, _ in o.noMouse = true },
         OptionSpec(names: ["--json"], value: nil, help: "catalog: print JSON instead of a table") { o, _ in o.json = true },
         OptionSpec(names: ["--root"], value: "PEM", help: "verify: trusted root certificate (default: the local store's)") { $0.rootCertificate = $1 },
         OptionSpec(names: ["--at-signed-date"], value: nil, help: "verify: check certificates at the payload's signedDate") { o, _ in o.atSignedDate = true },
