@@ -2,7 +2,7 @@ import TerminalUI
 
 /// What a key does, independent of which key it is.
 enum Action: Sendable, Equatable {
-    case up, down, first, last, left, right, activate, back
+    case up, down, pageUp, pageDown, first, last, left, right, activate, back
     case nextScreen, previousScreen, show(Screen)
     case filter, help, quit, restore, redeem, details, refundRequest, manageSubscriptions, appInfo
     case increment, decrement, nextOffer
@@ -42,6 +42,8 @@ enum KeyMap {
     static let move: [Binding] = [
         Binding(keys: [.up, .character("k")], name: "↑↓", label: "Move up", action: .up, hint: "Move"),
         Binding(keys: [.down, .character("j")], name: "↓", label: "Move down", action: .down, footer: false),
+        Binding(keys: [.pageUp], name: "PgUp", label: "Page up", action: .pageUp, footer: false),
+        Binding(keys: [.pageDown], name: "PgDn", label: "Page down", action: .pageDown, footer: false),
         Binding(keys: [.home, .character("g")], name: "Home", label: "First", action: .first, footer: false),
         Binding(keys: [.end, .character("G")], name: "End", label: "Last", action: .last, footer: false),
     ]
@@ -66,6 +68,10 @@ enum KeyMap {
         if state.isEditingFilter { return filterEditing }
         return state.screen.view.bindings + (state.walk == nil ? [] : walk) + global
     }
+
+    /// How many items PgUp and PgDn move: half the screen's height, as Ctrl-U and Ctrl-D do in vim
+    /// (an item may take more than one line, so a whole screen of items could skip some unseen).
+    static func page(_ state: AppState) -> Int { max(1, (state.size.height - 5) / 2) }
 
     static func action(for key: Key, in state: AppState) -> Action? {
         bindings(state).first { $0.keys.contains(key) }?.action

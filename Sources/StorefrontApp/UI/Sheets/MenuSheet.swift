@@ -21,6 +21,8 @@ struct MenuSheet: SheetView, Equatable {
         switch action {
         case .up: selected = max(0, selected - 1)
         case .down: selected = min(max(0, items.count - 1), selected + 1)
+        case .pageUp: selected = max(0, selected - KeyMap.page(state))
+        case .pageDown: selected = min(max(0, items.count - 1), selected + KeyMap.page(state))
         case .first: selected = 0
         case .last: selected = max(0, items.count - 1)
         case .back:
