@@ -32,3 +32,60 @@ import TerminalUI
         #expect(menu.selected == 5)
     }
 }
+
+extension KeysThatAgreeTests {
+    /// A kept filter emptied the QA pickers ("Buy outside the app: Nothing to choose") and
+    /// narrowed every screen at once.
+    @Test func aFilterBelongsToOneScreenAndNeverToPickers() async throws {
+        var state = try await fixtureState()
+        press(&state, .character("/"))
+        for c in "coins" { press(&state, .character(c)) }
+        press(&state, .enter)
+        #expect(StoreScreen.products(state).count == 1)
+        press(&state, .character("4"))
+        #expect(state.filter.text.isEmpty, "the QA panel has its own filter")
+        state.selection[.qa] = QAPanel.rows(state).firstIndex { $0.label == "Buy outside app…" }!
+        press(&state, .enter)
+        guard case .menu(let menu)? = state.top else { Issue.record("no picker"); return }
+        #expect(menu.items.count == state.snapshot.products.count)
+        press(&state, .escape, .character("1"))
+        #expect(state.filter.text == "coins", "the store keeps its own filter")
+    }
+
+    @Test func escapeClearsAKeptFilter() async throws {
+        var state = try await fixtureState()
+        press(&state, .character("/"))
+        for c in "coins" { press(&state, .character(c)) }
+        press(&state, .enter)
+        #expect(KeyMap.footer(state).contains { $0.key == "Esc" && $0.label == "Clear filter" })
+        press(&state, .escape)
+        #expect(state.filter.text.isEmpty)
+        #expect(StoreScreen.products(state).count == state.snapshot.products.count)
+    }
+
+    /// In `walk`, `a` was both "apply step" and "app info".
+    @Test func noKeyMeansTwoThings() async throws {
+        var state = try await fixtureState()
+        for walk in [false, true] {
+            if walk { state.walk = WalkState(scenario: Scenario(path: "w.scenario", title: "w", steps: [])) }
+            for screen in Screen.allCases {
+                state.screen = screen
+                let keys = KeyMap.bindings(state).flatMap(\.keys)
+                #expect(Set(keys).count == keys.count, "a key bound twice on \(screen), walk: \(walk)")
+            }
+        }
+    }
+
+    @Test func theFooterShowsTabAndTheScreenNumbers() async throws {
+        let state = try await fixtureState()
+        #expect(KeyMap.footer(state).contains { $0.key == "Tab 1-4" })
+    }
+
+    /// The QA panel lists transactions oldest first, so End / G reach the newest.
+    @Test func endInTheQAPanelGoesToTheNewestTransaction() async throws {
+        var state = try await fixtureState()
+        press(&state, .character("4"), .character("G"))
+        let newest = state.ledger.map(\.id).max()!
+        #expect(QAPanel.rows(state)[state.selected(.qa)].label.hasPrefix("#\(newest) "))
+    }
+}

@@ -23,14 +23,23 @@ struct AppState: Sendable {
     var screen: Screen = .store
     /// Selected row per screen (index into that screen's selectable rows).
     var selection: [Screen: Int] = [:]
-    var filter = TextField() { didSet { if filter.text != oldValue.text { arrangeStore() } } }
+    /// Each screen's filter (`/`): it narrows that screen's list only, never the QA panel's pickers.
+    var filters: [Screen: TextField] = [:] { didSet { if filterText(.store) != oldValue[.store]?.text ?? "" { arrangeStore() } } }
     var isEditingFilter = false
     /// Modal sheets, top last: keys go to the top one first, Esc pops it.
     var sheets: [SheetState] = []
-    var snapshot = StoreSnapshot() { didSet { if snapshot.products != oldValue.products { arrangeStore() } } }
+    var snapshot = StoreSnapshot() {
+        didSet {
+            guard snapshot.products != oldValue.products else { return }
+            catalogProducts = StoreScreen.arrange(snapshot.products, matching: "")
+            arrangeStore()
+        }
+    }
     /// The store screen's products, grouped and filtered: derived when the products or the filter
     /// change, not on every frame (a catalog may hold 10,000 products).
     private(set) var storeProducts: [Product] = []
+    /// The same, unfiltered: what the QA panel's pickers offer.
+    private(set) var catalogProducts: [Product] = []
     var settings = TestSettings()
     var ledger: [LedgerEntry] = []
     /// What the QA panel cycles through (from the catalog).
@@ -47,11 +56,20 @@ struct AppState: Sendable {
 
     var top: SheetState? { sheets.last }
 
+    /// The current screen's filter, the one `/` edits and Esc clears.
+    var filter: TextField {
+        get { filters[screen] ?? TextField() }
+        set { filters[screen] = newValue }
+    }
+
+    func filterText(_ screen: Screen) -> String { filters[screen]?.text ?? "" }
+
     func selected(_ screen: Screen) -> Int { selection[screen] ?? screen.view.firstItem }
 
     func product(_ id: String) -> Product? { snapshot.products.first { $0.id == id } }
 
     private mutating func arrangeStore() {
-        storeProducts = StoreScreen.arrange(snapshot.products, matching: filter.text)
+        let query = filterText(.store)
+        storeProducts = query.isEmpty ? catalogProducts : StoreScreen.arrange(snapshot.products, matching: query)
     }
 }

@@ -25,7 +25,8 @@ struct Binding: Sendable {
 /// Each screen and sheet declares its own bindings; `bindings(_:)` assembles the table in force.
 enum KeyMap {
     static let global: [Binding] = [
-        Binding(keys: [.tab], name: "Tab", label: "Next screen", action: .nextScreen, footer: false),
+        // The footer's one hint for Tab, Shift-Tab and 1–4.
+        Binding(keys: [.tab], name: "Tab 1-4", label: "Next screen", action: .nextScreen, hint: "Screens"),
         Binding(keys: [.backTab], name: "Shift-Tab", label: "Previous screen", action: .previousScreen, footer: false),
         Binding(keys: [.character("1")], name: "1", label: "Store", action: .show(.store), footer: false),
         Binding(keys: [.character("2")], name: "2", label: "Subscriptions", action: .show(.subscriptions), footer: false),
@@ -56,6 +57,9 @@ enum KeyMap {
         Binding(keys: [.character("q"), .control("c")], name: "q", label: "Quit", action: .quit),
     ]
 
+    /// Esc on a screen whose list a kept filter narrows.
+    static let clearFilter = Binding(keys: [.escape], name: "Esc", label: "Clear filter", action: .back)
+
     static let filterEditing: [Binding] = [
         Binding(keys: [.enter], name: "Enter", label: "Keep filter", action: .activate),
         Binding(keys: [.escape], name: "Esc", label: "Clear filter", action: .back),
@@ -66,7 +70,8 @@ enum KeyMap {
         if state.walk?.isDemo == true { return demo }
         if let top = state.top { return top.view.bindings(state) }
         if state.isEditingFilter { return filterEditing }
-        return state.screen.view.bindings + (state.walk == nil ? [] : walk) + global
+        let filtered = state.filter.text.isEmpty ? [] : [clearFilter]
+        return filtered + state.screen.view.bindings + (state.walk == nil ? [] : walk) + global
     }
 
     /// How many items PgUp and PgDn move: half the screen's height, as Ctrl-U and Ctrl-D do in vim

@@ -80,6 +80,7 @@ private func screenAction(_ action: Action, _ state: inout AppState) -> [Effect]
     case .previousScreen: state.screen = Screen(rawValue: (screen.rawValue + count - 1) % count)!
     case .show(let s): state.screen = s
     case .filter: state.isEditingFilter = true
+    case .back: state.filter.clear(); clampSelections(&state)
     case .help: state.sheets.append(.help)
     case .quit: state.shouldQuit = true; return [.quit]
     case .restore: state.inFlight += 1; state.status = "Restoring purchases…"; return [.command(.restore)]
