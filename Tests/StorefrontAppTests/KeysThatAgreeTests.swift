@@ -89,3 +89,82 @@ extension KeysThatAgreeTests {
         #expect(QAPanel.rows(state)[state.selected(.qa)].label.hasPrefix("#\(newest) "))
     }
 }
+
+/// Clicks and the wheel do what the keys do (issue 17: "click tabs, rows, sheet buttons and QA toggles").
+@Suite struct MouseTests {
+    static func click(_ state: inout AppState, _ x: Int, _ y: Int) -> [Effect] {
+        reduce(&state, .key(.mouse(Mouse(.click, x: x, y: y))))
+    }
+
+    /// Where `text` is drawn on the screen for `state`.
+    static func position(of text: String, _ state: AppState) throws -> (x: Int, y: Int) {
+        let lines = render(state, size: state.size).lines
+        let y = try #require(lines.firstIndex { $0.contains(text) }, "\(text) is not on screen")
+        let prefix = lines[y][..<lines[y].range(of: text)!.lowerBound]
+        return (DisplayWidth.of(prefix), y)
+    }
+
+    @Test func clickingATabShowsItsScreen() async throws {
+        var state = try await fixtureState()
+        let tab = try Self.position(of: "3 History", state)
+        _ = Self.click(&state, tab.x + 2, tab.y)
+        #expect(state.screen == .history)
+    }
+
+    @Test func clickingARowSelectsItAndASecondClickActivatesIt() async throws {
+        var state = try await fixtureState(purchases: false)
+        let row = try Self.position(of: "Bag of 500 Gems", state)
+        _ = Self.click(&state, row.x, row.y)
+        #expect(StoreScreen.products(state)[state.selected(.store)].displayName == "Bag of 500 Gems")
+        #expect(state.sheets.isEmpty)
+        _ = Self.click(&state, row.x, row.y)
+        guard case .payment? = state.top else { Issue.record("no payment sheet"); return }
+    }
+
+    @Test func clickingASheetButtonDoesWhatItsKeyDoes() async throws {
+        var state = try await fixtureState(purchases: false)
+        press(&state, .enter)
+        let cancel = try Self.position(of: "[ Cancel ]", state)
+        let effects = Self.click(&state, cancel.x + 3, cancel.y)
+        #expect(effects.first == .command(.buy("com.lumenquest.coins.100", quantity: 1, offer: nil, signature: .valid, askToBuy: false, answer: .cancel)))
+    }
+
+    @Test func clickingAFooterHintPressesItsKey() async throws {
+        var state = try await fixtureState(purchases: false)
+        let help = try Self.position(of: "[?] Help", state)
+        _ = Self.click(&state, help.x + 4, help.y)
+        #expect(state.top == .help)
+    }
+
+    @Test func clickingAQAToggleTogglesIt() async throws {
+        var state = try await fixtureState()
+        press(&state, .character("4"))
+        let toggle = try Self.position(of: "Ask to Buy", state)
+        #expect(Self.click(&state, toggle.x + 45, toggle.y) == [.command(.toggle(.askToBuy))])
+    }
+
+    @Test func clickingAMenuItemRunsIt() async throws {
+        var state = try await fixtureState()
+        state.sheets = [.menu(title: "Pick", items: [MenuItem(label: "First thing", effect: .command(.clear)), MenuItem(label: "Second thing", effect: .command(.reset))])]
+        let item = try Self.position(of: "Second thing", state)
+        #expect(Self.click(&state, item.x, item.y) == [.command(.reset)])
+        #expect(state.sheets.isEmpty)
+    }
+
+    @Test func theWheelMovesTheSelection() async throws {
+        var state = try await fixtureState()
+        _ = reduce(&state, .key(.mouse(Mouse(.wheelDown, x: 10, y: 10))))
+        #expect(state.selected(.store) == MouseInput.wheelStep)
+        _ = reduce(&state, .key(.mouse(Mouse(.wheelUp, x: 10, y: 10))))
+        #expect(state.selected(.store) == 0)
+    }
+
+    @Test func bracketsAroundTheClickNameTheButton() {
+        var canvas = Canvas(size: Size(width: 30, height: 1))
+        canvas.put("[Enter] Buy  [ Cancel ] x]", at: 0, 0)
+        #expect(MouseInput.bracketed(canvas, x: 3, y: 0) == "Enter")
+        #expect(MouseInput.bracketed(canvas, x: 16, y: 0) == "Cancel")
+        #expect(MouseInput.bracketed(canvas, x: 9, y: 0) == nil)
+        #expect(MouseInput.bracketed(canvas, x: 25, y: 0) == nil)
+    }
+}

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TerminalUI
 @testable import StorefrontApp
 
 /// What people expect of a terminal program, on the real binary in tmux (see `TmuxSession`).
@@ -67,5 +68,44 @@ struct TerminalConventionsTests {
         guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
               let close = stat.lastIndex(of: ")") else { return nil }
         return stat[stat.index(close, offsetBy: 2)...].split(separator: " ").first.map(String.init)
+    }
+}
+
+/// Mouse reports as a terminal sends them, typed into the pane raw, through ncurses and the
+/// decoder to the app: SGR (`Esc [ < button ; column ; row M`) when the app asked for it, as
+/// under xterm's terminfo, else the X10 encoding (`Esc [ M` and three bytes), as under tmux's.
+@Suite(.enabled(if: TmuxSession.enabled, "needs tmux and `swift build` (set CI to fail instead of skipping)"))
+struct MouseEndToEndTests {
+    static func sgr(_ button: Int, x: Int, y: Int) -> String { "\u{1B}[<\(button);\(x + 1);\(y + 1)M" }
+    static func x10(_ button: Int, x: Int, y: Int) -> String {
+        "\u{1B}[M" + String(UnicodeScalar(UInt8(32 + button))) + String(UnicodeScalar(UInt8(33 + x))) + String(UnicodeScalar(UInt8(33 + y)))
+    }
+
+    static func report(_ s: TmuxSession, _ button: Int, x: Int, y: Int) throws {
+        try s.type(try s.pane("#{mouse_sgr_flag}") == "1" ? sgr(button, x: x, y: y) : x10(button, x: x, y: y))
+    }
+
+    @Test(arguments: ["xterm-256color", "tmux-256color"])
+    func clickATabAndTurnTheWheel(term: String) throws {
+        let s = try TmuxSession("mouse-\(term)-\(getpid())", environment: "TERM=\(term)", "--ephemeral")
+        try s.wait(for: EndToEndTests.ready)
+        let header = try s.screen().components(separatedBy: "\n")[0]
+        let column = DisplayWidth.of(header[..<header.range(of: "3 History")!.lowerBound])
+        #expect(try s.pane("#{mouse_any_flag}") == "1", "the app asked for mouse reports")
+        try Self.report(s, 0, x: column, y: 0)
+        try s.wait(for: "Transactions, newest first")
+        try s.keys("1")
+        try s.wait(for: EndToEndTests.ready)
+        try Self.report(s, 65, x: 10, y: 10)  // wheel down: three products
+        try s.wait("the selection moved down three products") { lines in lines.contains { $0.contains("› Remove Ads") } }
+    }
+
+    @Test func noMouseLeavesTheMouseToTheTerminal() throws {
+        let s = try TmuxSession("nomouse-\(getpid())", "--ephemeral", "--no-mouse")
+        try s.wait(for: EndToEndTests.ready)
+        try s.type(Self.sgr(0, x: 31, y: 0))
+        try s.keys("2")
+        try s.wait(for: "Subscription status per group")
+        #expect(try s.pane("#{mouse_any_flag}") == "0")
     }
 }

@@ -57,6 +57,7 @@ func itemCount(_ screen: Screen, _ state: AppState) -> Int { screen.view.itemCou
 
 private func handle(_ key: Key, _ state: inout AppState) -> [Effect] {
     if key == .control("c") { state.shouldQuit = true; return [.quit] }
+    if case .mouse(let mouse) = key { return MouseInput.handle(mouse, &state) }
     // Text input first: typed characters belong to the field, not to the key map.
     if state.isEditingFilter, case .character(let c) = key { state.filter.insert(String(c)); clampSelections(&state); return [] }
     if state.isEditingFilter, state.filter.handle(key) { clampSelections(&state); return [] }
@@ -73,7 +74,7 @@ private func handle(_ key: Key, _ state: inout AppState) -> [Effect] {
 
 /// The keys of every screen (tabs, help, quit, filter, restore, redeem, app info, the walk's),
 /// then the screen's own: movement, then its actions.
-private func screenAction(_ action: Action, _ state: inout AppState) -> [Effect] {
+func screenAction(_ action: Action, _ state: inout AppState) -> [Effect] {
     let screen = state.screen, count = Screen.allCases.count
     switch action {
     case .nextScreen: state.screen = Screen(rawValue: (screen.rawValue + 1) % count)!
@@ -95,7 +96,7 @@ private func screenAction(_ action: Action, _ state: inout AppState) -> [Effect]
 }
 
 /// The top sheet's own action, its changed value written back unless it closed. Quit works everywhere.
-private func sheetAction(_ action: Action, _ state: inout AppState) -> [Effect] {
+func sheetAction(_ action: Action, _ state: inout AppState) -> [Effect] {
     if action == .quit { state.shouldQuit = true; return [.quit] }
     let index = state.sheets.count - 1
     var sheet = state.sheets[index].view
