@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import StoreCore
 import TerminalUI
 @testable import StorefrontApp
 
@@ -166,5 +167,23 @@ extension KeysThatAgreeTests {
         #expect(MouseInput.bracketed(canvas, x: 16, y: 0) == "Cancel")
         #expect(MouseInput.bracketed(canvas, x: 9, y: 0) == nil)
         #expect(MouseInput.bracketed(canvas, x: 25, y: 0) == nil)
+    }
+}
+
+extension KeysThatAgreeTests {
+    /// Five quick → on Storefront moved it one step: each key cycled from the value on screen,
+    /// which the store had not yet changed.
+    @Test func quickPressesInTheQAPanelActOnTheLatestState() async throws {
+        var state = try await fixtureState()
+        state.storefronts = ["USA", "JPN", "DEU"]
+        press(&state, .character("4"))
+        state.selection[.qa] = QAPanel.rows(state).firstIndex { $0.label == "Storefront" }!
+        #expect(press(&state, .right) == [.command(.storefront("JPN", locale: nil))])
+        #expect(press(&state, .right).isEmpty, "waits for the store's answer")
+        _ = reduce(&state, .finished(.done("Storefront JPN")))
+        var snapshot = state.snapshot
+        snapshot.storefront.code = "JPN"
+        _ = reduce(&state, .snapshot(snapshot))
+        #expect(reduce(&state, .qaData(state.settings, state.ledger)) == [.command(.storefront("DEU", locale: nil))])
     }
 }

@@ -101,6 +101,7 @@ import TerminalUI
         #expect(QAPanel.rows(state).map(\.label) == ["Store", "Ask to Buy"])
         press(&state, .down)
         #expect(press(&state, .enter) == [.command(.toggle(.askToBuy))])
+        storeAnswers(&state)
         press(&state, .character("/"))
         for c in "zzz" { press(&state, .character(c)) }
         #expect(QAPanel.rows(state).isEmpty)
@@ -134,8 +135,10 @@ import TerminalUI
         let rows = QAPanel.rows(state)
         state.selection[.qa] = rows.firstIndex { $0.label == "Ask to Buy" }!
         #expect(press(&state, .enter) == [.command(.toggle(.askToBuy))])
+        storeAnswers(&state)
         state.selection[.qa] = rows.firstIndex { $0.label == "Purchase" }!
         #expect(press(&state, .right) == [.command(.fail(.purchase, .purchase(.purchaseNotAllowed)))])
+        storeAnswers(&state)
         state.selection[.qa] = rows.firstIndex { $0.label == "Reset store" }!
         #expect(press(&state, .enter).isEmpty)
         #expect(press(&state, .enter) == [.command(.reset)])

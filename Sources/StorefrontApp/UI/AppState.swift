@@ -49,6 +49,9 @@ struct AppState: Sendable {
     var status = "Welcome"
     var tick = 0
     var inFlight = 0
+    /// A QA control's change is on its way to the store: further keys wait in `waitingKeys`.
+    var awaitingStore = false
+    var waitingKeys: [Key] = []
     var size = Size(width: 80, height: 24)
     var shouldQuit = false
     /// The scenario checklist of `storefront walk` / `demo`; nil in the plain storefront.

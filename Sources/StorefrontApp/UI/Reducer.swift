@@ -8,7 +8,11 @@ import TerminalUI
 func reduce(_ state: inout AppState, _ event: Event) -> [Effect] {
     switch event {
     case .key(let key):
-        return demoKey(key, &state) ?? handle(key, &state)
+        if let effects = demoKey(key, &state) { return effects }
+        // A QA control cycles from the value the store reports: a key pressed before the store
+        // answered the last one waits for that answer, or five → would all send the same value.
+        if state.awaitingStore, key != .control("c") { state.waitingKeys.append(key); return [] }
+        return handle(key, &state)
     case .resize(let size):
         state.size = size
     case .tick:
@@ -27,11 +31,22 @@ func reduce(_ state: inout AppState, _ event: Event) -> [Effect] {
         state.settings = settings
         state.ledger = ledger
         clampSelections(&state)
+        if state.inFlight == 0 { return releaseWaitingKeys(&state) }
     case .finished(let outcome):
         state.inFlight = max(0, state.inFlight - 1)
         finish(outcome, &state)
     case .walk(let event):
         return reduceWalk(&state, event)
+    }
+    return []
+}
+
+/// The keys that waited for the store, in order, until one of them asks the store again.
+private func releaseWaitingKeys(_ state: inout AppState) -> [Effect] {
+    state.awaitingStore = false
+    while !state.waitingKeys.isEmpty, !state.awaitingStore {
+        let effects = handle(state.waitingKeys.removeFirst(), &state)
+        if !effects.isEmpty { return effects }
     }
     return []
 }
