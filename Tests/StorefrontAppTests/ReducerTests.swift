@@ -12,7 +12,7 @@ import TerminalUI
         press(&state, .tab)
         #expect(state.screen == .subscriptions)
         press(&state, .backTab, .backTab)
-        #expect(state.screen == .qa)
+        #expect(state.screen == .log)
         press(&state, .character("3"))
         #expect(state.screen == .history)
     }
@@ -157,6 +157,6 @@ import TerminalUI
         let state = try await fixtureState(purchases: false)
         let help = KeyMap.helpLines(for: state).joined(separator: "\n")
         // "↑↓ Move" and "Tab 1-4 Screens" each stand for several rows of the help.
-        for hint in KeyMap.footer(state) where !["↑↓", "Tab 1-4"].contains(hint.key) { #expect(help.contains(hint.label)) }
+        for hint in KeyMap.footer(state) where !["↑↓", "Tab 1-5"].contains(hint.key) { #expect(help.contains(hint.label)) }
     }
 }

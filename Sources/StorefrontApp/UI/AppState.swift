@@ -4,9 +4,9 @@ import StoreCore
 import StoreEngine
 import TerminalUI
 
-/// The four top-level screens, in tab order.
+/// The top-level screens, in tab order.
 enum Screen: Int, CaseIterable, Sendable {
-    case store, subscriptions, history, qa
+    case store, subscriptions, history, qa, log
 
     var title: String {
         switch self {
@@ -14,6 +14,7 @@ enum Screen: Int, CaseIterable, Sendable {
         case .subscriptions: "Subscriptions"
         case .history: "History"
         case .qa: "QA"
+        case .log: "Log"
         }
     }
 }
@@ -46,7 +47,17 @@ struct AppState: Sendable {
     var storefronts: [String] = ["USA"]
     var locales: [String] = ["en_US"]
     var appName = "Storefront"
-    var status = "Welcome"
+    /// The last thing that happened; every message also goes to the event log (screen 5).
+    var status = "Press ? for keys." {
+        didSet {
+            status = namingProducts(status)
+            log.append(LogEntry(time: snapshot.now, text: status))
+            if log.count > Self.logLimit { log.removeFirst(log.count - Self.logLimit) }
+        }
+    }
+    /// Every action, store event and renewal this session, oldest first.
+    private(set) var log: [LogEntry] = []
+    static let logLimit = 1000
     var tick = 0
     var inFlight = 0
     /// A QA control's change is on its way to the store: further keys wait in `waitingKeys`.
@@ -70,6 +81,14 @@ struct AppState: Sendable {
     func selected(_ screen: Screen) -> Int { selection[screen] ?? screen.view.firstItem }
 
     func product(_ id: String) -> Product? { snapshot.products.first { $0.id == id } }
+
+    /// Product IDs read poorly in a storefront: `text` with the localized names instead. Longest
+    /// first, so `com.lumenquest.pro.yearly` is not read as `com.lumenquest.pro` + `.yearly`.
+    func namingProducts(_ text: String) -> String {
+        guard text.contains(".") else { return text }
+        return snapshot.products.sorted { $0.id.count > $1.id.count }
+            .reduce(text) { $0.replacingOccurrences(of: $1.id, with: $1.displayName) }
+    }
 
     private mutating func arrangeStore() {
         let query = filterText(.store)

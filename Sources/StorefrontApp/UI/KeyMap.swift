@@ -25,13 +25,14 @@ struct Binding: Sendable {
 /// Each screen and sheet declares its own bindings; `bindings(_:)` assembles the table in force.
 enum KeyMap {
     static let global: [Binding] = [
-        // The footer's one hint for Tab, Shift-Tab and 1–4.
-        Binding(keys: [.tab], name: "Tab 1-4", label: "Next screen", action: .nextScreen, hint: "Screens"),
+        // The footer's one hint for Tab, Shift-Tab and the screens' numbers.
+        Binding(keys: [.tab], name: "Tab 1-5", label: "Next screen", action: .nextScreen, hint: "Screens"),
         Binding(keys: [.backTab], name: "Shift-Tab", label: "Previous screen", action: .previousScreen, footer: false),
         Binding(keys: [.character("1")], name: "1", label: "Store", action: .show(.store), footer: false),
         Binding(keys: [.character("2")], name: "2", label: "Subscriptions", action: .show(.subscriptions), footer: false),
         Binding(keys: [.character("3")], name: "3", label: "History", action: .show(.history), footer: false),
         Binding(keys: [.character("4")], name: "4", label: "QA panel", action: .show(.qa), footer: false),
+        Binding(keys: [.character("5")], name: "5", label: "Event log", action: .show(.log), footer: false),
         Binding(keys: [.character("?")], name: "?", label: "Help", action: .help),
         Binding(keys: [.character("q"), .control("c")], name: "q", label: "Quit", action: .quit),
         Binding(keys: [.character("/")], name: "/", label: "Filter", action: .filter),

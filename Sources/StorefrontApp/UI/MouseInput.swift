@@ -36,7 +36,7 @@ enum MouseInput {
         if let label = bracketed(canvas, x: x, y: y), let binding = KeyMap.bindings(state).first(where: { $0.label == label }) {
             return perform(binding.action, &state)  // a sheet's button: `[ Cancel ]`
         }
-        if state.top == nil, y == 0, let tab = tabs(state).first(where: { $0.columns.contains(x) }) {
+        if state.top == nil, y == 0, let tab = tabs(state, width: state.size.width).first(where: { $0.columns.contains(x) }) {
             return perform(.show(tab.screen), &state)
         }
         if case .menu(var menu)? = state.top {

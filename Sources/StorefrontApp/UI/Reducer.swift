@@ -23,10 +23,7 @@ func reduce(_ state: inout AppState, _ event: Event) -> [Effect] {
         state.snapshot = snapshot
         clampSelections(&state)
     case .storeEvent(let event):
-        // Product IDs read poorly in a storefront: show the localized names. Longest first, so
-        // `com.lumenquest.pro.yearly` is not read as `com.lumenquest.pro` + `.yearly`.
-        state.status = state.snapshot.products.sorted { $0.id.count > $1.id.count }
-            .reduce(event.message) { $0.replacingOccurrences(of: $1.id, with: $1.displayName) }
+        state.status = event.message  // in display names, as every message
     case .qaData(let settings, let ledger):
         state.settings = settings
         state.ledger = ledger

@@ -35,9 +35,11 @@ func listArea(_ state: AppState, size: Size) -> Rect {
     return WalkPanel.split(parts[2], state).content.inset(dx: 1, dy: 0)
 }
 
-/// The header's tabs and the columns each takes, after the app's name.
-func tabs(_ state: AppState) -> [(screen: Screen, label: String, columns: Range<Int>)] {
-    var x = DisplayWidth.of(" " + state.appName + " ") + 1
+/// The header's tabs and the columns each takes, after the app's name when there is room for both.
+func tabs(_ state: AppState, width: Int) -> [(screen: Screen, label: String, columns: Range<Int>)] {
+    let labels = Screen.allCases.map { " \($0.rawValue + 1) \($0.title) " }
+    let name = DisplayWidth.of(appTitle(state)) + 1
+    var x = name + DisplayWidth.of(labels.joined()) <= width ? name : 0
     return Screen.allCases.map { screen in
         let label = " \(screen.rawValue + 1) \(screen.title) "
         defer { x += DisplayWidth.of(label) }
@@ -45,10 +47,15 @@ func tabs(_ state: AppState) -> [(screen: Screen, label: String, columns: Range<
     }
 }
 
+private func appTitle(_ state: AppState) -> String { " " + state.appName + " " }
+
 private func drawHeader(_ state: AppState, in rect: Rect, on canvas: inout Canvas) {
     canvas.fill(rect, style: Style(foreground: .white, background: .blue))
-    canvas.put(" " + state.appName + " ", at: rect.x, rect.y, style: Style(foreground: .white, background: .blue, bold: true))
-    for tab in tabs(state) where tab.columns.lowerBound < rect.maxX {
+    let tabs = tabs(state, width: rect.width)
+    if tabs.first?.columns.lowerBound != 0 {
+        canvas.put(appTitle(state), at: rect.x, rect.y, style: Style(foreground: .white, background: .blue, bold: true))
+    }
+    for tab in tabs where tab.columns.lowerBound < rect.maxX {
         let style = tab.screen == state.screen ? Style(reverse: true) : Style(foreground: .white, background: .blue)
         canvas.put(tab.label, at: rect.x + tab.columns.lowerBound, rect.y, maxWidth: rect.maxX - tab.columns.lowerBound, style: style)
     }

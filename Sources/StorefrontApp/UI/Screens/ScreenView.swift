@@ -63,6 +63,7 @@ extension Screen {
         case .subscriptions: SubscriptionsScreen.self
         case .history: HistoryScreen.self
         case .qa: QAPanel.self
+        case .log: LogScreen.self
         }
     }
 }
