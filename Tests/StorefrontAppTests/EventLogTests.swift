@@ -47,3 +47,16 @@ import TerminalUI
         }
     }
 }
+
+extension EventLogTests {
+    /// A purchase's outcome and the store's event both say "Purchased 100 Coins".
+    @Test func aMessageRepeatedWithinASecondIsLoggedOnce() async throws {
+        var state = try await fixtureState()
+        _ = reduce(&state, .storeEvent(.purchased(productID: "com.lumenquest.coins.100", quantity: 1)))
+        _ = reduce(&state, .finished(.done("Purchased 100 Coins")))
+        #expect(state.log.count == 1)
+        for _ in 0..<8 { _ = reduce(&state, .tick) }
+        _ = reduce(&state, .storeEvent(.purchased(productID: "com.lumenquest.coins.100", quantity: 1)))
+        #expect(state.log.count == 2, "a later purchase of the same product is logged again")
+    }
+}

@@ -51,7 +51,9 @@ struct AppState: Sendable {
     var status = "Press ? for keys." {
         didSet {
             status = namingProducts(status)
-            log.append(LogEntry(time: snapshot.now, text: status))
+            // A purchase is told twice, by its outcome and by the store's event: log it once.
+            if let last = log.last, last.text == status, tick - last.tick <= 4 { return }
+            log.append(LogEntry(time: snapshot.now, text: status, tick: tick))
             if log.count > Self.logLimit { log.removeFirst(log.count - Self.logLimit) }
         }
     }
