@@ -188,3 +188,21 @@ extension KeysThatAgreeTests {
         #expect(reduce(&state, .qaData(state.settings, state.ledger)) == [.command(.storefront("DEU", locale: nil))])
     }
 }
+
+extension KeysThatAgreeTests {
+    /// "Reset store" defaulted to Confirm: Enter, pressed from habit, wiped the store.
+    @Test func destructiveConfirmationsDefaultToCancel() async throws {
+        var state = try await fixtureState()
+        press(&state, .character("4"))
+        let reset = QAPanel.rows(state).firstIndex { $0.label == "Reset store" }!
+        state.selection[.qa] = reset
+        press(&state, .enter)
+        #expect(press(&state, .enter).isEmpty, "Enter cancels")
+        #expect(state.sheets.isEmpty)
+        press(&state, .enter, .left)
+        #expect(press(&state, .enter) == [.command(.reset)], "← picks Confirm")
+        storeAnswers(&state)
+        press(&state, .enter)
+        #expect(press(&state, .character("y")) == [.command(.reset)], "y confirms at once")
+    }
+}

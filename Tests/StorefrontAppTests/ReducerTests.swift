@@ -141,7 +141,7 @@ import TerminalUI
         storeAnswers(&state)
         state.selection[.qa] = rows.firstIndex { $0.label == "Reset store" }!
         #expect(press(&state, .enter).isEmpty)
-        #expect(press(&state, .enter) == [.command(.reset)])
+        #expect(press(&state, .character("y")) == [.command(.reset)])
     }
 
     @Test func qaLedgerEntryOffersApproval() async throws {

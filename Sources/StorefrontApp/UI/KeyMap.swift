@@ -2,7 +2,7 @@ import TerminalUI
 
 /// What a key does, independent of which key it is.
 enum Action: Sendable, Equatable {
-    case up, down, pageUp, pageDown, first, last, left, right, activate, back
+    case up, down, pageUp, pageDown, first, last, left, right, activate, back, confirm
     case nextScreen, previousScreen, show(Screen)
     case filter, help, quit, restore, redeem, details, refundRequest, manageSubscriptions, appInfo
     case increment, decrement, nextOffer
