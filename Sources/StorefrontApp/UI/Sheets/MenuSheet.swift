@@ -30,6 +30,10 @@ struct MenuSheet: SheetView, Equatable {
             return .close
         case .activate:
             guard let item = items[safe: selected] else { return .close }
+            if let question = item.confirmation {
+                state.sheets.append(.confirm(title: title, message: question, effect: item.effect))
+                return .close
+            }
             state.inFlight += 1
             return SheetStep(effects: [item.effect], closes: true)
         default: break
@@ -48,4 +52,6 @@ struct MenuSheet: SheetView, Equatable {
 struct MenuItem: Sendable, Equatable {
     var label: String
     var effect: Effect
+    /// Asked first, with what it costs and when it takes effect (a plan change, a cancellation).
+    var confirmation: String?
 }
