@@ -9,6 +9,8 @@ public actor ConsumableWallet {
     /// `path` nil keeps the wallet in memory.
     public init(path: String?) throws {
         db = try SQLiteDatabase(path: path)
+        // Owner-only, like the state directory's other files (SQLite creates them with the umask's mode).
+        for file in path.map({ [$0, $0 + "-wal", $0 + "-shm"] }) ?? [] { chmod(file, 0o600) }
         try db.execute("""
             CREATE TABLE IF NOT EXISTS credits(transaction_id INTEGER PRIMARY KEY, product_id TEXT NOT NULL, quantity INTEGER NOT NULL);
             CREATE INDEX IF NOT EXISTS credits_product ON credits(product_id);

@@ -34,7 +34,12 @@ public actor StoreManager {
     public func start() async {
         let updates = await source.updates()
         listener = Task { [weak self] in
-            for await jws in updates { await self?.handleUpdate(jws) }
+            // A cancelled stream still hands out what it buffered: stop at once instead, and
+            // what was not handled stays unfinished, to be redelivered at the next launch.
+            for await jws in updates {
+                if Task.isCancelled { break }
+                await self?.handleUpdate(jws)
+            }
         }
         await loadProducts()
         await loadAppTransaction()
@@ -68,8 +73,17 @@ public actor StoreManager {
         }
     }
 
-    public func stop() {
+    /// Stops listening and waits for the update being handled, if any: a program that exits
+    /// while a verification runs on another thread crashes in OpenSSL's exit-time cleanup.
+    public func stop() async {
+        let running = listener
+        stopListening()
+        await running?.value
+    }
+
+    private func stopListening() {
         listener?.cancel()
+        listener = nil
         for continuation in continuations.values { continuation.finish() }
         continuations.removeAll()
     }
@@ -159,7 +173,7 @@ public actor StoreManager {
         if crashesBeforeFinish {
             crashesBeforeFinish = false
             hasCrashed = true
-            stop()
+            stopListening()  // not `stop()`: this may run on the listener itself, which must not wait for itself
             return
         }
         await source.finish(transactionID: transaction.transactionID)
@@ -200,6 +214,7 @@ public actor StoreManager {
             entitled.insert(t.productID)
         }
         snapshot.entitlements = entitled
+        snapshot.damage = await source.damage()
         snapshot.now = now
         snapshot.balances = (try? await wallet.balances()) ?? snapshot.balances
         var statuses: [String: [SubscriptionStatus]] = [:]
@@ -293,6 +308,8 @@ public actor StoreManager {
         case let e as VerificationError: .verification(e)
         case let e as RefundRequestError: .refund(e)
         case let e as OfferCodeError: .offerCode(e)
+        // The device could not record it (StoreKit's systemError), not an unknown failure.
+        case let e as SQLiteError where e.isDiskFull: .storeKit(.systemError)
         default: .storeKit(.unknown)
         }
     }
@@ -338,6 +355,8 @@ public struct StoreSnapshot: Sendable, Equatable {
     public var lastEvent: StoreEvent?
     public var lastMessage: String?
     public var appTransaction: VerificationResult<AppTransactionPayload>?
+    /// What is wrong with the store's records (a damaged ledger row), to show instead of less than was bought.
+    public var damage: String?
 
     public init() {}
 

@@ -14,12 +14,15 @@ public enum VerificationResult<Payload: Sendable & Equatable>: Sendable, Equatab
     public var error: VerificationError? { if case .unverified(_, let e) = self { e } else { nil } }
 }
 
-/// Checks signed data the way StoreKit does before the app sees it.
+/// Checks signed data the way StoreKit does before the app sees it, and as strictly as Apple's App
+/// Store Server Library does on a backend: an `x5c` of exactly three certificates that chains to a
+/// trusted root under X509_STRICT, the App Store's marker OIDs on the leaf and intermediate whatever
+/// the root, and validity at the payload's `signedDate`.
 public struct SignedDataVerifier: Sendable {
     let verifier: JWSVerifier
 
-    public init(trustedRoots: [Certificate], markers: CertificateMarkers? = nil) {
-        verifier = JWSVerifier(trustedRoots: trustedRoots, markers: markers)
+    public init(trustedRoots: [Certificate]) {
+        verifier = JWSVerifier.appStore(trustedRoots: trustedRoots)
     }
 
     public func transaction(_ jws: String) -> VerificationResult<TransactionPayload> {
@@ -37,6 +40,11 @@ public struct SignedDataVerifier: Sendable {
     /// Any payload as JSON (for `storefront verify` and the history's detail view).
     public func json(_ jws: String, at time: VerificationTime = .signedDate) -> VerificationResult<JSONValue> {
         decode(jws, at: time) { $0 }
+    }
+
+    /// Which check failed, in words ("x5c holds 1 certificate; …"); nil when the token verifies.
+    public func failureReason(_ jws: String, at time: VerificationTime = .signedDate) -> String? {
+        verifier.verify(jws, at: time).error?.message
     }
 
     func decode<P>(_ jws: String, at time: VerificationTime = .signedDate, _ make: (JSONValue) -> P?) -> VerificationResult<P> {

@@ -1,25 +1,84 @@
 import Foundation
 
-/// Reads a file a person named, and says plainly what is wrong when it can't.
+/// Reads a file a person named, and says plainly what is wrong when it can't. Only regular files
+/// and standard input are read, and at most `sizeLimit` bytes of them: `/dev/zero`, `/dev/urandom`
+/// or a FIFO named by mistake would otherwise hang or eat all memory.
 public enum FileContents {
     public struct Problem: Error, Equatable, CustomStringConvertible {
         public var description: String
     }
 
+    public static let sizeLimit = 64 << 20
+    static let sizeLimitWords = "64 MB"
+
     public static func read(_ path: String) throws(Problem) -> Data {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { throw Problem(description: "no such file") }
-        guard !isDirectory.boolValue else { throw Problem(description: "is a directory, not a file") }
-        // A FileHandle also reads what `contents(atPath:)` refuses, such as /dev/stdin or a pipe.
-        guard let handle = FileHandle(forReadingAtPath: path), let data = try? handle.readToEnd() ?? Data() else {
-            throw Problem(description: "cannot read the file (check its permissions)")
+        var info = stat()
+        guard stat(path, &info) == 0 else {
+            throw Problem(description: errno == ENOENT || errno == ENOTDIR ? "no such file" : "cannot read the file (\(String(cString: strerror(errno))))")
         }
-        return data
+        if kind(info) == "directory" { throw Problem(description: "is a directory, not a file") }
+        // /dev/stdin (or /proc/self/fd/0) names standard input, whatever it is: `--catalog /dev/stdin < file`.
+        if let kind = kind(info), !isStandardInput(info) {
+            throw Problem(description: "is a \(kind), not a regular file (name a file, or give it on standard input)")
+        }
+        // O_NONBLOCK: opening a FIFO that replaced the file since `stat` must not wait for a writer.
+        let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+        guard fd >= 0 else { throw Problem(description: "cannot read the file (check its permissions)") }
+        defer { close(fd) }
+        return try readAll(fd, what: "the file")
+    }
+
+    /// Standard input (`-`), with the same limit.
+    public static func readStandardInput() throws(Problem) -> Data {
+        var info = stat()
+        guard fstat(0, &info) == 0 else { throw Problem(description: "standard input is closed") }
+        if kind(info) == "directory" { throw Problem(description: "standard input is a directory, not a file") }
+        return try readAll(0, what: "standard input")
     }
 
     /// The file as UTF-8 text.
     public static func text(_ path: String) throws(Problem) -> String {
         guard let text = String(data: try read(path), encoding: .utf8) else { throw Problem(description: "not UTF-8 text") }
         return text
+    }
+
+    private static func readAll(_ fd: Int32, what: String) throws(Problem) -> Data {
+        var data = Data()
+        var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            if count == 0 { return data }
+            if count < 0 {
+                if errno == EINTR { continue }
+                if errno == EAGAIN { var poll = pollfd(fd: fd, events: Int16(POLLIN), revents: 0); _ = Glibc.poll(&poll, 1, -1); continue }
+                let problem = switch errno {
+                    case EISDIR: "\(what) is a directory, not a file"
+                    // A closed standard input's descriptor may since have been taken by something unreadable.
+                    case EBADF, EINVAL: "cannot read \(what): is it closed?"
+                    default: "cannot read \(what) (\(String(cString: strerror(errno))))"
+                }
+                throw Problem(description: problem)
+            }
+            buffer.withUnsafeBufferPointer { data.append($0.baseAddress!, count: count) }
+            if data.count > sizeLimit { throw Problem(description: "\(what) is larger than \(sizeLimitWords), the most Storefront reads") }
+        }
+    }
+
+    /// What a file is when it is neither a regular file nor a directory's absence: nil for a regular file.
+    private static func kind(_ info: stat) -> String? {
+        switch info.st_mode & S_IFMT {
+        case S_IFREG: nil
+        case S_IFDIR: "directory"
+        case S_IFCHR: "character device"
+        case S_IFBLK: "block device"
+        case S_IFIFO: "FIFO (named pipe)"
+        case S_IFSOCK: "socket"
+        default: "special file"
+        }
+    }
+
+    private static func isStandardInput(_ info: stat) -> Bool {
+        var input = stat()
+        return fstat(0, &input) == 0 && input.st_dev == info.st_dev && input.st_ino == info.st_ino
     }
 }

@@ -40,6 +40,9 @@ public protocol TransactionSource: Sendable {
     func appTransaction() async throws -> String
     /// What the customer does in `AppStore.showManageSubscriptions(in:)`.
     func manageSubscription(groupID: String, _ action: ManageSubscriptionAction) async throws
+    /// What is wrong with the source's own records when reading them failed (a damaged ledger
+    /// row), so the app can say so instead of showing less than was bought; nil when nothing is.
+    func damage() async -> String?
 }
 
 /// An action in the manage-subscriptions sheet.
@@ -139,7 +142,8 @@ public protocol StoreTestControls: Sendable {
     /// Issues a valid promotional offer signature (the developer's server's job).
     func signPromotionalOffer(productID: String, offerID: String) async throws -> String
 
-    func advanceTime(by period: Period) async
+    /// Throws past `SupportedDates.latest`.
+    func advanceTime(by period: Period) async throws
     func setTimeRate(_ rate: TimeRate) async
     func expireSubscription(productID: String) async throws
     func forceRenewal(productID: String) async throws

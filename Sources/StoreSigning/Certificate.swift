@@ -64,10 +64,12 @@ public struct Certificate: Sendable, Hashable {
     }
 
     /// Whether the certificate carries an extension with this dotted OID.
-    public func hasExtension(oid: String) -> Bool {
+    public func hasExtension(oid: String) -> Bool { Self.hasExtension(handle.pointer, oid: oid) }
+
+    static func hasExtension(_ x509: OpaquePointer, oid: String) -> Bool {
         guard let object = OBJ_txt2obj(oid, 1) else { ERR_clear_error(); return false }
         defer { ASN1_OBJECT_free(object) }
-        return X509_get_ext_by_OBJ(handle.pointer, object, -1) >= 0
+        return X509_get_ext_by_OBJ(x509, object, -1) >= 0
     }
 
     public static func == (lhs: Certificate, rhs: Certificate) -> Bool { lhs.der == rhs.der }
@@ -84,6 +86,54 @@ public struct Certificate: Sendable, Hashable {
         notBefore: Date = Date(),
         validFor: TimeInterval = 365 * 24 * 3600
     ) throws -> Certificate {
+        try issue(subject: Name(commonName: commonName, organization: organization), key: key.publicKey, role: .selfSignedSigner,
+                  issuer: nil, signedBy: key, notBefore: notBefore, notAfter: notBefore.addingTimeInterval(validFor))
+    }
+
+    /// A subject or issuer name.
+    public struct Name: Sendable, Equatable {
+        public var commonName: String
+        public var organization: String?
+        public init(commonName: String, organization: String? = nil) {
+            self.commonName = commonName
+            self.organization = organization
+        }
+    }
+
+    /// What a certificate is for. The first three have the extensions of the App Store's chain, so a
+    /// chain of them passes Apple's `SignedDataVerifier` (X509_STRICT and the marker OIDs).
+    public enum Role: Sendable {
+        /// A trust anchor: CA, keyCertSign + cRLSign, subject key ID.
+        case root
+        /// A CA that may issue only leaves (path length 0), with Apple's intermediate marker OID.
+        case intermediate(marker: String)
+        /// A signer, not a CA: digitalSignature only, with Apple's leaf marker OID.
+        case leaf(marker: String)
+        /// A CA that also signs tokens itself (Xcode's single-certificate form).
+        case selfSignedSigner
+
+        var extensions: [(name: String, value: String)] {
+            switch self {
+            case .root:
+                [("basicConstraints", "critical,CA:TRUE"), ("keyUsage", "critical,keyCertSign,cRLSign"),
+                 ("subjectKeyIdentifier", "hash")]
+            case .intermediate(let marker):
+                [("basicConstraints", "critical,CA:TRUE,pathlen:0"), ("keyUsage", "critical,keyCertSign,cRLSign"),
+                 ("subjectKeyIdentifier", "hash"), ("authorityKeyIdentifier", "keyid:always"), (marker, "ASN1:NULL")]
+            case .leaf(let marker):
+                [("basicConstraints", "critical,CA:FALSE"), ("keyUsage", "critical,digitalSignature"),
+                 ("subjectKeyIdentifier", "hash"), ("authorityKeyIdentifier", "keyid:always"), (marker, "ASN1:NULL")]
+            case .selfSignedSigner:
+                [("basicConstraints", "critical,CA:TRUE"), ("keyUsage", "critical,digitalSignature,keyCertSign,cRLSign"),
+                 ("subjectKeyIdentifier", "hash"), ("authorityKeyIdentifier", "keyid:always")]
+            }
+        }
+    }
+
+    /// Issues a v3 certificate for `key` (ecdsa-with-SHA256, a random 127-bit serial).
+    /// `issuer` nil makes it self-signed, and `signedBy` must then be the subject's own key.
+    public static func issue(subject: Name, key: PublicKey, role: Role, issuer: Certificate?, signedBy issuerKey: SigningKey,
+                             notBefore: Date, notAfter: Date) throws -> Certificate {
         guard let x509 = X509_new() else { throw SigningError.openSSL("X509_new") }
         defer { X509_free(x509) }
         func check(_ ok: Bool, _ what: String) throws { if !ok { throw SigningError.openSSL(what) } }
@@ -97,38 +147,66 @@ public struct Certificate: Sendable, Hashable {
 
         guard let name = X509_NAME_new() else { throw SigningError.openSSL("X509_NAME_new") }
         defer { X509_NAME_free(name) }
-        try check(X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_UTF8, commonName, -1, -1, 0) == 1, "subject CN")
-        if let organization {
+        try check(X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_UTF8, subject.commonName, -1, -1, 0) == 1, "subject CN")
+        if let organization = subject.organization {
             try check(X509_NAME_add_entry_by_txt(name, "O", MBSTRING_UTF8, organization, -1, -1, 0) == 1, "subject O")
         }
-        try check(X509_set_subject_name(x509, name) == 1 && X509_set_issuer_name(x509, name) == 1, "names")
+        try check(X509_set_subject_name(x509, name) == 1, "subject name")
+        let issuerName = issuer.map { X509_get_subject_name($0.handle.pointer) } ?? name
+        try check(X509_set_issuer_name(x509, issuerName) == 1, "issuer name")
 
         let start = Int(notBefore.timeIntervalSince1970.rounded(.down))
-        let end = Int((notBefore.timeIntervalSince1970 + validFor).rounded(.down))
+        let end = Int(notAfter.timeIntervalSince1970.rounded(.down))
         try check(ASN1_TIME_set(X509_getm_notBefore(x509), start) != nil, "notBefore")
         try check(ASN1_TIME_set(X509_getm_notAfter(x509), end) != nil, "notAfter")
         try check(X509_set_pubkey(x509, key.handle.pointer) == 1, "X509_set_pubkey")
 
         var context = X509V3_CTX()
-        X509V3_set_ctx(&context, x509, x509, nil, nil, 0)
-        // Order matters: the authority key ID is copied from the (self) issuer's subject key ID.
-        let extensions: [(Int32, String)] = [
-            (NID_basic_constraints, "critical,CA:TRUE"),
-            (NID_key_usage, "critical,digitalSignature,keyCertSign,cRLSign"),
-            (NID_subject_key_identifier, "hash"),
-            (NID_authority_key_identifier, "keyid:always"),
-        ]
-        for (nid, value) in extensions {
-            guard let ext = X509V3_EXT_conf_nid(nil, &context, nid, value) else { throw SigningError.openSSL("extension \(nid)") }
+        X509V3_set_ctx(&context, issuer?.handle.pointer ?? x509, x509, nil, nil, 0)
+        // Order matters: a self-signed certificate's authority key ID is copied from its own subject key ID.
+        for (extensionName, value) in role.extensions {
+            guard let ext = X509V3_EXT_nconf(nil, &context, extensionName, value) else {
+                throw SigningError.openSSL("extension \(extensionName)")
+            }
             defer { X509_EXTENSION_free(ext) }
             try check(X509_add_ext(x509, ext, -1) == 1, "X509_add_ext")
         }
-        try check(X509_sign(x509, key.handle.pointer, EVP_sha256()) > 0, "X509_sign")
+        try withExtendedLifetime(issuer) {
+            try check(X509_sign(x509, issuerKey.handle.pointer, EVP_sha256()) > 0, "X509_sign")
+        }
 
         var out: UnsafeMutablePointer<UInt8>?
         let length = i2d_X509(x509, &out)
         guard length > 0, let out else { throw SigningError.openSSL("i2d_X509") }
         defer { shim_OPENSSL_free(out) }
         return try Certificate(der: Data(bytes: out, count: Int(length)))
+    }
+
+    /// Every certificate in `pem`, in order (`BEGIN CERTIFICATE` blocks; other blocks are skipped).
+    public static func all(pem: String) throws -> [Certificate] {
+        var certificates: [Certificate] = []
+        var rest = Substring(pem)
+        while let begin = rest.range(of: "-----BEGIN CERTIFICATE-----") {
+            guard let end = rest.range(of: "-----END CERTIFICATE-----", range: begin.upperBound..<rest.endIndex) else { break }
+            certificates.append(try Certificate(pem: String(rest[begin.lowerBound..<end.upperBound])))
+            rest = rest[end.upperBound...]
+        }
+        return certificates
+    }
+
+    /// Whether the certificate names itself as its issuer and its own key verifies its signature.
+    public var isSelfSigned: Bool {
+        guard let key = X509_get0_pubkey(handle.pointer) else { return false }
+        let ok = X509_NAME_cmp(X509_get_subject_name(handle.pointer), X509_get_issuer_name(handle.pointer)) == 0
+            && X509_verify(handle.pointer, key) == 1
+        ERR_clear_error()
+        return ok
+    }
+
+    /// SHA-256 of the DER public key, in hex: names a key without showing it.
+    public var keyFingerprint: String {
+        guard let key = publicKey else { return "" }
+        let digest = key.derRepresentation.withUnsafeBytes { ECDSA.sha256($0) }
+        return digest.map { String(format: "%02x", $0) }.joined()
     }
 }

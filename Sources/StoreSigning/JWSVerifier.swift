@@ -44,15 +44,28 @@ public struct JWSVerifier: Sendable {
     private let store: StoreHandle
     private let strict: Bool
     private let markers: CertificateMarkers?
+    private let chainLength: Int?
     private let cache = ChainCache()
+
+    /// A base64url header longer than this is refused before it is decoded: the App Store's, with
+    /// three certificates in `x5c`, is about 4 KB, and a chain of thousands would take seconds to parse.
+    public static let maximumHeaderLength = 16_384
 
     /// Only `trustedRoots` are anchors; a token's own last `x5c` certificate is never trusted.
     /// `strict` adds OpenSSL's X509_STRICT checks, which Apple's test certificates fail.
     /// `markers` requires extensions on the leaf and intermediate (Apple's App Store OIDs).
-    public init(trustedRoots: [Certificate], strict: Bool = false, markers: CertificateMarkers? = nil) {
+    /// `chainLength` requires exactly that many certificates in `x5c`.
+    public init(trustedRoots: [Certificate], strict: Bool = false, markers: CertificateMarkers? = nil, chainLength: Int? = nil) {
         store = StoreHandle(roots: trustedRoots)
         self.strict = strict
         self.markers = markers
+        self.chainLength = chainLength
+    }
+
+    /// The checks of Apple's App Store Server Library (`SignedDataVerifier`) in its default offline mode:
+    /// exactly three certificates, X509_STRICT, and the App Store's marker OIDs whatever the root.
+    public static func appStore(trustedRoots: [Certificate]) -> JWSVerifier {
+        JWSVerifier(trustedRoots: trustedRoots, strict: true, markers: .appleAppStore, chainLength: 3)
     }
 
     public func verify(_ token: String, at time: VerificationTime) -> JWSVerification {
@@ -75,6 +88,11 @@ public struct JWSVerifier: Sendable {
     private func verify(bytes: UnsafeBufferPointer<UInt8>, at time: VerificationTime) -> JWSVerification {
         func failure(_ kind: JWSVerificationError.Kind, _ message: String, _ header: Data? = nil, _ payload: Data? = nil) -> JWSVerification {
             JWSVerification(header: header, payload: payload, error: JWSVerificationError(kind: kind, message: message))
+        }
+        // The header's size is checked before anything else reads the token.
+        let headerEnd = bytes.prefix(Self.maximumHeaderLength + 1).firstIndex(of: UInt8(ascii: ".")) ?? bytes.count
+        guard headerEnd <= Self.maximumHeaderLength else {
+            return failure(.invalidCertificateChain, "the header is more than the \(Self.maximumHeaderLength) bytes an App Store chain of three certificates needs")
         }
         let dots = bytes.indices.filter { bytes[$0] == UInt8(ascii: ".") }
         guard dots.count == 2 else { return failure(.invalidEncoding, "a compact JWS has exactly three dot-separated parts") }
@@ -124,6 +142,9 @@ public struct JWSVerifier: Sendable {
             guard let x5c = fields.x5c, !x5c.isEmpty else {
                 return failure(.invalidCertificateChain, "header has no x5c certificate chain", header, payload)
             }
+            if let chainLength, x5c.count != chainLength {
+                return failure(.invalidCertificateChain, "x5c holds \(x5c.count) certificate\(x5c.count == 1 ? "" : "s"); the App Store's chain has exactly \(chainLength) (leaf, intermediate, root)", header, payload)
+            }
             switch validateChain(x5c, at: seconds) {
             case .success(let entry):
                 leafKey = entry.leafKey
@@ -156,11 +177,10 @@ public struct JWSVerifier: Sendable {
             certificates.append(certificate)
         }
         let validity: Range<Int>
-        switch store.validate(certificates, at: seconds, strict: strict) {
+        switch store.validate(certificates, at: seconds, strict: strict, markers: markers) {
         case .success(let range): validity = range
         case .failure(let error): return .failure(chainError(error.message))
         }
-        if let markers, let problem = markers.problem(in: certificates) { return .failure(chainError(problem)) }
         guard let leafKey = certificates[0].publicKey?.handle else {
             return .failure(.init(kind: .invalidSignature, message: "leaf certificate key is not P-256"))
         }
@@ -181,9 +201,12 @@ public struct CertificateMarkers: Sendable, Equatable {
     /// The App Store's receipt-signing leaf and WWDR intermediate markers.
     public static let appleAppStore = CertificateMarkers(leafOID: "1.2.840.113635.100.6.11.1", intermediateOID: "1.2.840.113635.100.6.2.1")
 
-    func problem(in chain: [Certificate]) -> String? {
-        if !chain[0].hasExtension(oid: leafOID) { return "leaf certificate lacks the marker \(leafOID)" }
-        if chain.count < 2 || !chain[1].hasExtension(oid: intermediateOID) { return "intermediate certificate lacks the marker \(intermediateOID)" }
+    /// Checks the chain OpenSSL built (leaf first, ending at the trusted root), as Apple's verifier does.
+    func problem(inBuilt chain: [OpaquePointer]) -> String? {
+        if !Certificate.hasExtension(chain[0], oid: leafOID) { return "the leaf certificate lacks the App Store leaf marker \(leafOID)" }
+        if chain.count < 2 || !Certificate.hasExtension(chain[1], oid: intermediateOID) {
+            return "the intermediate certificate lacks the App Store intermediate marker \(intermediateOID)"
+        }
         return nil
     }
 }
@@ -203,7 +226,7 @@ private final class StoreHandle: @unchecked Sendable {
 
     /// Validates `chain` (leaf first, the rest untrusted helpers) against the roots.
     /// Returns the seconds range in which every certificate of the built chain is valid.
-    func validate(_ chain: [Certificate], at seconds: Int?, strict: Bool) -> Result<Range<Int>, SigningError> {
+    func validate(_ chain: [Certificate], at seconds: Int?, strict: Bool, markers: CertificateMarkers?) -> Result<Range<Int>, SigningError> {
         guard let pointer, let context = X509_STORE_CTX_new(), let untrusted = shim_sk_X509_new_null() else {
             return .failure(SigningError("out of memory"))
         }
@@ -227,17 +250,23 @@ private final class StoreHandle: @unchecked Sendable {
                     "certificate chain does not lead to a trusted root (\(reason))"
                 default: "certificate chain is invalid (\(reason))"
                 }
+                // Say when only the strict checks failed: the chain is sound but not shaped as Apple's verifier demands.
+                if strict, case .success = validate(chain, at: seconds, strict: false, markers: nil) {
+                    return .failure(SigningError("the chain fails OpenSSL's X509_STRICT checks, which Apple's verifier applies (\(reason))"))
+                }
                 return .failure(SigningError(message))
             }
             // The built chain ends at the trusted root, which may differ from the token's last x5c entry.
+            var built: [OpaquePointer] = []
+            if let stack = X509_STORE_CTX_get0_chain(context) {
+                built = (0..<OPENSSL_sk_num(stack)).compactMap { OpaquePointer(OPENSSL_sk_value(stack, $0)) }
+            }
+            if let markers, let problem = markers.problem(inBuilt: built) { return .failure(SigningError(problem)) }
             var start = Int.min, end = Int.max
-            if let built = X509_STORE_CTX_get0_chain(context) {
-                for index in 0..<OPENSSL_sk_num(built) {
-                    let x509 = OpaquePointer(OPENSSL_sk_value(built, index))
-                    start = max(start, epochSeconds(X509_get0_notBefore(x509)) ?? .max)
-                    // OpenSSL treats a certificate as expired from its notAfter second on.
-                    end = min(end, epochSeconds(X509_get0_notAfter(x509)) ?? .min)
-                }
+            for x509 in built {
+                start = max(start, epochSeconds(X509_get0_notBefore(x509)) ?? .max)
+                // OpenSSL treats a certificate as expired from its notAfter second on.
+                end = min(end, epochSeconds(X509_get0_notAfter(x509)) ?? .min)
             }
             return .success(start < end ? start..<end : 0..<0)
         }

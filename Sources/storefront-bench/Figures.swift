@@ -120,7 +120,7 @@ enum Figures {
             }
             _ = try await store.purchase("gen.group0.sub1", options: PurchaseOptions(), answer: .confirm)
             _ = try await store.purchase("gen.item0", options: PurchaseOptions(), answer: .confirm)
-            await store.advanceTime(by: Period(1, .year))
+            try await store.advanceTime(by: Period(1, .year))
             await store.shutdown()
         }
         var db: OpaquePointer?
@@ -197,7 +197,7 @@ enum Figures {
         let store = try LocalAppStore(catalog: catalog, stateDirectory: directory)
         for g in 0..<sizes.subscribers { try await store.buyOutsideApp(productID: "gen.group\(g).sub0", familyShared: false) }
         let before = await store.ledgerEntries().count
-        let advance = await elapsed { await store.advanceTime(by: Period(1, .year)) }
+        let advance = try await elapsed { try await store.advanceTime(by: Period(1, .year)) }
         let renewals = await store.ledgerEntries().count - before
         await store.shutdown()
 

@@ -6,6 +6,7 @@ import StoreEngine
 /// The crash-test worker (`worker --state DIR --seed N [--count N]`): an app that buys consumables
 /// and non-consumables through StoreManager (deliver, then finish) and prints one line per
 /// purchase after `purchase` returns: `ok <transactionID> <productID> <quantity>` or `fail <productID> <error>`.
+/// `nonConsumables` is how many of them it picks from: a few make two workers race for the same ones.
 enum Worker {
     static let consumables = ["com.lumenquest.coins.100", "com.lumenquest.gems.500"]
     static let nonConsumables = 5000
@@ -24,16 +25,13 @@ enum Worker {
         return catalog
     }
 
-    static func run(state: String, seed: UInt64, count: Int) async throws {
-        let store = try LocalAppStore(catalog: catalog(), stateDirectory: state)
-        let wallet = try ConsumableWallet(path: state + "/wallet.sqlite")
-        let manager = StoreManager(source: store, verifier: SignedDataVerifier(trustedRoots: [store.certificate]), wallet: wallet,
-                                   productIDs: consumables)
-        await manager.start()
+    static func run(state: String, seed: UInt64, count: Int, nonConsumables pick: Int = nonConsumables) async throws {
+        let stack = try await StoreStack.open(catalog: catalog(), stateDirectory: state, productIDs: consumables)
+        let (store, manager) = (stack.store, stack.manager)
         var random = SeededRandom(seed: seed)
         for _ in 0..<count {
             let consumable = Int.random(in: 0..<3, using: &random) > 0
-            let product = consumable ? consumables.randomElement(using: &random)! : "bench.nc\(Int.random(in: 0..<nonConsumables, using: &random))"
+            let product = consumable ? consumables.randomElement(using: &random)! : "bench.nc\(Int.random(in: 0..<pick, using: &random))"
             let quantity = consumable ? Int.random(in: 1...5, using: &random) : 1
             switch await manager.purchase(product, options: PurchaseOptions(quantity: quantity)) {
             case .success(let verification):

@@ -3,7 +3,7 @@ import StoreCore
 
 // storefront-bench [--json FILE] [--quick] [--only 1,2,…]
 //   Speed and memory figures, each against a baseline measured in the same run.
-// storefront-bench worker --state DIR --seed N [--count N]     (hidden: the crash-test worker)
+// storefront-bench worker --state DIR --seed N [--count N] [--non-consumables N]   (hidden: the crash-test worker)
 // storefront-bench rss-probe --catalog FILE --state DIR        (hidden: figure 8's fresh process)
 
 let arguments = Array(CommandLine.arguments.dropFirst())
@@ -20,9 +20,10 @@ do {
     switch arguments.first {
     case "worker":
         guard let state = option("--state"), let seed = option("--seed").flatMap(UInt64.init) else {
-            fail("usage: worker --state DIR --seed N [--count N]")
+            fail("usage: worker --state DIR --seed N [--count N] [--non-consumables N]")
         }
-        try await Worker.run(state: state, seed: seed, count: option("--count").flatMap(Int.init) ?? Int.max)
+        try await Worker.run(state: state, seed: seed, count: option("--count").flatMap(Int.init) ?? Int.max,
+                             nonConsumables: option("--non-consumables").flatMap(Int.init).map { min(max($0, 1), Worker.nonConsumables) } ?? Worker.nonConsumables)
     case "rss-probe":
         guard let catalog = option("--catalog"), let state = option("--state") else { fail("usage: rss-probe --catalog FILE --state DIR") }
         try await Figures.rssProbe(catalogPath: catalog, state: state)

@@ -3,13 +3,13 @@ import Testing
 import StoreClient
 import StoreCore
 import StoreEngine
-import StoreSigning
+@testable import StoreSigning  // SHA-256, for the HMAC of the key-confusion attack
 
 /// Hand-made compact JWS tokens, for headers JWSSigner would never write.
 struct Tokens {
     let identity: StoreIdentity
     let payload: Data
-    var x5c: [String] { [identity.certificate.der.base64EncodedString()] }
+    var x5c: [String] { identity.chain.map { $0.der.base64EncodedString() } }
 
     init() throws {
         identity = try StoreIdentity.ephemeral()
@@ -72,11 +72,27 @@ struct BadSignedDataTests {
     func algorithms() throws {
         expectUnverified(try tokens.make(header: ["alg": "none", "x5c": tokens.x5c], key: nil), .invalidSignature, "alg none")
         expectUnverified(try tokens.make(header: ["alg": "none"], key: nil), .invalidSignature, "alg none without x5c")
-        expectUnverified(try tokens.make(header: ["alg": "HS256", "x5c": tokens.x5c], key: nil, signature: Data((0..<32).map { UInt8($0) })),
-                         .invalidSignature, "HS256")
         expectUnverified(try tokens.make(header: ["x5c": tokens.x5c], key: tokens.identity.key), .missingRequiredProperties, "no alg")
         expectUnverified(try tokens.make(header: ["alg": "ES256", "x5c": tokens.x5c], key: SigningKey.generate()), .invalidSignature,
                          "signed by a key that is not the leaf's")
+    }
+
+    @Test("HS256 key confusion: a token HMAC-signed with the store's public key as the secret is refused")
+    func hs256KeyConfusion() throws {
+        // The attack: a verifier that takes the algorithm from the header checks HS256 with the only key
+        // it has, the certificate's public key, which anyone can read (x5c, `storefront cert`).
+        #expect(HMAC.sha256(key: Data("Jefe".utf8), Data("what do ya want for nothing?".utf8)).map { String(format: "%02x", $0) }.joined()
+                == "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843", "RFC 4231 test case 2: the forgery is real HS256")
+        let input = Tokens.header(["alg": "HS256", "x5c": tokens.x5c]) + "." + Base64URL.encode(tokens.payload)
+        for certificate in tokens.identity.chain {
+            let der = try #require(certificate.publicKey).derRepresentation
+            let pem = "-----BEGIN PUBLIC KEY-----\n" + der.base64EncodedString(options: [.lineLength64Characters, .endLineWithLineFeed])
+                + "\n-----END PUBLIC KEY-----\n"
+            for secret in [der, Data(pem.utf8)] {
+                let forged = input + "." + Base64URL.encode(HMAC.sha256(key: secret, Data(input.utf8)))
+                expectUnverified(forged, .invalidSignature, "HS256 keyed with \(certificate.subjectCommonName ?? "?")'s public key")
+            }
+        }
     }
 
     @Test("Missing, empty, extra and untrusted x5c fail as invalidCertificateChain")
@@ -92,7 +108,10 @@ struct BadSignedDataTests {
         expectUnverified(try stranger.signer.sign(payload: tokens.payload), .invalidCertificateChain, "untrusted certificate")
         expectUnverified(try tokens.make(header: ["alg": "ES256", "x5c": tokens.x5c + stranger.signer.chain.map { $0.der.base64EncodedString() }],
                                          key: stranger.key),
-                         .invalidSignature, "untrusted certificate appended after the trusted leaf, signed by its key")
+                         .invalidCertificateChain, "an untrusted chain appended after the trusted one, signed by its key")
+        // x5c[2] is never trusted, nor needed: the chain builds from the intermediate to the configured root.
+        let strangeRoot = [tokens.x5c[0], tokens.x5c[1], stranger.signer.chain[2].der.base64EncodedString()]
+        #expect(verifier.transaction(try tokens.make(header: ["alg": "ES256", "x5c": strangeRoot], key: tokens.identity.key)).isVerified)
     }
 
     @Test("Expired and not-yet-valid certificates fail as invalidCertificateChain")
@@ -158,5 +177,16 @@ struct BadSignedDataTests {
             if let error = result.error { kinds[error, default: 0] += 1 }
         }
         print("[bad signed data] \(count) mutations: \(kinds.map { "\($0.key): \($0.value)" }.sorted())")
+    }
+}
+
+/// HMAC-SHA256 (RFC 2104), to forge HS256 tokens.
+enum HMAC {
+    static func sha256(key: Data, _ message: Data) -> Data {
+        func hash(_ bytes: [UInt8]) -> [UInt8] { bytes.withUnsafeBytes { ECDSA.sha256($0) } }
+        var block = key.count > 64 ? hash(Array(key)) : Array(key)
+        block += [UInt8](repeating: 0, count: 64 - block.count)
+        let inner = hash(block.map { $0 ^ 0x36 } + Array(message))
+        return Data(hash(block.map { $0 ^ 0x5c } + inner))
     }
 }

@@ -8,7 +8,12 @@ let longTests = ProcessInfo.processInfo.environment["STOREFRONT_LONG_TESTS"] == 
 enum Repo {
     /// Three levels up from Tests/ReliabilityTests/Support.swift.
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
-    static let benchBinary = root + "/.build/debug/storefront-bench"
+    /// Where the running test bundle was built: the binaries beside it were built by the same
+    /// command, in the same configuration and with the same sanitizer (not whatever `.build/debug` last held).
+    static let products = URL(fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+                              ?? CommandLine.arguments[0]).deletingLastPathComponent().path
+    static let benchBinary = products + "/storefront-bench"
+    static let storefrontBinary = products + "/storefront"
 
     static func catalog() throws -> Catalog {
         var catalog = try CatalogLoader.load(path: root + "/catalog.json")
@@ -39,7 +44,7 @@ final class WorkerProcess {
     let process = Process()
     let log: String
 
-    init(state: String, seed: UInt64, count: Int? = nil) throws {
+    init(state: String, seed: UInt64, count: Int? = nil, nonConsumables: Int? = nil) throws {
         guard FileManager.default.isExecutableFile(atPath: Repo.benchBinary) else {
             throw WorkerError(description: "\(Repo.benchBinary) is missing: run `swift build` before `swift test`")
         }
@@ -48,6 +53,7 @@ final class WorkerProcess {
         let output = FileHandle(forWritingAtPath: log)!
         process.executableURL = URL(fileURLWithPath: Repo.benchBinary)
         process.arguments = ["worker", "--state", state, "--seed", String(seed)] + (count.map { ["--count", String($0)] } ?? [])
+            + (nonConsumables.map { ["--non-consumables", String($0)] } ?? [])
         process.standardOutput = output
         process.standardError = output
         try process.run()
@@ -74,4 +80,64 @@ final class WorkerProcess {
         }
         return (purchases, other)
     }
+}
+
+/// A finished run of the `storefront` binary.
+struct Run {
+    var status: Int32
+    var reason: Process.TerminationReason
+    var output: String
+}
+
+/// Runs `storefront` with `arguments`, stdout and stderr into a file (not a terminal), stdin from `stdin` (a path) or closed.
+/// `deadline` is a safety net for a binary that would hang: it is killed then (and the run reports the signal).
+@discardableResult
+func storefront(_ arguments: [String], stdin: String? = "/dev/null", environment: [String: String]? = nil,
+                deadline: Duration = .seconds(600)) throws -> Run {
+    let run = try startStorefront(arguments, stdin: stdin, environment: environment)
+    let end = ContinuousClock.now + deadline
+    while run.process.isRunning && ContinuousClock.now < end { usleep(20_000) }
+    if run.process.isRunning { kill(run.process.processIdentifier, SIGKILL) }
+    run.process.waitUntilExit()
+    return Run(status: run.process.terminationStatus, reason: run.process.terminationReason, output: run.output())
+}
+
+/// A `/bin/sh -c` command line, its stdout and stderr together.
+func shell(_ command: String) throws -> Run {
+    let process = Process()
+    let pipe = Pipe()
+    process.executableURL = URL(fileURLWithPath: "/bin/sh")
+    process.arguments = ["-c", command]
+    process.standardOutput = pipe
+    process.standardError = pipe
+    try process.run()
+    let output = pipe.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return Run(status: process.terminationStatus, reason: process.terminationReason, output: String(decoding: output, as: UTF8.self))
+}
+
+final class StorefrontProcess {
+    let process = Process()
+    let log = NSTemporaryDirectory() + "storefront-run-\(UUID().uuidString.prefix(8)).log"
+
+    func output() -> String { (try? String(contentsOfFile: log, encoding: .utf8)) ?? "" }
+    deinit { try? FileManager.default.removeItem(atPath: log) }
+}
+
+func startStorefront(_ arguments: [String], stdin: String? = "/dev/null", environment: [String: String]? = nil) throws -> StorefrontProcess {
+    guard FileManager.default.isExecutableFile(atPath: Repo.storefrontBinary) else {
+        throw WorkerError(description: "\(Repo.storefrontBinary) is missing: run `swift build` before `swift test`")
+    }
+    let run = StorefrontProcess()
+    _ = FileManager.default.createFile(atPath: run.log, contents: nil)
+    let output = FileHandle(forWritingAtPath: run.log)!
+    run.process.executableURL = URL(fileURLWithPath: Repo.storefrontBinary)
+    run.process.arguments = arguments
+    run.process.standardOutput = output
+    run.process.standardError = output
+    if let stdin { run.process.standardInput = FileHandle(forReadingAtPath: stdin) }
+    if let environment { run.process.environment = environment }
+    try run.process.run()
+    try output.close()
+    return run
 }

@@ -15,8 +15,29 @@ struct FileContentsTests {
         #expect(try FileContents.read(bad).count == 4)
     }
 
-    @Test("a device that is not a regular file still reads")
-    func devices() throws {
-        #expect(try FileContents.read("/dev/null").isEmpty)
+    @Test("Files a person names are read only if they are regular files: a device or a FIFO is refused, not read forever")
+    func onlyRegularFiles() throws {
+        #expect(throws: FileContents.Problem(description: "is a character device, not a regular file (name a file, or give it on standard input)")) {
+            try FileContents.read("/dev/zero")
+        }
+        let fifo = NSTemporaryDirectory() + "fifo-\(UUID().uuidString)"
+        #expect(mkfifo(fifo, 0o600) == 0)
+        defer { try? FileManager.default.removeItem(atPath: fifo) }
+        #expect(throws: FileContents.Problem(description: "is a FIFO (named pipe), not a regular file (name a file, or give it on standard input)")) {
+            try FileContents.read(fifo)
+        }
+    }
+
+    @Test("Files a person names are read up to 64 MB, and the error says so")
+    func sizeLimit() throws {
+        let path = NSTemporaryDirectory() + "huge-\(UUID().uuidString).json"
+        #expect(FileManager.default.createFile(atPath: path, contents: nil))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let handle = try #require(FileHandle(forWritingAtPath: path))
+        try handle.truncate(atOffset: UInt64(FileContents.sizeLimit) + 1)  // sparse: costs no disk
+        try handle.close()
+        #expect(throws: FileContents.Problem(description: "the file is larger than 64 MB, the most Storefront reads")) { try FileContents.read(path) }
+        try FileHandle(forWritingAtPath: path)!.truncate(atOffset: UInt64(FileContents.sizeLimit))
+        #expect(try FileContents.read(path).count == FileContents.sizeLimit)
     }
 }

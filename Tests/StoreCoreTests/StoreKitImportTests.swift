@@ -79,8 +79,14 @@ struct StoreKitImportTests {
         #expect(catalog.subscriptions(inGroup: "3F19ED53").map(\.id) == ["subscription.pro", "subscription.premium", "subscription.standard"])
         #expect(catalog.product("subscription.standard")?.subscription?.level == 3)
         #expect(catalog.product("subscription.standard")?.subscription?.period == Period(1, .month))
-        #expect(catalog.product("nonRenewing.standard")?.duration == Period(1, .year))
         #expect(catalog.app.bundleID == "com.example.storekit-config.e8be4d16")
+    }
+
+    @Test("a .storekit non-renewing subscription has no duration: none is invented")
+    func nonRenewingHasNoDuration() throws {
+        let catalog = try load("cntrump+SKDemo__Products.storekit")
+        #expect(catalog.product("nonRenewing.standard")?.type == .nonRenewing)
+        #expect(catalog.product("nonRenewing.standard")?.duration == nil)
     }
 
     @Test("settings map to test settings: SKDemo _timeRate 15")
@@ -188,6 +194,23 @@ struct StoreKitImportTests {
         #expect(StoreKitImporter.code(referenceName: "", internalID: "", taken: ["CODE"]) == "CODE2")
     }
 
+    @Test("code collisions are reported at load, naming both offers")
+    func codeCollisionsReported() throws {
+        let catalog = try load("comexbackkid+LeftPocket__StoreKitConfiguration.storekit")
+        #expect(catalog.warnings.count == 2)
+        #expect(catalog.warnings.first?.contains("makes the code AFFILIATES, already made by ") == true)
+        #expect(catalog.warnings.first?.contains("its code is AFFILIATES2") == true)
+        #expect(try load("xmliszt+joodle__Store.storekit").warnings.isEmpty)
+    }
+
+    @Test("a code offer's reference name redeems it too, spelled in any case")
+    func referenceNameIsACode() throws {
+        let catalog = try load("xmliszt+joodle__Store.storekit")
+        let offer = try #require(catalog.offerCodes.last)
+        #expect(catalog.offerCode(offer.referenceName.lowercased())?.code == offer.code)
+        #expect(catalog.offerCode(offer.code)?.code == offer.code)
+    }
+
     @Test("generated codes are stable across imports and redeemable case-insensitively")
     func codesStableAndRedeemable() throws {
         let file = "comexbackkid+LeftPocket__StoreKitConfiguration.storekit"
@@ -233,21 +256,28 @@ struct StoreKitImportTests {
             == "sub with 12mo monthly commitment")
     }
 
-    @Test("_storeKitErrors: enabled entries inject their API's failure, by name or position")
+    @Test("_storeKitErrors are mapped by type and index, by name or position; what cannot be mapped is reported")
     func storeKitErrors() throws {
         let catalog = try storekit("""
             "settings": {"_storeKitErrors": [
-              {"name": "Purchase", "enabled": true, "current": {"index": 1, "type": "generic"}},
+              {"name": "Purchase", "enabled": true, "current": {"index": 2, "type": "purchase"}},
               {"name": "Load Products", "enabled": true, "current": null},
-              {"name": "Something Xcode renamed", "enabled": true, "current": {"index": 99, "type": "generic"}},
-              {"name": "Verification", "enabled": false, "current": {"index": 2, "type": "generic"}}
+              {"name": "Something Xcode renamed", "enabled": true, "current": {"index": 4, "type": "verification"}},
+              {"name": "App Store Sync", "enabled": true, "current": {"index": 2, "type": "generic"}},
+              {"name": "Subscription Status", "enabled": true, "current": {"index": 99, "type": "generic"}},
+              {"name": "App Transaction", "enabled": true, "current": {"index": 0, "type": "purchase"}},
+              {"name": "Refund Request Sheet", "enabled": false, "current": {"index": 0, "type": "generic"}}
             ]}
             """)
         #expect(catalog.settings.failures == [
-            .purchase: .purchase(.productUnavailable),
+            .purchase: .purchase(.purchaseNotAllowed),
             .loadProducts: .storeKit(.networkError),
-            .verification: .verification(.revokedCertificate),  // third entry, matched by position, index out of range
+            .verification: .verification(.invalidSignature),  // third entry, matched by position
+            .appStoreSync: .storeKit(.networkError),
         ])
+        #expect(catalog.warnings.count == 2)
+        #expect(catalog.warnings.first?.contains("settings._storeKitErrors[4].current: Subscription Status error generic #99") == true)
+        #expect(catalog.warnings.last?.contains("App Transaction error purchase #0 has no equivalent") == true)
     }
 
     @Test("_failTransactionsEnabled makes purchases fail with purchaseNotAllowed")

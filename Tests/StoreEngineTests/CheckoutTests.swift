@@ -34,4 +34,13 @@ struct CheckoutTests {
         #expect(done.expirationDate == Fixture.days(7, after: approved))
         #expect(Checkout.completed(Fixture.payload(type: .nonConsumable, purchased: asked), at: approved).expirationDate == nil)
     }
+
+    @Test("a held resubscription keeps its group's original purchase date when it completes")
+    func heldResubscriptionKeepsOriginalDate() {
+        let first = Fixture.date("2026-01-01T00:00:00Z"), asked = Fixture.date("2027-01-01T00:00:00Z")
+        var held = Fixture.payload(purchased: asked, expires: Fixture.days(30, after: asked))
+        held.originalTransactionID = 3
+        held.originalPurchaseDate = first
+        #expect(Checkout.completed(held, at: Fixture.days(1, after: asked)).originalPurchaseDate == first)
+    }
 }

@@ -14,12 +14,13 @@ struct FailureInjectionTests {
         #expect(throws: Never.self) { try injected.check(.loadProducts) }
     }
 
-    @Test("an error injected for verification wins over the invalid-signatures switch, which breaks the signature")
+    @Test("an error injected for verification applies to what is handed out while set; invalid signatures are made when signing")
     func verification() {
         var settings = TestSettings()
         #expect(FailureInjection(settings).verificationFailure == nil)
         settings.invalidSignatures = true
-        #expect(FailureInjection(settings).verificationFailure == .invalidSignature)
+        #expect(FailureInjection(settings).verificationFailure == nil)
+        #expect(FailureInjection(settings).invalidSignatures)
         settings.failures[.verification] = .verification(.invalidCertificateChain)
         #expect(FailureInjection(settings).verificationFailure == .invalidCertificateChain)
     }

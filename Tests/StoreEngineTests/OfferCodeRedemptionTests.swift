@@ -8,8 +8,23 @@ struct OfferCodeRedemptionTests {
     let now = Fixture.date("2027-06-01T12:00:00Z")
 
     func redemption(_ code: OfferCode, redemptions: Int = 0, sold: Bool = true, customer: CustomerEligibility = .new,
-                    owns: Bool = false) -> OfferCodeRedemption {
-        OfferCodeRedemption(code: code, redemptions: redemptions, isSoldInStorefront: sold, customer: customer, alreadyOwns: owns)
+                    owns: Bool = false, subscription: Bool = false) -> OfferCodeRedemption {
+        OfferCodeRedemption(code: code, redemptions: redemptions, isSoldInStorefront: sold, customer: customer, alreadyOwns: owns,
+                            isSubscription: subscription)
+    }
+
+    @Test("an active subscriber may redeem a code for existing subscribers: its offer starts at the next renewal")
+    func existingSubscriberRedeemsForNextRenewal() {
+        let offer = SubscriptionOffer(type: .code, paymentMode: .freeTrial, period: Period(1, .month))
+        let forExisting = OfferCode(code: "STAY", productID: "plus.monthly", offer: offer, eligibility: [.existing])
+        let subscriber = redemption(forExisting, customer: .existing, owns: true, subscription: true)
+        #expect(subscriber.refusal(at: now) == nil)
+        #expect(subscriber.startsAtNextRenewal)
+        #expect(redemption(forExisting, customer: .new, subscription: true).refusal(at: now) == .notEligible)
+        // Without an offer there is nothing to add to a subscription the customer has.
+        let grant = OfferCode(code: "GRANT", productID: "plus.monthly", eligibility: [.existing])
+        #expect(redemption(grant, customer: .existing, owns: true, subscription: true).refusal(at: now) == .alreadyOwned)
+        #expect(!redemption(forExisting, customer: .expired, subscription: true).startsAtNextRenewal)
     }
 
     @Test("a code expires at its expiry date, not a second before")

@@ -114,11 +114,31 @@ struct OfferEligibilityTests {
         payload.offerType = .winBack
         payload.offerID = "winback"
         payload.offerPaymentMode = .payAsYouGo
-        payload.offerPeriod = Period(1, .month)
-        let carried = try #require(SubscriptionRecord.CarriedOffer(after: payload, periodCount: 3))
+        payload.offerPeriod = Period(3, .month)
+        let carried = try #require(SubscriptionRecord.CarriedOffer(after: payload, offer: winBack))
         #expect(carried == .init(type: .winBack, id: "winback", period: Period(1, .month), priceMilliunits: 1_990, remainingPeriods: 2))
-        #expect(SubscriptionRecord.CarriedOffer(after: payload, periodCount: 1) == nil)
+        var single = winBack
+        single.periodCount = 1
+        #expect(SubscriptionRecord.CarriedOffer(after: payload, offer: single) == nil)
         payload.offerPaymentMode = .payUpFront
-        #expect(SubscriptionRecord.CarriedOffer(after: payload, periodCount: 3) == nil)
+        #expect(SubscriptionRecord.CarriedOffer(after: payload, offer: winBack) == nil)
+    }
+
+    @Test("offerPeriod is the whole offer's duration: 1 month × 2 periods is P2M")
+    func offerPeriodIsTheWholeDuration() {
+        #expect(SubscriptionOffer(type: .introductory, paymentMode: .payAsYouGo, period: Period(1, .month), periodCount: 2).duration.iso == "P2M")
+        #expect(winBack.duration == Period(3, .month))
+        #expect(trial.duration == Period(1, .week))
+    }
+
+    @Test("an offer code a subscriber redeems discounts the renewals from the next one: each period of pay as you go, else the whole offer once")
+    func redeemedCodeStartsAtNextRenewal() {
+        var code = SubscriptionOffer(id: "Two Months", type: .code, paymentMode: .payAsYouGo, period: Period(1, .month), periodCount: 2,
+                                     prices: ["USA": 1.99])
+        #expect(SubscriptionRecord.CarriedOffer(redeemed: code, storefront: "USA")
+                == .init(type: .code, id: "Two Months", period: Period(1, .month), priceMilliunits: 1_990, remainingPeriods: 2))
+        code.paymentMode = .freeTrial
+        #expect(SubscriptionRecord.CarriedOffer(redeemed: code, storefront: "USA")
+                == .init(type: .code, id: "Two Months", period: Period(2, .month), priceMilliunits: 0, remainingPeriods: 1))
     }
 }

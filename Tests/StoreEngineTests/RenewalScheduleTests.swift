@@ -154,4 +154,14 @@ struct RenewalScheduleTests {
         #expect(renewal.offerLeft == nil)
         #expect(Fixture.day(renewal.expirationDate) == "2028-01-01")
     }
+
+    @Test("an offer code redeemed by a subscriber discounts the renewal to the code's product")
+    func redeemedCodeDiscountsRenewalToItsProduct() {
+        var record = Fixture.record()
+        record.offer = .init(type: .code, id: "Plus Trial", period: Period(1, .month), priceMilliunits: 0, remainingPeriods: 1)
+        let start = Fixture.date("2027-01-01T00:00:00Z")
+        let renewal = schedule.renewal(of: record, to: "plus.monthly", period: Period(1, .month), at: start)
+        #expect(renewal.discount?.priceMilliunits == 0)
+        #expect(renewal.offerLeft == nil)
+    }
 }

@@ -13,25 +13,28 @@ struct SignedFixtureTests {
         try String(contentsOf: Self.jws.appendingPathComponent(name), encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
-    @Test("Xcode's signed transaction decodes field by field and verifies against its own certificate")
+    @Test("Xcode's signed transaction decodes field by field, and is refused as Apple's verifier refuses it: one certificate, not three")
     func xcodeTransaction() throws {
         let token = try text("xcode-signed-transaction")
         let header = try JSONParser.parse(Base64URL.decode(String(token.split(separator: ".")[0]))!)
         let certificate = try Certificate(der: Data(base64Encoded: header["x5c"]!.arrayValue![0].stringValue!)!)
-        let result = SignedDataVerifier(trustedRoots: [certificate]).transaction(token)
-        guard case .verified(let t) = result else { Issue.record("expected verified, got \(result)"); return }
+        let verifier = SignedDataVerifier(trustedRoots: [certificate])
+        let result = verifier.transaction(token)
+        #expect(result.error == .invalidCertificateChain)
+        #expect(verifier.failureReason(token)?.contains("x5c holds 1 certificate") == true)
+        let t = try #require(result.payload)
         #expect(t.transactionID == 0 && t.productID == "pass.premium" && t.productType == .autoRenewable)
         #expect(t.subscriptionGroupID == "6F3A93AB" && t.offerType == .introductory && t.environment == "Xcode")
         #expect(abs(t.purchaseDate.timeIntervalSince1970 - 1_697_679_936.0497297) < 0.000_001)
         #expect(t.expirationDate != nil && t.storefront == "USA" && t.storefrontID == "143441")
     }
 
-    @Test("Apple's test transaction verifies against the test CA but lacks a transaction's required properties")
+    @Test("Apple's test transaction fails X509_STRICT against the test CA, as in Apple's own verifier by default")
     func appleTestTransaction() throws {
         let root = try Certificate(der: Data(contentsOf: Self.jws.appendingPathComponent("testCA.der")))
         let verifier = SignedDataVerifier(trustedRoots: [root])
-        #expect(verifier.json(try text("transactionInfo")).isVerified)
-        #expect(verifier.transaction(try text("transactionInfo")).error == .missingRequiredProperties)
+        #expect(verifier.json(try text("transactionInfo")).error == .invalidCertificateChain)
+        #expect(verifier.failureReason(try text("transactionInfo"))?.contains("X509_STRICT") == true)
     }
 
     @Test("a real App Store notification verifies against Apple Root CA G3 at its signedDate, not today")

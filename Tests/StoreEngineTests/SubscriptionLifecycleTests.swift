@@ -63,6 +63,15 @@ struct SubscriptionLifecycleTests {
         #expect(record.offer == offer)
     }
 
+    @Test("coming back ends any price increase of the lapsed run")
+    func comingBackEndsPriceIncrease() throws {
+        var record = try #require(SubscriptionRecord(startedBy: purchase()))
+        record.priceIncrease = .declined
+        record.state = .expired
+        record.take(purchase(on: Fixture.date("2027-06-03T09:00:00Z")), offer: nil)
+        #expect(record.priceIncrease == nil)
+    }
+
     @Test("buying again in a group ends the customer's lapsed subscriptions there; a revoked one stays revoked")
     func buyingAgainEndsLapsed() {
         var retrying = Fixture.record(.inBillingRetryPeriod)

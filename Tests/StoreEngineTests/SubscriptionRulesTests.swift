@@ -15,8 +15,8 @@ struct SubscriptionRulesTests {
     func renewals() async throws {
         let h = try await Harness.make()
         let first = try #require(await h.manager.purchase(ID.proYearly).transaction)
-        await h.store.advanceTime(by: Period(1, .year))
-        await h.store.advanceTime(by: Period(1, .year))
+        try await h.store.advanceTime(by: Period(1, .year))
+        try await h.store.advanceTime(by: Period(1, .year))
         let all = await h.store.ledgerEntries().map(\.payload).filter { $0.productID == ID.proYearly }
         #expect(all.count == 3)
         #expect(Set(all.map(\.originalTransactionID)) == [first.transactionID])
@@ -30,7 +30,7 @@ struct SubscriptionRulesTests {
     func yearOfRenewals() async throws {
         let h = try await Harness.make()
         _ = await h.manager.purchase(ID.plusMonthly) // one week free trial first
-        await h.store.advanceTime(by: Period(1, .year))
+        try await h.store.advanceTime(by: Period(1, .year))
         let renewals = await h.store.ledgerEntries().filter { $0.payload.reason == .renewal }
         #expect(renewals.count == 12)
         let dates = renewals.map(\.payload.purchaseDate)
@@ -43,7 +43,7 @@ struct SubscriptionRulesTests {
         let january31 = try Date("2027-01-31T10:00:00Z", strategy: .iso8601)
         let h = try await Harness.make(time: ManualTime(start: january31))
         _ = await h.manager.purchase(ID.proMonthly)  // pay as you go, monthly: the run starts today
-        await h.store.advanceTime(by: Period(120, .day))  // to May 31
+        try await h.store.advanceTime(by: Period(120, .day))  // to May 31
         let ends = await h.store.ledgerEntries().compactMap(\.payload.expirationDate).sorted()
         #expect(ends.map { $0.formatted(.iso8601.year().month().day()) } == ["2027-02-28", "2027-03-31", "2027-04-30", "2027-05-31", "2027-06-30"])
         await h.close()
@@ -53,7 +53,7 @@ struct SubscriptionRulesTests {
     func renewalsAfterATrialKeepTheTrialEndDay() async throws {
         let h = try await Harness.make(time: ManualTime(start: try Date("2027-01-27T10:00:00Z", strategy: .iso8601)))
         _ = await h.manager.purchase(ID.plusMonthly)  // one week free: Jan 27 → Feb 3
-        await h.store.advanceTime(by: Period(3, .month))
+        try await h.store.advanceTime(by: Period(3, .month))
         let ends = await h.store.ledgerEntries().compactMap(\.payload.expirationDate).sorted()
         #expect(ends.map { $0.formatted(.iso8601.year().month().day()) } == ["2027-02-03", "2027-03-03", "2027-04-03", "2027-05-03"])
         await h.close()
@@ -64,7 +64,7 @@ struct SubscriptionRulesTests {
         let h = try await Harness.make()
         _ = await h.manager.purchase(ID.proMonthly)
         try await h.store.setAutoRenew(productID: ID.proMonthly, enabled: false)
-        await h.store.advanceTime(by: Period(4, .month))
+        try await h.store.advanceTime(by: Period(4, .month))
         let s = try #require(await status(h))
         #expect(s.state == .expired)
         #expect(s.renewalInfo.payload?.expirationReason == .autoRenewDisabled)
@@ -76,11 +76,11 @@ struct SubscriptionRulesTests {
     func billingRetry() async throws {
         let h = try await Harness.make { $0.billingRetryOnRenewal = true }
         _ = await h.manager.purchase(ID.proYearly)
-        await h.store.advanceTime(by: Period(1, .year))
+        try await h.store.advanceTime(by: Period(1, .year))
         #expect(await status(h)?.state == .inBillingRetryPeriod)
         #expect(await status(h)?.renewalInfo.payload?.isInBillingRetry == true)
         #expect(await !h.entitled(ID.proYearly))
-        await h.store.advanceTime(by: Period(3, .month))
+        try await h.store.advanceTime(by: Period(3, .month))
         let s = try #require(await status(h))
         #expect(s.state == .expired && s.renewalInfo.payload?.expirationReason == .billingError)
         await h.close()
@@ -90,7 +90,7 @@ struct SubscriptionRulesTests {
     func gracePeriod() async throws {
         let h = try await Harness.make { $0.billingRetryOnRenewal = true; $0.gracePeriod = true }
         _ = await h.manager.purchase(ID.proYearly)
-        await h.store.advanceTime(by: Period(1, .year))
+        try await h.store.advanceTime(by: Period(1, .year))
         let s = try #require(await status(h))
         #expect(s.state == .inGracePeriod)
         #expect(s.renewalInfo.payload?.gracePeriodExpirationDate != nil)
@@ -108,7 +108,7 @@ struct SubscriptionRulesTests {
         try await h.store.requestPriceIncrease(productID: ID.proYearly)
         #expect(await status(h)?.renewalInfo.payload?.priceIncreaseStatus == .notYetResponded)
         try await h.store.respondToPriceIncrease(productID: ID.proYearly, agree: false)
-        await h.store.advanceTime(by: Period(1, .year))
+        try await h.store.advanceTime(by: Period(1, .year))
         let s = try #require(await status(h))
         #expect(s.state == .expired && s.renewalInfo.payload?.expirationReason == .didNotConsentToPriceIncrease)
         await h.close()
@@ -121,7 +121,7 @@ struct SubscriptionRulesTests {
         try await h.store.requestPriceIncrease(productID: ID.proYearly)
         try await h.store.respondToPriceIncrease(productID: ID.proYearly, agree: true)
         #expect(await status(h)?.renewalInfo.payload?.priceIncreaseStatus == .agreed)
-        await h.store.advanceTime(by: Period(1, .year))
+        try await h.store.advanceTime(by: Period(1, .year))
         #expect(await status(h)?.state == .subscribed)
         await h.close()
     }
@@ -144,7 +144,7 @@ struct SubscriptionRulesTests {
         let plus = try #require(await h.manager.purchase(ID.plusYearly).transaction)
         let paid = Decimal(plus.priceMilliunits) / 1000
         let period = try #require(plus.expirationDate).timeIntervalSince(plus.purchaseDate)
-        await h.store.advanceTime(by: Period(30, .day))
+        try await h.store.advanceTime(by: Period(30, .day))
         _ = await h.manager.purchase(ID.proYearly)
         let old = try #require(await h.store.ledgerEntries().first { $0.id == plus.transactionID })
         let expected = paid * Decimal((period - 30 * 86_400) / period)
@@ -195,7 +195,7 @@ struct SubscriptionRulesTests {
         let s = try #require(await status(h))
         #expect(s.transaction.payload?.productID == ID.proYearly)
         #expect(s.renewalInfo.payload?.autoRenewProductID == ID.plusYearly)
-        await h.store.advanceTime(by: Period(1, .year))
+        try await h.store.advanceTime(by: Period(1, .year))
         #expect(await status(h)?.transaction.payload?.productID == ID.plusYearly)
         await h.close()
     }
@@ -284,7 +284,7 @@ struct SubscriptionRulesTests {
         #expect(t.expirationDate == nil)
         #expect(await h.manager.nonRenewingEnd(t) == Period(3, .month).advance(t.purchaseDate))
         #expect(await h.entitled(ID.season))
-        await h.store.advanceTime(by: Period(4, .month))
+        try await h.store.advanceTime(by: Period(4, .month))
         await h.manager.refresh()
         #expect(await !h.entitled(ID.season))
         await h.close()
@@ -385,7 +385,7 @@ struct AppSurfaceTests {
         #expect(await h.manager.snapshot.effectiveStatus(group: ID.group)?.renewalInfo.payload?.willAutoRenew == true)
         #expect(await h.manager.manageSubscription(groupID: ID.group, .switchTo(productID: ID.plusMonthly)) == nil)
         #expect(await h.manager.snapshot.effectiveStatus(group: ID.group)?.renewalInfo.payload?.autoRenewProductID == ID.plusMonthly)
-        await h.store.advanceTime(by: Period(1, .year))
+        try await h.store.advanceTime(by: Period(1, .year))
         await h.manager.refresh()
         #expect(await h.manager.snapshot.effectiveStatus(group: ID.group)?.transaction.payload?.productID == ID.plusMonthly)
         await h.close()
@@ -426,7 +426,7 @@ struct OfferPeriodTests {
     func payAsYouGo() async throws {
         let h = try await Harness.make()
         _ = await h.manager.purchase(ID.proMonthly) // intro: $4.99/month for 3 months
-        await h.store.advanceTime(by: Period(4, .month))
+        try await h.store.advanceTime(by: Period(4, .month))
         let prices = await h.store.ledgerEntries().reversed().map(\.payload.priceMilliunits)
         #expect(prices == [4990, 4990, 4990, 14990, 14990])
         let offers = await h.store.ledgerEntries().reversed().map(\.payload.offerType)

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import StorefrontApp
 
@@ -5,8 +6,9 @@ import Testing
 struct CommandLineTests {
     @Test("help and version are recognised anywhere")
     func helpAndVersion() throws {
-        #expect(try CommandLineParser.parse(["--help"]) == .help)
-        #expect(try CommandLineParser.parse(["catalog", "-h"]) == .help)
+        #expect(try CommandLineParser.parse(["--help"]) == .help(.store))
+        #expect(try CommandLineParser.parse(["catalog", "-h"]) == .help(.catalog))
+        #expect(try CommandLineParser.parse(["run", "--help"]) == .help(.run))
         #expect(try CommandLineParser.parse(["--version"]) == .version)
     }
 
@@ -29,6 +31,29 @@ struct CommandLineTests {
         #expect(throws: UsageError(description: message)) { try CommandLineParser.parse(arguments) }
     }
 
+    /// `catalog --time-rate warp` exited 0: the option was never looked at.
+    @Test("An option the command does not use is an error naming the option and the commands it is for", arguments: [
+        (["catalog", "--time-rate", "warp"], "--time-rate does nothing for catalog (it is for the storefront, run, walk, demo)"),
+        (["verify", "t.jws", "--json"], "--json does nothing for verify (it is for catalog, export)"),
+        (["--speed", "2"], "--speed does nothing for the storefront (it is for demo)"),
+        (["run", "a.scenario", "--no-color"], "--no-color does nothing for run (it is for the storefront, walk, demo)"),
+        (["cert", "--storefront", "JPN"], "--storefront does nothing for cert (it is for the storefront, catalog, run, walk, demo)"),
+    ])
+    func unusedOptions(arguments: [String], message: String) {
+        #expect(throws: UsageError(description: message)) { try CommandLineParser.parse(arguments) }
+    }
+
+    @Test("Every command accepts the options its usage line shows")
+    func usageLinesParse() throws {
+        for command in Command.allCases {
+            let words = command.usage.split(separator: " ").map(String.init).filter { $0.hasPrefix("[--") || $0.hasPrefix("--") }
+            for option in words.map({ $0.trimmingCharacters(in: CharacterSet(charactersIn: "[]")) }) {
+                guard let spec = CommandLineParser.options.first(where: { $0.names.contains(option) }) else { continue }
+                #expect(spec.commands.contains(command), "\(command.rawValue)'s usage shows \(option)")
+            }
+        }
+    }
+
     @Test("options take values inline or as the next argument")
     func optionValues() throws {
         guard case .run(let o) = try CommandLineParser.parse(["catalog", "x.storekit", "--storefront=jpn", "--locale", "ja_JP", "--json"]) else {
@@ -47,12 +72,21 @@ struct CommandLineTests {
 
 @Suite("Files given to verify and cert")
 struct SigningFileTests {
-    @Test("a missing file, a directory and an empty file each get their own message", arguments: [
+    @Test("a missing file, a directory, a device and a file that is no certificate each get their own message", arguments: [
         ("/nonexistent.pem", "/nonexistent.pem: no such file"),
         ("/tmp", "/tmp: is a directory, not a file"),
-        ("/dev/null", "/dev/null: not a PEM or DER certificate"),
+        ("/dev/zero", "/dev/zero: is a character device, not a regular file (name a file, or give it on standard input)"),
+        ("/etc/hostname", "/etc/hostname: not a PEM or DER certificate"),
     ])
     func fileMessages(path: String, message: String) {
         #expect(throws: UsageError(description: message)) { try SigningCommands.certificate(at: path) }
+    }
+
+    @Test("run --help lists every scenario step, from the same table the parser reads")
+    func scenarioHelp() {
+        let text = CommandLineParser.helpText(for: .run)
+        for step in CommandTable.steps { #expect(text.contains("  " + step.usage), "\(step.keyword)") }
+        #expect(text.contains("expect [not] entitled PRODUCT"))
+        #expect(CommandLineParser.helpText(for: .catalog) == CommandLineParser.helpText)
     }
 }

@@ -153,10 +153,40 @@ import TerminalUI
         #expect(press(&state, .enter) == [.command(.control(.approve, .id(pending.id)))])
     }
 
+    @Test("a damaged ledger row is said on the status line, not shown as less than was bought")
+    func damageIsSaid() async throws {
+        var state = try await fixtureState(purchases: false)
+        var snapshot = state.snapshot
+        snapshot.damage = "ledger.sqlite: row 7 of transactions is damaged"
+        _ = reduce(&state, .snapshot(snapshot))
+        #expect(state.status == "⚠ ledger.sqlite: row 7 of transactions is damaged")
+    }
+
     @Test func helpListsTheSameBindingsAsTheFooter() async throws {
         let state = try await fixtureState(purchases: false)
         let help = KeyMap.helpLines(for: state).joined(separator: "\n")
         // "↑↓ Move" and "Tab 1-4 Screens" each stand for several rows of the help.
         for hint in KeyMap.footer(state) where !["↑↓", "Tab 1-5"].contains(hint.key) { #expect(help.contains(hint.label)) }
+    }
+}
+
+@Suite("The History detail's signed token")
+struct HistoryTokenTests {
+    @Test("the detail shows the token and w writes the whole of it to transaction-ID.jws")
+    func writeToken() async throws {
+        var state = try await fixtureState(purchases: true)
+        press(&state, .character("3"), .down, .enter)  // the newest is a pending Ask to Buy, which has no token yet
+        guard case .transactionDetail(let sheet)? = state.top else { Issue.record("no transaction detail"); return }
+        let id = sheet.transactionID
+        let token = try #require(state.ledger.first { $0.id == id }?.jws)
+        #expect(sheet.lines(state).contains { $0.hasPrefix("token: \(token.prefix(24))…") && $0.contains("transaction-\(id).jws") })
+        #expect(press(&state, .character("w")) == [.writeFile(path: "transaction-\(id).jws", contents: token + "\n")])
+        let path = NSTemporaryDirectory() + "storefront-token-\(UUID().uuidString).jws"
+        let (store, manager) = try await liveStore()
+        let outcome = await EffectRunner(manager: manager, controls: store).run(.writeFile(path: path, contents: token + "\n"))
+        await manager.stop()
+        await store.shutdown()
+        guard case .done = outcome else { Issue.record("\(outcome)"); return }
+        #expect(try String(contentsOfFile: path, encoding: .utf8) == token + "\n")
     }
 }

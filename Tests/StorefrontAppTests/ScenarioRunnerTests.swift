@@ -135,6 +135,27 @@ struct ScenarioRunnerTests {
         #expect(check.outcome == .failed, "two purchases have their own original transactions")
         #expect(check.actual?.contains("(com.lumenquest.removeads: ") == true)
     }
+
+    @Test("storefront run applies --environment to the store it opens")
+    func runAppliesEnvironment() async throws {
+        var options = CommandLineOptions()
+        options.command = .run
+        options.environment = .xcode
+        options.files = [try write("buy com.lumenquest.pro\nexpect transaction com.lumenquest.pro environment Xcode")]
+        let out = Lines()
+        #expect(try await RunCommand.run(options, output: out.append) == 0, "\(out.text)")
+    }
+
+    @Test("export FILE writes every signed token for a backend, and each verifies against the store's root")
+    func exportStep() async throws {
+        let path = NSTemporaryDirectory() + "storefront-export-\(UUID().uuidString).json"
+        let result = try await run("buy com.lumenquest.pro\nbuy com.lumenquest.plus.monthly\nexport \(path)")
+        #expect(result.passed, "\(result.steps.map(ScenarioReport.line))")
+        let json = try JSONParser.parse(String(contentsOfFile: path, encoding: .utf8))
+        #expect(json["transactions"]?.arrayValue?.count == 2)
+        #expect(json["renewalInfo"]?.arrayValue?.count == 1)
+        #expect(json["appTransaction"]?.stringValue?.split(separator: ".").count == 3)
+    }
 }
 
 @Suite("Scenario runner helpers")

@@ -10,6 +10,8 @@ public struct Catalog: Sendable, Equatable {
     public var subscriptionGroups: [SubscriptionGroup]
     public var offerCodes: [OfferCode]
     public var settings: TestSettings
+    /// What loading noticed and worked around, for the tester (a `.storekit` file's code collisions).
+    public var warnings: [String] = []
 
     public init(app: AppInfo, storefronts: [Storefront], products: [CatalogProduct],
                 subscriptionGroups: [SubscriptionGroup] = [], offerCodes: [OfferCode] = [],
@@ -36,6 +38,11 @@ public struct Catalog: Sendable, Equatable {
 
     public func group(_ id: String) -> SubscriptionGroup? { subscriptionGroups.first { $0.id == id } }
 
+    /// A group as a tester names it: by its ID, its reference name or one of its localized names.
+    public func group(named name: String) -> SubscriptionGroup? {
+        group(name) ?? subscriptionGroups.first { $0.referenceName == name || $0.localizedNames.values.contains(name) }
+    }
+
     /// The products of a group, highest service level (1) first.
     public func subscriptions(inGroup id: String) -> [CatalogProduct] {
         products.filter { $0.subscription?.groupID == id }.sorted { $0.subscription!.level < $1.subscription!.level }
@@ -43,7 +50,9 @@ public struct Catalog: Sendable, Equatable {
 
     public func offerCode(_ code: String) -> OfferCode? {
         let wanted = OfferCode.normalize(code)
+        // Xcode redeems a `.storekit` code offer by its reference name: that works too, when no code is spelled so.
         return offerCodes.first { OfferCode.normalize($0.code) == wanted }
+            ?? offerCodes.first { OfferCode.normalize($0.referenceName) == wanted }
     }
 
     /// The locales the catalog has text for, in first-seen order.
@@ -63,9 +72,13 @@ public struct AppInfo: Hashable, Sendable {
     public var appVersion: String
     public var originalPurchaseDate: Date?
     public var originalPlatform: String
+    /// The app's Apple ID in App Store Connect (`appAppleId`): in AppTransaction, and required by
+    /// Apple's verifier in Production.
+    public var appAppleID: Int64?
 
     public init(name: String, bundleID: String, originalAppVersion: String = "1.0", appVersion: String = "1.0",
-                originalPurchaseDate: Date? = nil, originalPlatform: String = "iOS") {
+                originalPurchaseDate: Date? = nil, originalPlatform: String = "iOS", appAppleID: Int64? = nil) {
+        self.appAppleID = appAppleID
         self.name = name
         self.bundleID = bundleID
         self.originalAppVersion = originalAppVersion

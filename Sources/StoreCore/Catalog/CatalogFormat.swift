@@ -62,12 +62,15 @@ private struct Reader {
         let codes = try root.optional("offerCodes")?.array().map { try offerCode($0, catalog: partial) } ?? []
         try checkUnique(codes.map { OfferCode.normalize($0.code) }, in: root.optional("offerCodes")?.array() ?? [], what: "offer code")
         let settings = try root.optional("settings").map(self.settings) ?? TestSettings()
+        if settings.environment == .production, app.appAppleID == nil, let field = root.optional("settings")?.optional("environment") {
+            throw field.error("Production needs the app's Apple ID: add app.appAppleId (Apple's verifier requires it in Production)")
+        }
         return Catalog(app: app, storefronts: storefronts, products: products, subscriptionGroups: groups,
                        offerCodes: codes, settings: settings)
     }
 
     func app(_ field: JSONField) throws -> AppInfo {
-        try field.allowOnly(["name", "bundleID", "version", "originalVersion", "originalPurchaseDate", "originalPlatform"])
+        try field.allowOnly(["name", "bundleID", "version", "originalVersion", "originalPurchaseDate", "originalPlatform", "appAppleId"])
         let platforms = ["iOS", "macOS", "tvOS", "visionOS"]
         let platform = try field.optional("originalPlatform")?.string() ?? "iOS"
         guard platforms.contains(platform) else {
@@ -79,7 +82,8 @@ private struct Reader {
             originalAppVersion: try field.optional("originalVersion")?.string() ?? "1.0",
             appVersion: try field.optional("version")?.string() ?? "1.0",
             originalPurchaseDate: try field.optional("originalPurchaseDate")?.date(),
-            originalPlatform: platform)
+            originalPlatform: platform,
+            appAppleID: try field.optional("appAppleId").map { Int64(try $0.int(in: 1...Int.max)) })
     }
 
     /// `"USA"` for a known storefront, or an object that sets or overrides its currency, locale and ID.
@@ -258,7 +262,8 @@ private struct Reader {
     }
 
     func settings(_ field: JSONField) throws -> TestSettings {
-        try field.allowOnly(Set(["storefront", "locale", "timeRate", "networkDelay", "failures"] + TestSetting.allCases.map(\.rawValue)))
+        try field.allowOnly(Set(["storefront", "locale", "timeRate", "networkDelay", "failures", "environment"]
+                                + TestSetting.allCases.map(\.rawValue)))
         var settings = TestSettings()
         if let sf = field.optional("storefront") {
             let code = try sf.string()
@@ -281,6 +286,13 @@ private struct Reader {
         }
         for setting in TestSetting.allCases {
             settings[keyPath: setting.keyPath] = try field.optional(setting.rawValue)?.bool() ?? false
+        }
+        if let environment = field.optional("environment") {
+            let name = try environment.string()
+            guard let value = StoreEnvironment(rawValue: name) else {
+                throw environment.error("unknown environment \"\(name)\" (use one of: \(StoreEnvironment.names))")
+            }
+            settings.environment = value
         }
         if let delay = field.optional("networkDelay") {
             settings.networkDelay = try delay.double()
@@ -353,6 +365,7 @@ private struct Writer {
                                               ("version", .string(app.appVersion)), ("originalVersion", .string(app.originalAppVersion))]
         if let date = app.originalPurchaseDate { members.append(("originalPurchaseDate", .string(date.formatted(.iso8601)))) }
         members.append(("originalPlatform", .string(app.originalPlatform)))
+        if let id = app.appAppleID { members.append(("appAppleId", .number(String(id)))) }
         return object(members)
     }
 
@@ -420,7 +433,7 @@ private struct Writer {
         if let locale = s.locale { members.append(("locale", .string(locale))) }
         members.append(("timeRate", .string(s.timeRate.name)))
         members += TestSetting.allCases.map { ($0.rawValue, .bool(s[keyPath: $0.keyPath])) }
-        members.append(("networkDelay", .number(String(s.networkDelay))))
+        members += [("networkDelay", .number(String(s.networkDelay))), ("environment", .string(s.environment.rawValue))]
         if !s.failures.isEmpty {
             members.append(("failures", object(StoreAPI.allCases.compactMap { api in s.failures[api].map { (api.rawValue, .string($0.name)) } })))
         }

@@ -40,12 +40,17 @@ private struct Reader {
     var productPaths: [String: String] = [:]
     var offerCodes: [OfferCode] = []
     var takenCodes: Set<String> = []
+    /// Where each made code came from, to name both places on a collision.
+    var codePaths: [String: String] = [:]
+    /// What the file asks that Storefront does differently, for the tester to read (code collisions).
+    var warnings: [String] = []
 
     init(file: String) { self.file = file }
 
     mutating func catalog(_ root: JSONField) throws -> Catalog {
         _ = try root.object()
-        let settings = try root.optional("settings").map(self.settings) ?? TestSettings()
+        var settings = TestSettings()
+        if let field = root.optional("settings") { settings = try self.settings(field) }
         // Xcode sells every product in every storefront at its one price; the chosen storefront comes first.
         var storefronts = Storefront.all
         if let code = settings.storefront, let index = storefronts.firstIndex(where: { $0.code == code }) {
@@ -67,8 +72,10 @@ private struct Reader {
             groups.append(group)
             products += subscriptions
         }
-        return Catalog(app: app(root), storefronts: storefronts, products: products, subscriptionGroups: groups,
-                       offerCodes: offerCodes, settings: settings)
+        var catalog = Catalog(app: app(root), storefronts: storefronts, products: products, subscriptionGroups: groups,
+                              offerCodes: offerCodes, settings: settings)
+        catalog.warnings = warnings
+        return catalog
     }
 
     func app(_ root: JSONField) -> AppInfo {
@@ -96,10 +103,9 @@ private struct Reader {
         default:
             throw typeField.error("unknown product type \"\(typeName)\" (expected Consumable, NonConsumable, NonRenewingSubscription or RecurringSubscription)")
         }
+        // A `.storekit` non-renewing subscription has no duration: the app decides how long it lasts,
+        // and StoreKit keeps it in `currentEntitlements` for good. None is invented here.
         var product = try common(field, type: type)
-        // A `.storekit` non-renewing subscription has no duration (the app decides how long it lasts):
-        // assume one year, the most common term, rather than guess from its name.
-        if type == .nonRenewing { product.duration = Period(1, .year) }
         // Offer codes work for every product type since iOS 18.2; on a non-subscription a code grants the
         // product once. Not in the sample files: read like a subscription's `codeOffers`, without an offer.
         for codeField in try field.optional("codeOffers")?.array() ?? [] {
@@ -207,9 +213,15 @@ private struct Reader {
     /// modelled: codes here always apply on their own. No redemption limit, no expiry.
     mutating func offerCode(_ field: JSONField, productID: String, offer: SubscriptionOffer?) throws -> OfferCode {
         let referenceName = try field.optional("referenceName")?.string() ?? ""
-        let code = StoreKitImporter.code(referenceName: referenceName,
-                                         internalID: try field.optional("internalID")?.string() ?? "", taken: takenCodes)
+        let internalID = try field.optional("internalID")?.string() ?? ""
+        let code = StoreKitImporter.code(referenceName: referenceName, internalID: internalID, taken: takenCodes)
+        let wanted = StoreKitImporter.code(referenceName: referenceName, internalID: internalID, taken: [])
+        if code != wanted {
+            warnings.append("\(file): \(field.path): code offer \"\(referenceName)\" makes the code \(wanted), already made by "
+                            + "\(codePaths[wanted] ?? "another offer"); its code is \(code), and its reference name redeems the first one")
+        }
         takenCodes.insert(code)
+        codePaths[code] = field.path
         var eligibility = Set(CustomerEligibility.allCases)
         if let list = field.optional("eligibility") {
             eligibility = try Set(list.array().map { item in
@@ -226,7 +238,7 @@ private struct Reader {
 
     // MARK: Settings
 
-    func settings(_ field: JSONField) throws -> TestSettings {
+    mutating func settings(_ field: JSONField) throws -> TestSettings {
         var settings = TestSettings()
         if let sf = field.optional("_storefront") {
             let code = try sf.string()
@@ -257,19 +269,43 @@ private struct Reader {
     }
 
     /// `_storeKitErrors`: one `{name, enabled, current: null | {index, type}}` per API, in `StoreAPI` order.
-    /// An entry is matched by `name` (the API's title), else by position. What `current.index` counts is
-    /// unconfirmed: it is taken as an index into the API's `injectableFailures`, falling back to the first.
-    func failures(_ field: JSONField?) throws -> [StoreAPI: StoreFailure] {
+    /// An entry is matched by `name` (the API's title), else by position. `current` names an error as
+    /// `SKTestFailures` does: `type` is the case (`generic` a `StoreKitError`, `purchase` a
+    /// `Product.PurchaseError`, `verification` a `VerificationError`, `refundRequest` a refund error) and
+    /// `index` the error's place in that type's declaration order (inferred: Xcode does not document it).
+    /// Enabled without `current`, the API's first injectable error. What cannot be mapped (an unknown
+    /// type, an index out of range, a type the API cannot raise) is a warning naming the entry, never a guess.
+    mutating func failures(_ field: JSONField?) throws -> [StoreAPI: StoreFailure] {
         var failures: [StoreAPI: StoreFailure] = [:]
         for (position, entry) in try (field?.array() ?? []).enumerated() {
             let name = try entry.optional("name")?.string()
             guard let api = StoreAPI.allCases.first(where: { $0.title == name })
                     ?? (position < StoreAPI.allCases.count ? StoreAPI.allCases[position] : nil) else { continue }
             guard try entry.optional("enabled")?.bool() == true else { continue }
-            let choices = api.injectableFailures
-            let index = try entry.optional("current")?.optional("index")?.int() ?? 0
-            failures[api] = choices.indices.contains(index) ? choices[index] : choices[0]
+            guard let current = entry.optional("current") else {
+                failures[api] = api.injectableFailures.first
+                continue
+            }
+            let type = try current.optional("type")?.string() ?? "generic"
+            let index = try current.required("index").int()
+            guard let errors = Self.simulatedErrors(type, for: api), errors.indices.contains(index) else {
+                warnings.append("\(file): \(current.path): \(api.title) error \(type) #\(index) has no equivalent here; "
+                                + "that API will not fail (choose its error in the QA panel)")
+                continue
+            }
+            failures[api] = errors[index]
         }
         return failures
+    }
+
+    /// The errors of one `SKTestFailures` case, in declaration order; nil for a type `api` cannot raise.
+    static func simulatedErrors(_ type: String, for api: StoreAPI) -> [StoreFailure]? {
+        switch (type, api) {
+        case ("generic", _): StoreKitError.allCases.map(StoreFailure.storeKit)
+        case ("purchase", .purchase): PurchaseError.allCases.map(StoreFailure.purchase)
+        case ("verification", .verification): VerificationError.allCases.map(StoreFailure.verification)
+        case ("refundRequest", .refundRequest): RefundRequestError.allCases.map(StoreFailure.refund)
+        default: nil
+        }
     }
 }

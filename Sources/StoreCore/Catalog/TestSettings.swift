@@ -20,6 +20,8 @@ public struct TestSettings: Hashable, Sendable {
     public var networkDelay: Double = 0
     /// Errors injected per API, as `SKTestSession.setSimulatedError(_:forAPI:)`.
     public var failures: [StoreAPI: StoreFailure] = [:]
+    /// What signed data names as its environment.
+    public var environment = StoreEnvironment.standard
 
     public init() {}
 }

@@ -9,6 +9,10 @@ public struct Period: Hashable, Sendable, CustomStringConvertible {
             switch self { case .day: .day; case .week: .weekOfYear; case .month: .month; case .year: .year }
         }
 
+        var approximateSeconds: Double {
+            switch self { case .day: 86_400; case .week: 7 * 86_400; case .month: 30.44 * 86_400; case .year: 365.25 * 86_400 }
+        }
+
         var word: String {
             switch self { case .day: "day"; case .week: "week"; case .month: "month"; case .year: "year" }
         }
@@ -38,8 +42,10 @@ public struct Period: Hashable, Sendable, CustomStringConvertible {
     public var perWords: String { value == 1 ? unit.word : words }
 
     /// Calendar arithmetic in UTC, so a monthly subscription bought on Jan 31 renews on the last day of February.
+    /// Past what the calendar handles, an approximation that still moves forward: a renewal must never end where it began.
     public func advance(_ date: Date, by times: Int = 1) -> Date {
-        Self.calendar.date(byAdding: unit.calendarComponent, value: value * times, to: date) ?? date
+        Self.calendar.date(byAdding: unit.calendarComponent, value: value * times, to: date)
+            ?? date.addingTimeInterval(Double(value) * Double(times) * unit.approximateSeconds)
     }
 
     /// The end of a period that starts at `start`, in a run whose first period began on day

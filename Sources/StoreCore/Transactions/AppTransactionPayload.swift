@@ -9,7 +9,10 @@ public struct AppTransactionPayload: Hashable, Sendable {
     public var originalPurchaseDate: Date
     /// iOS, macOS, tvOS or visionOS.
     public var originalPlatform: String
-    public var environment: String = "LocalTesting"
+    /// `receiptType`: Sandbox, Production, Xcode or LocalTesting.
+    public var environment: String = StoreEnvironment.standard.rawValue
+    /// The app's Apple ID; Apple's verifier checks it in Production.
+    public var appAppleID: Int64?
     public var deviceVerification: String
     public var deviceVerificationNonce: UUID
     public var signedDate: Date
@@ -29,7 +32,7 @@ public struct AppTransactionPayload: Hashable, Sendable {
     }
 
     public var json: JSONValue {
-        let members: [(String, JSONValue)] = [
+        var members: [(String, JSONValue)] = [
             ("appTransactionId", .string(appTransactionID)), ("bundleId", .string(bundleID)),
             ("applicationVersion", .string(appVersion)), ("originalApplicationVersion", .string(originalAppVersion)),
             ("originalPurchaseDate", .ms(originalPurchaseDate)), ("originalPlatform", .string(originalPlatform)),
@@ -38,6 +41,7 @@ public struct AppTransactionPayload: Hashable, Sendable {
             ("deviceVerificationNonce", .string(deviceVerificationNonce.uuidString.lowercased())),
             ("receiptCreationDate", .ms(signedDate)), ("signedDate", .ms(signedDate)),
         ]
+        if let id = appAppleID { members.append(("appAppleId", .number(String(id)))) }
         return .object(members.map { (key: $0.0, value: $0.1) })
     }
 
@@ -51,7 +55,8 @@ public struct AppTransactionPayload: Hashable, Sendable {
                   deviceVerification: json["deviceVerification"]?.stringValue ?? "",
                   deviceVerificationNonce: json["deviceVerificationNonce"]?.stringValue.flatMap(UUID.init(uuidString:)) ?? UUID(),
                   signedDate: signed)
-        environment = json["environment"]?.stringValue ?? ""
+        environment = json["receiptType"]?.stringValue ?? json["environment"]?.stringValue ?? ""
+        appAppleID = json["appAppleId"]?.int64Text
     }
 
     /// Compares dotted version strings numerically ("1.10" > "1.9"), for migration checks like

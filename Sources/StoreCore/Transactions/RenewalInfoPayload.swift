@@ -23,9 +23,12 @@ public struct RenewalInfoPayload: Hashable, Sendable {
     public var currency: String
     public var offerType: OfferType?
     public var offerID: String?
+    public var offerPaymentMode: PaymentMode?
+    /// The whole offer's length (`offerPeriod`).
+    public var offerPeriod: Period?
     public var eligibleWinBackOfferIDs: [String]
     public var signedDate: Date
-    public var environment: String = "LocalTesting"
+    public var environment: String = StoreEnvironment.standard.rawValue
     public var appTransactionID: String
     public var appAccountToken: UUID?
 
@@ -67,6 +70,8 @@ public struct RenewalInfoPayload: Hashable, Sendable {
         m.append(("currency", .string(currency)))
         if let o = offerType { m.append(("offerType", .int(o.signedValue))) }
         if let o = offerID { m.append(("offerIdentifier", .string(o))) }
+        if let o = offerPaymentMode { m.append(("offerDiscountType", .string(o.signedName))) }
+        if let o = offerPeriod { m.append(("offerPeriod", .string(o.iso))) }
         if !eligibleWinBackOfferIDs.isEmpty { m.append(("eligibleWinBackOfferIds", .array(eligibleWinBackOfferIDs.map(JSONValue.string)))) }
         if let t = appAccountToken { m.append(("appAccountToken", .string(t.uuidString.lowercased()))) }
         m += [("signedDate", .ms(signedDate)), ("environment", .string(environment)), ("appTransactionId", .string(appTransactionID))]
@@ -89,6 +94,8 @@ public struct RenewalInfoPayload: Hashable, Sendable {
                   signedDate: signed, appTransactionID: json["appTransactionId"]?.stringValue ?? "")
         offerType = json["offerType"]?.intValue.flatMap { v in OfferType.allCases.first { $0.signedValue == v } }
         offerID = json["offerIdentifier"]?.stringValue
+        offerPaymentMode = json["offerDiscountType"]?.stringValue.flatMap { v in PaymentMode.allCases.first { $0.signedName == v } }
+        offerPeriod = json["offerPeriod"]?.stringValue.flatMap(Period.init(iso:))
         environment = json["environment"]?.stringValue ?? ""
     }
 }

@@ -31,7 +31,7 @@ public struct TransactionPayload: Hashable, Sendable {
     public var offerID: String?
     public var offerPaymentMode: PaymentMode?
     public var offerPeriod: Period?
-    public var environment: String = "LocalTesting"
+    public var environment: String = StoreEnvironment.standard.rawValue
     public var storefront: String
     public var storefrontID: String
     public var reason: Reason = .purchase

@@ -11,9 +11,25 @@ final class Ledger {
     /// certificate) and the payload's base64 would otherwise be three quarters of every row.
     let tokenPrefix: String
 
+    /// The file, for messages; nil in memory.
+    let path: String?
+
+    /// Opens the ledger at `path` (nil: in memory). A damaged ledger is refused, and so is a
+    /// missing or empty one where the app's wallet shows one existed: starting afresh would
+    /// hide every purchase in it.
     init(path: String?, tokenPrefix: String) throws {
-        db = try SQLiteDatabase(path: path)
+        self.path = path
         self.tokenPrefix = tokenPrefix
+        if let path { try LedgerError.checkNotLost(path) }
+        do {
+            db = try SQLiteDatabase(path: path)
+            let check = try db.query("PRAGMA quick_check")
+            guard check == [[.text("ok")]] else {
+                throw LedgerError.damaged(path: path ?? ":memory:", detail: check.prefix(3).compactMap { $0.first?.text }.joined(separator: "; "))
+            }
+        } catch let error as SQLiteError where error.isCorruption {
+            throw LedgerError.damaged(path: path ?? ":memory:", detail: error.message)
+        }
         try db.execute("""
             CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
             CREATE TABLE IF NOT EXISTS transactions(
@@ -61,8 +77,22 @@ final class Ledger {
         var refundRequest: RefundRequestStatus?
     }
 
+    /// A new transaction ID, never one used before in this ledger: the app's wallet credits each
+    /// ID once, so an ID reused after a delete, clear or reset would be a purchase never delivered.
+    /// The caller holds the write lock.
     func nextTransactionID() throws -> Int64 {
-        (try db.query("SELECT MAX(id) FROM transactions").first?.first?.int ?? 2_000_000_000) + 1
+        max(try highestDeletedID(), try db.query("SELECT MAX(id) FROM transactions").first?.first?.int ?? 2_000_000_000) + 1
+    }
+
+    /// The high-water mark of IDs no longer in `transactions`, kept by whatever deletes rows (in
+    /// the same write transaction), so purchases pay nothing for it.
+    private func highestDeletedID() throws -> Int64 {
+        try meta("highestDeletedID").flatMap { Int64($0) } ?? 0
+    }
+
+    private func rememberIDsBeforeDeleting() throws {
+        guard let highest = try db.query("SELECT MAX(id) FROM transactions").first?.first?.int, highest > (try highestDeletedID()) else { return }
+        try setMeta("highestDeletedID", String(highest))
     }
 
     /// Inserts a row; `payloadJSON` is the payload already serialized for signing, so it isn't built twice.
@@ -102,7 +132,7 @@ final class Ledger {
         stored.contains(".") ? stored : tokenPrefix + Base64URL.encode(Array(payload.utf8)) + "." + stored
     }
 
-    private static let columns = "payload, status, finished, jws, refund_request"
+    private static let columns = "payload, status, finished, jws, refund_request, id"
 
     func row(_ id: Int64) throws -> Row? {
         if let row = batchRows?[id] { return row }
@@ -117,13 +147,27 @@ final class Ledger {
         return token(stored, payload: columns[1].text ?? "")
     }
 
+    /// Rows of `columns`; one that does not decode is an error naming it, never a row silently left out.
     func rows(_ sql: String, _ arguments: [SQLiteDatabase.Value] = []) throws -> [Row] {
-        try db.query(sql, arguments).compactMap { columns in
-            guard let text = columns[0].text, let json = try? JSONParser.parse(text), let payload = TransactionPayload(json: json),
-                  let status = columns[1].text.flatMap(LedgerEntry.Status.init(rawValue:)) else { return nil }
+        try db.query(sql, arguments).map { columns in
+            guard let text = columns[0].text, let json = try? JSONParser.parse(text), let payload = TransactionPayload(json: json) else {
+                throw damagedRow("transactions", key: columns[5].int, "its payload is not a transaction")
+            }
+            guard let status = columns[1].text.flatMap(LedgerEntry.Status.init(rawValue:)) else {
+                throw damagedRow("transactions", key: columns[5].int, "unknown status \(columns[1].text ?? "NULL")")
+            }
             return Row(payload: payload, status: status, finished: columns[2].int == 1, jws: columns[3].text.map { token($0, payload: text) },
-                       refundRequest: columns[4].text.flatMap(RefundRequestStatus.init(rawValue:)))
+                       refundRequest: try columns[4].text.map {
+                           guard let status = RefundRequestStatus(rawValue: $0) else {
+                               throw damagedRow("transactions", key: columns[5].int, "unknown refund request status \($0)")
+                           }
+                           return status
+                       })
         }
+    }
+
+    func damagedRow(_ table: String, key: Int64?, _ detail: String) -> LedgerError {
+        .damagedRow(path: path ?? ":memory:", table: table, key: key.map(String.init) ?? "?", detail: detail)
     }
 
     func allRows(limit: Int? = nil) throws -> [Row] {
@@ -152,6 +196,14 @@ final class Ledger {
             """)
     }
 
+    /// The customer's purchase of a non-consumable or non-renewing subscription they own (bought, not revoked).
+    func ownedOneTimeRow(_ productID: String) throws -> Row? {
+        try rows("""
+            SELECT \(Self.columns) FROM transactions WHERE product_id = ? AND product_type IN ('nonConsumable', 'nonRenewing')
+            AND status = 'completed' AND revoked = 0 ORDER BY id LIMIT 1
+            """, [.text(productID)]).first
+    }
+
     /// Whether a non-consumable or non-renewing subscription is owned (bought, not revoked).
     func ownsOneTimeProduct(_ productID: String) throws -> Bool {
         try !db.query("""
@@ -171,12 +223,14 @@ final class Ledger {
     }
 
     func delete(_ id: Int64) throws {
+        try rememberIDsBeforeDeleting()
         batchRows?[id] = nil
         try db.query("DELETE FROM transactions WHERE id = ?", [.int(id)])
         try db.query("DELETE FROM upgrade_refunds WHERE transaction_id = ?", [.int(id)])
     }
 
     func clear() throws {
+        try rememberIDsBeforeDeleting()
         try db.execute("""
             DELETE FROM transactions; DELETE FROM subscriptions; DELETE FROM redemptions; DELETE FROM nonces;
             DELETE FROM upgrade_refunds;
@@ -220,14 +274,20 @@ final class Ledger {
 
     func subscription(_ originalID: Int64) throws -> SubscriptionRecord? {
         if let record = batchRecords?[originalID] { return record }
-        return try db.query("SELECT record FROM subscriptions WHERE original_id = ?", [.int(originalID)]).first?.first?.text
-            .flatMap { try? JSONDecoder().decode(SubscriptionRecord.self, from: Data($0.utf8)) }
+        return try db.query("SELECT record, original_id FROM subscriptions WHERE original_id = ?", [.int(originalID)]).first.map(record)
+    }
+
+    private func record(_ columns: [SQLiteDatabase.Value]) throws -> SubscriptionRecord {
+        guard let text = columns[0].text, let record = try? JSONDecoder().decode(SubscriptionRecord.self, from: Data(text.utf8)) else {
+            throw damagedRow("subscriptions", key: columns[1].int, "its record does not decode")
+        }
+        return record
     }
 
     func subscriptions(group: String? = nil) throws -> [SubscriptionRecord] {
-        let rows = if let group { try db.query("SELECT record FROM subscriptions WHERE group_id = ? ORDER BY original_id", [.text(group)]) }
-                   else { try db.query("SELECT record FROM subscriptions ORDER BY original_id") }
-        var records = rows.compactMap { $0[0].text.flatMap { try? JSONDecoder().decode(SubscriptionRecord.self, from: Data($0.utf8)) } }
+        let rows = if let group { try db.query("SELECT record, original_id FROM subscriptions WHERE group_id = ? ORDER BY original_id", [.text(group)]) }
+                   else { try db.query("SELECT record, original_id FROM subscriptions ORDER BY original_id") }
+        var records = try rows.map(record)
         guard let pending = batchRecords, !pending.isEmpty else { return records }
         records = records.map { pending[$0.originalID] ?? $0 }
         let known = Set(records.map(\.originalID))
@@ -274,9 +334,9 @@ final class Ledger {
     }
 
     func events(after seq: Int64) throws -> [(seq: Int64, transactionID: Int64, kind: EventKind, origin: String)] {
-        try db.query("SELECT seq, transaction_id, kind, origin FROM events WHERE seq > ? ORDER BY seq", [.int(seq)]).compactMap {
+        try db.query("SELECT seq, transaction_id, kind, origin FROM events WHERE seq > ? ORDER BY seq", [.int(seq)]).map {
             guard let seq = $0[0].int, let id = $0[1].int, let kind = $0[2].text.flatMap(EventKind.init(rawValue:)),
-                  let origin = $0[3].text else { return nil }
+                  let origin = $0[3].text else { throw damagedRow("events", key: $0[0].int, "a column is missing or unknown") }
             return (seq, id, kind, origin)
         }
     }
@@ -347,3 +407,39 @@ extension Period: Codable {
     }
 }
 extension RenewalInfoPayload.ExpirationReason: Codable {}
+
+/// Why the ledger cannot be used. Each names the file and says how to recover without losing what it holds.
+public enum LedgerError: Error, Equatable, CustomStringConvertible {
+    case damaged(path: String, detail: String)
+    case lost(path: String, evidence: String)
+    case damagedRow(path: String, table: String, key: String, detail: String)
+
+    public var description: String {
+        switch self {
+        case .damaged(let path, let detail):
+            "\(path): the ledger is damaged (\(detail)); Storefront will not open it, so nothing in it is lost. "
+                + Self.recovery(path)
+        case .lost(let path, let evidence):
+            "\(path) is missing or empty, but \(evidence) shows this state directory had a ledger; Storefront will not start "
+                + "a new one over it. Restore the ledger from a backup, or move the state directory \(Self.directory(path)) away to start with an empty store."
+        case .damagedRow(let path, let table, let key, let detail):
+            "\(path): row \(key) of \(table) is damaged (\(detail)). " + Self.recovery(path)
+        }
+    }
+
+    static func recovery(_ path: String) -> String {
+        "To recover, copy the state directory \(directory(path)) first; then `sqlite3 \(path) .recover > recovered.sql` salvages "
+            + "what it can (load it into a new ledger.sqlite with `sqlite3 ledger.sqlite < recovered.sql`), or move the directory away to start with an empty store."
+    }
+
+    static func directory(_ path: String) -> String { URL(fileURLWithPath: path).deletingLastPathComponent().path }
+
+    /// A missing or empty ledger beside the app's wallet (written only after a ledger was opened) was lost, not never made.
+    static func checkNotLost(_ path: String) throws {
+        let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? nil
+        guard size == nil || size == 0 else { return }
+        let wallet = directory(path) + "/wallet.sqlite"
+        if FileManager.default.fileExists(atPath: wallet) { throw LedgerError.lost(path: path, evidence: "the app's wallet \(wallet)") }
+        if FileManager.default.fileExists(atPath: path + "-wal") { throw LedgerError.lost(path: path, evidence: "its write-ahead log \(path)-wal") }
+    }
+}

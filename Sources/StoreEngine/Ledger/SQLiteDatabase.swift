@@ -4,12 +4,31 @@ import Foundation
 public struct SQLiteError: Error, CustomStringConvertible, Sendable {
     public var code: Int32
     public var message: String
-    public var description: String { "SQLite error \(code): \(message)" }
+    /// The database file, when known.
+    public var path: String?
+    /// The C library's errno behind an I/O error.
+    public var systemErrno: Int32 = 0
+
+    public init(code: Int32, message: String, path: String? = nil, systemErrno: Int32 = 0) {
+        (self.code, self.message, self.path, self.systemErrno) = (code, message, path, systemErrno)
+    }
+
+    public var description: String {
+        let sqlite = "SQLite error \(code): \(message)"
+        if isDiskFull { return "\(path ?? "the database"): the disk is full; free some space and try again (\(sqlite))" }
+        return path.map { "\($0): \(sqlite)" } ?? sqlite
+    }
+
+    /// SQLITE_FULL, or an I/O error whose cause was ENOSPC (a write-ahead log or shared memory that could not grow).
+    public var isDiskFull: Bool { code & 0xFF == SQLITE_FULL || code & 0xFF == SQLITE_IOERR && systemErrno == ENOSPC }
+    /// The file is damaged or not a database at all.
+    public var isCorruption: Bool { code & 0xFF == SQLITE_CORRUPT || code & 0xFF == SQLITE_NOTADB }
 }
 
 /// A minimal SQLite connection. Not Sendable: it lives inside the one actor that owns it.
 public final class SQLiteDatabase {
     private let handle: OpaquePointer
+    private let path: String?
     private var statements: [String: OpaquePointer] = [:]
 
     /// Opens (creating) a database file, or an in-memory one for `nil`.
@@ -20,9 +39,10 @@ public final class SQLiteDatabase {
         guard rc == SQLITE_OK, let db else {
             let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open"
             if let db { sqlite3_close(db) }
-            throw SQLiteError(code: rc, message: "\(path ?? ":memory:"): \(message)")
+            throw SQLiteError(code: rc, message: message, path: path)
         }
         handle = db
+        self.path = path
         sqlite3_busy_timeout(handle, 5000)
         if path != nil {
             // WAL lets two storefront processes share one ledger; NORMAL sync is durable at each commit in WAL.
@@ -40,9 +60,9 @@ public final class SQLiteDatabase {
         var error: UnsafeMutablePointer<CChar>?
         let rc = sqlite3_exec(handle, sql, nil, nil, &error)
         if rc != SQLITE_OK {
-            let message = error.map { String(cString: $0) } ?? "unknown"
+            let message = error.map { String(cString: $0) } ?? String(cString: sqlite3_errmsg(handle))
             sqlite3_free(error)
-            throw SQLiteError(code: rc, message: message)
+            throw SQLiteError(code: sqlite3_extended_errcode(handle), message: message, path: path, systemErrno: sqlite3_system_errno(handle))
         }
     }
 
@@ -116,7 +136,8 @@ public final class SQLiteDatabase {
     }
 
     private func lastError(_ rc: Int32) -> SQLiteError {
-        SQLiteError(code: rc, message: String(cString: sqlite3_errmsg(handle)))
+        SQLiteError(code: sqlite3_extended_errcode(handle), message: String(cString: sqlite3_errmsg(handle)), path: path,
+                    systemErrno: sqlite3_system_errno(handle))
     }
 }
 

@@ -7,15 +7,21 @@ import CLibCrypto
 extension LocalAppStore {
     public func appTransaction() async throws -> String {
         try injected.check(.appTransaction)
+        return present(asSigned(try sign(appTransactionPayload().json)))
+    }
+
+    func appTransactionPayload() -> AppTransactionPayload {
         let app = originalApp()
         let nonce = UUID()
         // Apple's deviceVerification is SHA-384 of the nonce and the device ID; the local device ID is the appTransactionID.
         let verification = Data(SHA384Digest.hash(Data((nonce.uuidString.lowercased() + appTransactionID).utf8))).base64EncodedString()
-        let payload = AppTransactionPayload(
+        var payload = AppTransactionPayload(
             appTransactionID: appTransactionID, bundleID: catalog.app.bundleID, appVersion: catalog.app.appVersion,
             originalAppVersion: app.version, originalPurchaseDate: app.purchaseDate, originalPlatform: app.platform,
             deviceVerification: verification, deviceVerificationNonce: nonce, signedDate: now())
-        return present(try sign(payload.json))
+        payload.environment = currentSettings.environment.rawValue
+        payload.appAppleID = catalog.app.appAppleID
+        return payload
     }
 
     /// The catalog's original app facts, as overridden by the QA panel.

@@ -46,7 +46,13 @@ extension LocalAppStore {
     typealias ChangeOfPlan = (kind: PlanChange, current: SubscriptionRecord)
 
     func activeSubscription(group: String) -> SubscriptionRecord? {
-        ((try? ledger.subscriptions(group: group)) ?? []).first { !$0.familyShared && $0.isActive }
+        groupSubscription(group).flatMap { $0.isActive ? $0 : nil }
+    }
+
+    /// The customer's own subscription in a group, active or lapsed: the group's original transaction,
+    /// which a resubscription continues. (A ledger from before this rule may hold several; the newest counts.)
+    func groupSubscription(_ group: String) -> SubscriptionRecord? {
+        ((try? ledger.subscriptions(group: group)) ?? []).filter { !$0.familyShared }.max { $0.latestTransactionID < $1.latestTransactionID }
     }
 
     /// How buying `item` changes the customer's active subscription in its group; nil when there is none.
@@ -63,10 +69,14 @@ extension LocalAppStore {
         var record = change.current
         switch change.kind {
         case .alreadySubscribed:
-            throw StoreFailure.purchase(.purchaseNotAllowed)
+            // Subscribed already: nothing to charge or change; an approved request for it goes.
+            if let pending { try ledger.delete(pending) }
+            guard let jws = try ledger.jws(record.latestTransactionID) else { throw StoreFailure.storeKit(.unknown) }
+            return .success(jws: present(jws))
         case .atRenewal:
             record.autoRenewProductID = item.id
             record.willAutoRenew = true
+            record.offer = nil  // an offer not yet used was for the old plan
             try ledger.db.transaction {
                 try ledger.save(record)
                 if let pending { try ledger.delete(pending) }
@@ -88,7 +98,7 @@ extension LocalAppStore {
         guard var old = try ledger.row(record.latestTransactionID) else { throw StoreFailure.storeKit(.unknown) }
         old.payload.isUpgraded = true
         old.payload.signedDate = now()
-        old.jws = try sign(old.payload.json)
+        old.jws = asSigned(try sign(old.payload.json))
         try ledger.update(old)
         let refund = Proration(start: old.payload.purchaseDate, end: old.payload.expirationDate)
             .upgradeRefund(ofMilliunits: old.payload.priceMilliunits, at: now())
@@ -119,7 +129,12 @@ extension LocalAppStore {
         guard let type = payload.offerType, let offer = offerDefinition(type: type, id: payload.offerID, productID: payload.productID) else {
             return nil
         }
-        return SubscriptionRecord.CarriedOffer(after: payload, periodCount: offer.periodCount)
+        return SubscriptionRecord.CarriedOffer(after: payload, offer: offer)
+    }
+
+    /// The catalog's definition of an offer a subscription carries to its next renewals.
+    func offerDefinition(_ carried: SubscriptionRecord.CarriedOffer, productID: String) -> SubscriptionOffer? {
+        offerDefinition(type: carried.type, id: carried.id, productID: productID)
     }
 
     func offerDefinition(type: OfferType, id: String?, productID: String) -> SubscriptionOffer? {
@@ -139,7 +154,8 @@ extension LocalAppStore {
         RenewalSchedule(rate: clock.rate, billingRetryOnRenewal: currentSettings.billingRetryOnRenewal, gracePeriod: currentSettings.gracePeriod)
     }
 
-    public func advanceTime(by period: Period) {
+    public func advanceTime(by period: Period) throws {
+        if let problem = SupportedDates.problem(advancing: now(), by: period) { throw TestControlError(problem) }
         clock.advance(to: period.advance(now()), real: time.now())
         saveClock()
         catchUp()
@@ -156,14 +172,15 @@ extension LocalAppStore {
     /// Processes every renewal, grace-period end, billing-retry end and expiry that is due, in order.
     func catchUp() {
         let now = now(), schedule = schedule
-        guard let due = try? ledger.subscriptions().filter({ schedule.isDue($0, at: now) }), !due.isEmpty else { return }
+        let due = read([]) { try ledger.subscriptions() }.filter { schedule.isDue($0, at: now) }
+        guard !due.isEmpty else { return }
         // One write transaction for the whole catch-up: a simulated year commits once, not per renewal.
         try? ledger.batch {
             let pipeline = SigningPipeline(identity.signer)
             signingPipeline = pipeline
             defer { signingPipeline = nil }
             for record in due { try process(record, until: now) }
-            for signed in try pipeline.finish() { try ledger.setToken(signed.jws, for: signed.id, payload: signed.payload) }
+            for signed in try pipeline.finish() { try ledger.setToken(asSigned(signed.jws), for: signed.id, payload: signed.payload) }
         }
         pumpEvents()
     }
@@ -200,10 +217,11 @@ extension LocalAppStore {
         let renewal = schedule.renewal(of: record, to: item.id, period: item.subscription!.period, at: date)
         payload.expirationDate = renewal.expirationDate
         if let discount = renewal.discount {
+            let definition = offerDefinition(discount, productID: item.id)
             payload.offerType = discount.type
             payload.offerID = discount.id
-            payload.offerPaymentMode = .payAsYouGo
-            payload.offerPeriod = discount.period
+            payload.offerPaymentMode = definition?.paymentMode ?? .payAsYouGo
+            payload.offerPeriod = definition?.duration ?? discount.period
             payload.priceMilliunits = discount.priceMilliunits
         }
         try commit(payload, kind: .update)
@@ -217,38 +235,50 @@ extension LocalAppStore {
 
     // MARK: Subscription test controls
 
-    func record(forProduct productID: String) throws -> SubscriptionRecord {
+    /// The subscription a tester control acts on: the group's current one (a product of the group
+    /// names it, whichever plan is current), a family member's when only theirs is for `productID`.
+    /// `active`: the control needs a subscription that has not ended, and says so when it has.
+    func record(forProduct productID: String, active: Bool = false) throws -> SubscriptionRecord {
         catchUp()
         guard let group = catalog.product(productID)?.subscription?.groupID else {
             throw TestControlError("\(productID) is not an auto-renewable subscription")
         }
-        let records = try ledger.subscriptions(group: group)
-        guard let record = records.first(where: { $0.productID == productID && $0.state != .revoked }) ?? records.first(where: { $0.productID == productID }) else {
-            throw TestControlError("no subscription to \(productID)")
+        let familyOnly = try ledger.subscriptions(group: group).filter { $0.familyShared && $0.productID == productID }
+        let own = groupSubscription(group)
+        guard let record = own.flatMap({ $0.productID == productID || familyOnly.isEmpty ? $0 : nil }) ?? familyOnly.last else {
+            throw TestControlError("no subscription in \(productID)'s group")
+        }
+        if active, !record.isActive {
+            throw TestControlError("the subscription to \(record.productID) is \(record.state.rawValue): buy it again first")
         }
         return record
     }
 
     public func expireSubscription(productID: String) throws {
-        var record = try record(forProduct: productID)
+        var record = try record(forProduct: productID, active: true)
         record.expire(at: now())
         try ledger.save(record)
     }
 
     public func forceRenewal(productID: String) throws {
-        let record = try record(forProduct: productID)
+        let record = try record(forProduct: productID, active: true)
         _ = try renew(record, at: now())
     }
 
     public func setAutoRenew(productID: String, enabled: Bool) throws {
-        var record = try record(forProduct: productID)
+        var record = try record(forProduct: productID, active: true)
+        guard record.willAutoRenew != enabled else {
+            throw TestControlError("auto-renew is already \(enabled ? "on" : "off") for \(record.productID)")
+        }
         record.willAutoRenew = enabled
-        if enabled { record.autoRenewProductID = record.autoRenewProductID.isEmpty ? productID : record.autoRenewProductID }
         try ledger.save(record)
     }
 
     public func requestPriceIncrease(productID: String) throws {
-        var record = try record(forProduct: productID)
+        var record = try record(forProduct: productID, active: true)
+        guard record.priceIncrease != .notYetResponded else {
+            throw TestControlError("a price increase for \(record.productID) is already waiting for consent")
+        }
         record.priceIncrease = .notYetResponded
         try ledger.save(record)
     }
@@ -275,15 +305,25 @@ extension LocalAppStore {
         catchUp()
         return try ledger.subscriptions(group: groupID).compactMap { record in
             guard let jws = try ledger.jws(record.latestTransactionID) else { return nil }
-            return SignedSubscriptionStatus(state: record.state, transaction: present(jws), renewalInfo: present(try sign(renewalInfo(record).json)))
+            return SignedSubscriptionStatus(state: record.state, transaction: present(jws), renewalInfo: present(asSigned(try sign(renewalInfo(record).json))))
         }
     }
 
     func renewalInfo(_ record: SubscriptionRecord) -> RenewalInfoPayload {
         let next = catalog.product(record.autoRenewProductID)
-        return record.renewalInfo(next: (next?.prices[currentStorefront.code].map(Self.milliunits),
-                                         next?.subscription?.winBackOffers.filter(\.isEligible).compactMap(\.id) ?? []),
-                                  currency: currentStorefront.currency, signedDate: now(), appTransactionID: appTransactionID)
+        var info = record.renewalInfo(next: (next?.prices[currentStorefront.code].map(Self.milliunits),
+                                             next?.subscription?.winBackOffers.filter(\.isEligible).compactMap(\.id) ?? []),
+                                      currency: currentStorefront.currency, signedDate: now(), appTransactionID: appTransactionID)
+        info.environment = currentSettings.environment.rawValue
+        // The next period's offer, when one discounts it (intro period 2 of 3, a redeemed code, …), and its price.
+        if let offer = record.offer, info.willAutoRenew, let definition = offerDefinition(offer, productID: record.autoRenewProductID) {
+            info.offerType = offer.type
+            info.offerID = offer.id
+            info.offerPaymentMode = definition.paymentMode
+            info.offerPeriod = definition.duration
+            info.renewalPriceMilliunits = offer.priceMilliunits
+        }
+        return info
     }
 }
 

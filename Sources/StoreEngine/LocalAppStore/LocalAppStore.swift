@@ -22,6 +22,9 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
     var lastSeenEvent: Int64
     var subscribers: [UUID: AsyncStream<String>.Continuation] = [:]
     var poller: Task<Void, Never>?
+    var isShutDown = false
+    /// The first damaged ledger row a read met (see `read`).
+    var ledgerDamage: LedgerError?
     lazy var rogueSigner: JWSSigner? = try? StoreIdentity.ephemeral().signer
     /// Set during a catch-up: renewals are signed beside it and their tokens written before it commits.
     var signingPipeline: SigningPipeline?
@@ -35,6 +38,8 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
             try StateDirectory.create(directory)
             identity = try StoreIdentity.load(directory: directory)
             ledger = try Ledger(path: directory + "/ledger.sqlite", tokenPrefix: identity.signer.tokenPrefix)
+            StateDirectory.restrictFiles(in: directory, names: ["ledger.sqlite", "ledger.sqlite-wal", "ledger.sqlite-shm"])
+            try ledger.bind(to: identity, path: directory + "/signing.pem")
         } else {
             identity = try StoreIdentity.ephemeral()
             ledger = try Ledger(path: nil, tokenPrefix: identity.signer.tokenPrefix)
@@ -100,16 +105,17 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
         guard let item = catalog.product(productID) else { throw StoreFailure.purchase(.productUnavailable) }
         guard let price = item.prices[currentStorefront.code] else { throw StoreFailure.storeKit(.notAvailableInStorefront) }
         guard Checkout.allowedQuantities(of: item.type).contains(options.quantity) else { throw StoreFailure.purchase(.invalidQuantity) }
-        if item.type == .nonConsumable, try ledger.ownsOneTimeProduct(productID) {
-            throw StoreFailure.purchase(.purchaseNotAllowed)
-        }
         let promotion = try options.promotionalOffer?.signature.flatMap(promotion)
         let offer = try offerFor(item, options: options, promotion: promotion)
+        // Buying what the customer already has gets it again for free: the existing transaction, no charge, no new row.
+        if let owned = try alreadyPurchased(item) {
+            guard answer == .confirm else { return .userCancelled }
+            return .success(jws: present(owned))
+        }
         guard answer == .confirm else { return .userCancelled }
         try await simulateNetwork(.purchase, delay: true)
 
         let change = item.type == .autoRenewable ? try planChange(to: item) : nil
-        if change?.kind == .alreadySubscribed { throw StoreFailure.purchase(.purchaseNotAllowed) }
         let pending = Checkout.hold(currentSettings, options)
         // A plan change asks for approval too; it takes effect when it completes (see `complete`).
         if let change, pending == nil { return try applyChange(change, to: item, options: options, offer: offer) }
@@ -118,9 +124,32 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
             try commit(payload, kind: .silent, status: pending)
             return .pending(pending == .pendingApproval ? .askToBuy : .interrupted)
         }
-        guard let jws = try commit(payload, kind: .purchase) else { throw StoreFailure.storeKit(.unknown) }
+        let committed: String?
+        do {
+            committed = try commit(payload, kind: .purchase)
+        } catch StoreFailure.purchase(.purchaseNotAllowed) {
+            // Another process sold it a moment ago, under the write lock: this customer owns it now.
+            guard let owned = try alreadyPurchased(item) else { throw StoreFailure.purchase(.purchaseNotAllowed) }
+            return .success(jws: present(owned))
+        }
+        guard let jws = committed else { throw StoreFailure.storeKit(.unknown) }
         if let nonce = promotion?.nonce { _ = try ledger.useNonce(nonce) }
         return .success(jws: present(jws))
+    }
+
+    /// The transaction of what the customer already has: a non-consumable they own, or the
+    /// subscription they are subscribed to now. StoreKit hands it back ("You've already purchased
+    /// this… get it again for free"); nil when buying it is a new purchase.
+    func alreadyPurchased(_ item: CatalogProduct) throws -> String? {
+        switch item.type {
+        case .nonConsumable:
+            return try ledger.ownedOneTimeRow(item.id)?.jws
+        case .autoRenewable:
+            guard let change = try planChange(to: item), change.kind == .alreadySubscribed else { return nil }
+            return try ledger.jws(change.current.latestTransactionID)
+        default:
+            return nil
+        }
     }
 
     /// Stores a transaction, signed when completed (inside a catch-up the token comes later, and
@@ -151,7 +180,7 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
             if status == .completed, let signingPipeline {
                 signingPipeline.submit(text, for: payload.transactionID)
             } else if status == .completed {
-                jws = try identity.signer.sign(payload: Data(text.utf8))
+                jws = asSigned(try identity.signer.sign(payload: Data(text.utf8)))
             }
             try ledger.insert(.init(payload: payload, status: status, finished: false, jws: jws), payloadJSON: text)
             if status == .completed, payload.productType == .autoRenewable { try startOrExtendSubscription(with: payload) }
@@ -169,6 +198,10 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
                     reason: TransactionPayload.Reason = .purchase) throws -> TransactionPayload {
         let id: Int64 = 0  // provisional: `commit` allocates the real ID under the write lock
         let date = purchaseDate ?? now()
+        // A subscription continues the customer's subscription in its group: same original transaction.
+        let continued = originalID == nil ? item.subscription.flatMap { groupSubscription($0.groupID) } : nil
+        let originalID = originalID ?? continued?.originalID
+        let originalDate = originalDate ?? continued.flatMap { try? ledger.row($0.latestTransactionID) }?.payload.originalPurchaseDate
         let charged = offer?.charge(in: currentStorefront.code) ?? price
         var payload = TransactionPayload(
             transactionID: id, originalTransactionID: originalID ?? id, bundleID: catalog.app.bundleID,
@@ -178,6 +211,7 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
             appTransactionID: appTransactionID)
         payload.reason = reason
         payload.appAccountToken = options.appAccountToken
+        payload.environment = currentSettings.environment.rawValue
         if let terms = item.subscription {
             payload.subscriptionGroupID = terms.groupID
             payload.webOrderLineItemID = String(id + 1_000_000_000)
@@ -187,7 +221,7 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
             payload.offerType = offer.type
             payload.offerID = offer.id
             payload.offerPaymentMode = offer.paymentMode
-            payload.offerPeriod = offer.type == .code && item.type != .autoRenewable ? nil : offer.period
+            payload.offerPeriod = offer.type == .code && item.type != .autoRenewable ? nil : offer.duration
         }
         return payload
     }
@@ -200,6 +234,14 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
 
     func sign(_ json: JSONValue) throws -> String {
         try identity.signer.sign(payload: Data(json.compact.utf8))
+    }
+
+    /// A token as the store makes it now: while invalid signatures are on, with a broken signature,
+    /// kept for good. (Its 11th character changes: `present` changes the first, so it cannot mend it.)
+    func asSigned(_ jws: String) -> String {
+        guard injected.invalidSignatures, let dot = jws.lastIndex(of: "."),
+              let spot = jws.index(dot, offsetBy: 11, limitedBy: jws.index(before: jws.endIndex)) else { return jws }
+        return jws[..<spot] + (jws[spot] == "A" ? "B" : "A") + jws[jws.index(after: spot)...]
     }
 
     /// What the app receives: the signed data, or a broken copy when a verification failure is injected.
@@ -227,7 +269,7 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
         subscribers[id] = continuation
         continuation.onTermination = { [weak self] _ in Task { await self?.unsubscribe(id) } }
         // StoreKit redelivers every unfinished transaction at launch.
-        for row in (try? ledger.unfinishedRows()) ?? [] { if let jws = row.jws { continuation.yield(present(jws)) } }
+        for row in read([], ledger.unfinishedRows) { if let jws = row.jws { continuation.yield(present(jws)) } }
         startPolling()
         return stream
     }
@@ -241,21 +283,21 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
     func startPolling() {
         guard poller == nil else { return }
         poller = Task { [weak self] in
-            while !Task.isCancelled {
-                try? await Task.sleep(for: .milliseconds(250))
+            while (try? await Task.sleep(for: .milliseconds(250))) != nil {
                 await self?.tick()
             }
         }
     }
 
     public func tick() {
+        guard !isShutDown else { return }
         catchUp()
         pumpEvents()
     }
 
     /// Delivers ledger events this process hasn't seen: its own updates, and everything another process did.
     func pumpEvents() {
-        guard let events = try? ledger.events(after: lastSeenEvent) else { return }
+        let events = read([]) { try ledger.events(after: lastSeenEvent) }
         for event in events {
             lastSeenEvent = event.seq
             guard !subscribers.isEmpty, event.kind == .update || (event.kind == .purchase && event.origin != origin),
@@ -264,8 +306,12 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
         }
     }
 
-    public func shutdown() {
+    /// Stops renewing and delivering, and waits for a tick in progress: signing on another thread
+    /// while the program exits crashes in OpenSSL's exit-time cleanup.
+    public func shutdown() async {
+        isShutDown = true
         poller?.cancel()
+        await poller?.value
         poller = nil
         for subscriber in subscribers.values { subscriber.finish() }
         subscribers.removeAll()
@@ -275,8 +321,8 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
 
     public func currentEntitlements() -> [String] {
         catchUp()
-        let oneTime = ((try? ledger.ownedOneTimeRows()) ?? []).compactMap(\.jws)
-        let subscriptions = ((try? ledger.subscriptions()) ?? []).filter { $0.state.grantsAccess }
+        let oneTime = read([], ledger.ownedOneTimeRows).compactMap(\.jws)
+        let subscriptions = read([]) { try ledger.subscriptions() }.filter { $0.state.grantsAccess }
             .compactMap { try? ledger.jws($0.latestTransactionID) }
         return (oneTime + subscriptions).map(present)
     }
@@ -291,7 +337,7 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
     }
 
     public func unfinishedTransactions() -> [String] {
-        ((try? ledger.unfinishedRows()) ?? []).compactMap(\.jws).map(present)
+        read([], ledger.unfinishedRows).compactMap(\.jws).map(present)
     }
 
     public func finish(transactionID: Int64) {
@@ -313,8 +359,20 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
         }
         let redemption = try OfferCodeRedemption(code: code, redemptions: ledger.redemptionCount(code: code.code),
                                                  isSoldInStorefront: item.prices[currentStorefront.code] != nil,
-                                                 customer: customer(of: item), alreadyOwns: owns(item))
+                                                 customer: customer(of: item), alreadyOwns: owns(item),
+                                                 isSubscription: item.type == .autoRenewable)
         if let refusal = redemption.refusal(at: now()) { throw StoreFailure.offerCode(refusal) }
+        if redemption.startsAtNextRenewal, let group = item.subscription?.groupID, var record = activeSubscription(group: group) {
+            // Nothing is charged or delivered now: the subscription renews to the code's product, with its offer.
+            record.offer = SubscriptionRecord.CarriedOffer(redeemed: redemption.offer, storefront: currentStorefront.code)
+            record.autoRenewProductID = item.id
+            record.willAutoRenew = true
+            try ledger.db.transaction {
+                try ledger.save(record)
+                try ledger.recordRedemption(code: code.code, transactionID: record.latestTransactionID)
+            }
+            return
+        }
         let payload = try newPayload(item, price: item.prices[currentStorefront.code] ?? 0, options: PurchaseOptions(), offer: redemption.offer)
         try commit(payload, kind: .update, redeeming: code.code)
     }
@@ -379,7 +437,7 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
     public func ledgerEntries(limit: Int?) -> [LedgerEntry] {
         catchUp()
         let refunds = (try? ledger.upgradeRefunds()) ?? [:]
-        return ((try? ledger.allRows(limit: limit)) ?? []).map {
+        return read([]) { try ledger.allRows(limit: limit) }.map {
             LedgerEntry(payload: $0.payload, status: $0.status, isFinished: $0.finished, refundRequest: $0.refundRequest, jws: $0.jws,
                         upgradeRefundMilliunits: refunds[$0.payload.transactionID])
         }
@@ -421,7 +479,7 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
 
     public func refund(transactionID: Int64, prorated: Bool) throws {
         guard prorated, let row = try ledger.row(transactionID), row.payload.expirationDate != nil else {
-            return try revoke(transactionID, reason: .other, type: .refundFull, percentage: nil)
+            return try revoke(transactionID, reason: .other, type: .refundFull, percentage: Proration.fullRefund)
         }
         let percentage = Proration(start: row.payload.purchaseDate, end: row.payload.expirationDate).revocationPercentage(at: now())
         try revoke(transactionID, reason: .other, type: .refundProrated, percentage: percentage)
@@ -437,7 +495,7 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
         }
         row.refundRequest = approve ? .approved : .declined
         try ledger.update(row)
-        if approve { try revoke(transactionID, reason: .other, type: .refundFull, percentage: nil) }
+        if approve { try revoke(transactionID, reason: .other, type: .refundFull, percentage: Proration.fullRefund) }
     }
 
     /// Marks a transaction revoked, re-signs it, ends its subscription, and tells the app through updates.
@@ -449,7 +507,7 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
         row.payload.revocationType = type
         row.payload.revocationPercentage = percentage
         row.payload.signedDate = now()
-        row.jws = try sign(row.payload.json)
+        row.jws = asSigned(try sign(row.payload.json))
         row.finished = false
         try ledger.db.transaction {
             try ledger.update(row)
@@ -487,7 +545,12 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
             return
         }
         var payload = try newPayload(item, price: price, options: PurchaseOptions(), offer: nil)
-        if familyShared { payload.ownership = .familyShared }
+        if familyShared {
+            // A family member's purchase is theirs: it starts its own original transaction.
+            payload.ownership = .familyShared
+            payload.originalTransactionID = payload.transactionID
+            payload.originalPurchaseDate = payload.purchaseDate
+        }
         try commit(payload, kind: .update)
     }
 
@@ -501,4 +564,17 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
         if let sf = catalog.storefront(catalog.settings.storefront ?? currentStorefront.code) { currentStorefront = sf }
         currentLocale = catalog.settings.locale ?? currentStorefront.locale
     }
+}
+
+extension LocalAppStore {
+    /// A ledger read behind a non-throwing API: a damaged row cannot be shown, so it is recorded
+    /// and reported through `damage()` rather than silently left out.
+    func read<T>(_ fallback: T, _ body: () throws -> T) -> T {
+        do { return try body() } catch {
+            if ledgerDamage == nil, let damage = error as? LedgerError { ledgerDamage = damage }
+            return fallback
+        }
+    }
+
+    public func damage() -> String? { ledgerDamage?.description }
 }

@@ -8,8 +8,9 @@ struct StoreClock: Codable, Equatable {
     var realAnchor: Date
     var storeAnchor: Date
 
+    /// A fast time rate stops at the last supported date rather than run past it.
     func now(real: Date) -> Date {
-        storeAnchor.addingTimeInterval(real.timeIntervalSince(realAnchor) * rate.speed)
+        min(storeAnchor.addingTimeInterval(real.timeIntervalSince(realAnchor) * rate.speed), SupportedDates.latest)
     }
 
     mutating func setRate(_ newRate: TimeRate, real: Date) {

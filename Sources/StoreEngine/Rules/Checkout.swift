@@ -15,11 +15,11 @@ enum Checkout {
     }
 
     /// A held purchase as it completes at `now`: its period (or offer period) starts then, not
-    /// when it was asked for.
+    /// when it was asked for. A resubscription keeps its group's original purchase date.
     static func completed(_ held: TransactionPayload, at now: Date) -> TransactionPayload {
         var payload = held
         payload.purchaseDate = now
-        payload.originalPurchaseDate = now
+        if held.originalTransactionID == held.transactionID { payload.originalPurchaseDate = now }
         if let end = held.expirationDate { payload.expirationDate = now.addingTimeInterval(end.timeIntervalSince(held.purchaseDate)) }
         return payload
     }

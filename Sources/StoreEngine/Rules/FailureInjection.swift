@@ -4,6 +4,8 @@ import StoreCore
 /// API, and its switch that makes signed data fail verification.
 struct FailureInjection: Equatable {
     var failures: [StoreAPI: StoreFailure]
+    /// What the store signs while this is on gets a broken signature, and keeps it: a signature
+    /// never changes after the fact, so turning the switch off does not mend what was signed.
     var invalidSignatures: Bool
 
     init(_ settings: TestSettings) {
@@ -16,10 +18,10 @@ struct FailureInjection: Equatable {
         if let failure = failures[api] { throw failure }
     }
 
-    /// How the signed data the app receives fails verification, if it should: an error injected
-    /// for verification wins over the switch, which breaks the signature.
+    /// How the signed data the app receives now fails verification, if it should: Xcode's simulated
+    /// verification error, which holds while it is set (unlike `invalidSignatures`).
     var verificationFailure: VerificationError? {
         if case .verification(let error)? = failures[.verification] { return error }
-        return invalidSignatures ? .invalidSignature : nil
+        return nil
     }
 }

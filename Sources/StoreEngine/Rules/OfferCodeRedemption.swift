@@ -14,15 +14,24 @@ struct OfferCodeRedemption: Equatable {
     var customer: CustomerEligibility
     /// Owns the non-consumable, or holds an active subscription in the group.
     var alreadyOwns: Bool
+    /// Whether the code's product is an auto-renewable subscription.
+    var isSubscription = false
 
     /// Why the redemption is refused at `now`, in the order the App Store checks; nil when it may go ahead.
+    /// A subscriber may redeem a code with an offer for existing customers (see `startsAtNextRenewal`).
     func refusal(at now: Date) -> OfferCodeError? {
         if let expires = code.expires, now >= expires { return .expired }
         if let limit = code.redemptionLimit, redemptions >= limit { return .usedUp }
         if !isSoldInStorefront { return .notAvailableInStorefront }
         if !code.eligibility.contains(customer) { return .notEligible }
-        if alreadyOwns { return .alreadyOwned }
+        if alreadyOwns, !startsAtNextRenewal { return .alreadyOwned }
         return nil
+    }
+
+    /// An active subscriber's code does not cut the current period short: its offer applies from
+    /// the next renewal (renewal info shows it meanwhile). A code without an offer has nothing to add.
+    var startsAtNextRenewal: Bool {
+        isSubscription && customer == .existing && code.offer != nil
     }
 
     /// What the code grants: its offer, or the product outright (a one-time grant at no charge).

@@ -73,17 +73,30 @@ extension SubscriptionOffer {
     /// The first transaction's length: one discounted period for pay as you go (each renewal is
     /// another), the whole offer otherwise.
     var firstPeriod: Period {
-        Period(period.value * (paymentMode == .payAsYouGo ? 1 : periodCount), period.unit)
+        paymentMode == .payAsYouGo ? period : duration
+    }
+
+    /// The whole offer's length, as signed data's `offerPeriod` gives it (1 month × 2 periods is `P2M`).
+    var duration: Period {
+        Period(period.value * periodCount, period.unit)
     }
 }
 
 extension SubscriptionRecord.CarriedOffer {
     /// Pay as you go discounts each of its `periodCount` periods: the renewals after a
     /// transaction's first period carry its offer on, at its price per item. Nil for other offers.
-    init?(after payload: TransactionPayload, periodCount: Int) {
-        guard payload.offerPaymentMode == .payAsYouGo, let type = payload.offerType, let period = payload.offerPeriod,
-              periodCount > 1 else { return nil }
-        self.init(type: type, id: payload.offerID, period: period,
-                  priceMilliunits: payload.priceMilliunits / Int64(max(payload.quantity, 1)), remainingPeriods: periodCount - 1)
+    init?(after payload: TransactionPayload, offer: SubscriptionOffer) {
+        guard payload.offerPaymentMode == .payAsYouGo, let type = payload.offerType, offer.periodCount > 1 else { return nil }
+        self.init(type: type, id: payload.offerID, period: offer.period,
+                  priceMilliunits: payload.priceMilliunits / Int64(max(payload.quantity, 1)), remainingPeriods: offer.periodCount - 1)
+    }
+
+    /// An offer code a subscriber redeems: it discounts the renewals from the next one on, each
+    /// discounted period of pay as you go, or the whole offer at once (a free trial, pay up front).
+    init(redeemed offer: SubscriptionOffer, storefront: String) {
+        let payAsYouGo = offer.paymentMode == .payAsYouGo
+        self.init(type: offer.type, id: offer.id, period: offer.firstPeriod,
+                  priceMilliunits: LocalAppStore.milliunits(offer.charge(in: storefront)),
+                  remainingPeriods: payAsYouGo ? offer.periodCount : 1)
     }
 }

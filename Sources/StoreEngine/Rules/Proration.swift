@@ -3,6 +3,9 @@ import Foundation
 /// The part of a subscription transaction's period not used yet: what a prorated refund returns,
 /// and what the App Store refunds when an upgrade replaces the transaction.
 struct Proration: Equatable {
+    /// A full refund's `revocationPercentage`: 100% in thousandths of a percent.
+    static let fullRefund = 100_000
+
     var start: Date
     /// Nil for a transaction without a period, which has nothing left to prorate.
     var end: Date?

@@ -79,11 +79,12 @@ struct RenewalSchedule: Equatable {
     }
 
     /// A renewal at `date` to `productID` (whose period is `period`): it ends on the anniversary
-    /// day (see `Period.advance(_:anchorDay:)`), and a pay-as-you-go offer discounts it, for its
-    /// own period, while periods of it are left, unless the renewal changes product.
+    /// day (see `Period.advance(_:anchorDay:)`), and a carried offer discounts it, for its own
+    /// period, while periods of it are left, unless the renewal changes product (an offer code
+    /// redeemed by a subscriber is for the product it renews to).
     func renewal(of record: SubscriptionRecord, to productID: String, period: Period, at date: Date) -> Renewal {
         let anchorDay = Period.anchorDay(record.anchorDay, at: date)
-        guard let discount = record.offer, discount.remainingPeriods > 0, productID == record.productID else {
+        guard let discount = record.offer, discount.remainingPeriods > 0, productID == record.productID || discount.type == .code else {
             return Renewal(expirationDate: clockPeriod(period).advance(date, anchorDay: anchorDay), anchorDay: anchorDay)
         }
         var left = discount

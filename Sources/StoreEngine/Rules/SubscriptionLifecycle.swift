@@ -35,6 +35,7 @@ extension SubscriptionRecord {
         recentStartDate = payload.purchaseDate
         anchorDay = Period.day(of: payload.purchaseDate)
         willAutoRenew = true
+        priceIncrease = nil
         self.offer = offer
     }
 

@@ -185,7 +185,13 @@ public actor ScriptedSource: TransactionSource, StoreTestControls {
         try sign(["productId": .string(productID), "offerIdentifier": .string(offerID), "nonce": .string(UUID().uuidString)])
     }
 
-    public func advanceTime(by period: Period) { clock = period.advance(clock) }
+    /// Plain memory: nothing to damage.
+    public func damage() -> String? { nil }
+
+    public func advanceTime(by period: Period) throws {
+        if let problem = SupportedDates.problem(advancing: clock, by: period) { throw TestControlError(problem) }
+        clock = period.advance(clock)
+    }
     public func setTimeRate(_ rate: TimeRate) { currentSettings.timeRate = rate }
 
     public func expireSubscription(productID: String) throws { throw unsupported("expiring subscriptions") }

@@ -1,3 +1,5 @@
+import StoreCore
+
 /// The command line: one table of commands and options drives parsing and `--help`.
 public struct CommandLineOptions: Sendable, Equatable {
     public var command: Command = .store
@@ -16,12 +18,13 @@ public struct CommandLineOptions: Sendable, Equatable {
     public var junitPath: String?
     public var reportPath: String?
     public var speed: Double = 1
+    public var environment: StoreEnvironment?
 
     public init() {}
 }
 
 public enum Command: String, CaseIterable, Sendable {
-    case store, catalog, verify, cert, run, walk, demo
+    case store, catalog, verify, cert, export, run, walk, demo
 
     var usage: String {
         switch self {
@@ -29,6 +32,7 @@ public enum Command: String, CaseIterable, Sendable {
         case .catalog: "storefront catalog [FILE] [--storefront CODE] [--locale ID] [--json]"
         case .verify: "storefront verify FILE|- [--root PEM] [--at-signed-date]"
         case .cert: "storefront cert [--state DIR]"
+        case .export: "storefront export [--state DIR] [--catalog FILE] [--json]"
         case .run: "storefront run FILE... [--junit FILE] [--report FILE]"
         case .walk: "storefront walk FILE"
         case .demo: "storefront demo FILE [--speed X]"
@@ -40,7 +44,8 @@ public enum Command: String, CaseIterable, Sendable {
         case .store: "open the storefront in the terminal (the default)"
         case .catalog: "load, validate and print a catalog or .storekit file"
         case .verify: "decode a signed JWS, print its payload and whether it verifies"
-        case .cert: "print the local store's signing certificate (PEM) for a backend to trust"
+        case .cert: "print the local store's root certificate (PEM) for a backend to trust"
+        case .export: "print the signed transactions, renewal info and AppTransaction (full JWS)"
         case .run: "run scenario files headless; exit non-zero on any failure"
         case .walk: "open the storefront with a scenario as a checklist to perform by hand"
         case .demo: "play a scenario in the storefront at human pace"
@@ -56,6 +61,8 @@ struct OptionSpec: Sendable {
     var names: [String]
     var value: String?
     var help: String
+    /// The commands that use the option; any other rejects it rather than silently ignore it.
+    var commands: Set<Command> = Set(Command.allCases)
     var apply: @Sendable (inout CommandLineOptions, String) throws(UsageError) -> Void
 }
 
@@ -64,19 +71,28 @@ public enum CommandLineParser {
 
     static let options: [OptionSpec] = [
         OptionSpec(names: ["--catalog"], value: "FILE", help: "catalog.json or Xcode .storekit file (default: ./catalog.json)") { $0.catalogPath = $1 },
-        OptionSpec(names: ["--storefront"], value: "CODE", help: "storefront, ISO 3166-1 alpha-3 (default: the catalog's, else USA)") { $0.storefront = $1.uppercased() },
-        OptionSpec(names: ["--locale"], value: "ID", help: "locale for text and prices, e.g. ja_JP (default: the storefront's)") { $0.locale = $1 },
-        OptionSpec(names: ["--state"], value: "DIR", help: "state directory (ledger, signing key); default under $XDG_STATE_HOME/storefront") { $0.statePath = $1 },
-        OptionSpec(names: ["--ephemeral"], value: nil, help: "keep everything in memory; nothing is saved") { o, _ in o.ephemeral = true },
-        OptionSpec(names: ["--time-rate"], value: "RATE", help: "store clock speed: an Xcode time rate name or integer") { $0.timeRate = $1 },
-        OptionSpec(names: ["--no-color"], value: nil, help: "monochrome interface (also NO_COLOR or TERM=dumb)") { o, _ in o.noColor = true },
-        OptionSpec(names: ["--no-mouse"], value: nil, help: "leave the mouse to the terminal (select and copy text)") { o, _ in o.noMouse = true },
-        OptionSpec(names: ["--json"], value: nil, help: "catalog: print JSON instead of a table") { o, _ in o.json = true },
-        OptionSpec(names: ["--root"], value: "PEM", help: "verify: trusted root certificate (default: the local store's)") { $0.rootCertificate = $1 },
-        OptionSpec(names: ["--at-signed-date"], value: nil, help: "verify: check certificates at the payload's signedDate") { o, _ in o.atSignedDate = true },
-        OptionSpec(names: ["--junit"], value: "FILE", help: "run: write a JUnit XML report") { $0.junitPath = $1 },
-        OptionSpec(names: ["--report"], value: "FILE", help: "run, walk: write a Markdown report") { $0.reportPath = $1 },
-        OptionSpec(names: ["--speed"], value: "X", help: "demo: playback speed multiplier (default 1)") { o, v throws(UsageError) in
+        OptionSpec(names: ["--storefront"], value: "CODE", help: "storefront, ISO 3166-1 alpha-3 (default: the catalog's, else USA)", commands: [.store, .catalog, .run, .walk, .demo]) { $0.storefront = $1.uppercased() },
+        OptionSpec(names: ["--locale"], value: "ID", help: "locale for text and prices, e.g. ja_JP (default: the storefront's)", commands: [.store, .catalog, .run, .walk, .demo]) { $0.locale = $1 },
+        OptionSpec(names: ["--state"], value: "DIR", help: "state directory (ledger, signing key); default under $XDG_STATE_HOME/storefront", commands: [.store, .verify, .cert, .export, .run, .walk, .demo]) { o, v throws(UsageError) in
+            guard !v.isEmpty else { throw UsageError(description: "--state needs a directory path, got an empty string") }
+            o.statePath = v
+        },
+        OptionSpec(names: ["--environment"], value: "ENV", help: "environment in signed data: Sandbox (default), Production, Xcode, LocalTesting", commands: [.store, .export, .run, .walk, .demo]) { o, v throws(UsageError) in
+            guard let environment = StoreEnvironment(rawValue: v) else {
+                throw UsageError(description: "unknown environment '\(v)' (use one of: \(StoreEnvironment.names))")
+            }
+            o.environment = environment
+        },
+        OptionSpec(names: ["--ephemeral"], value: nil, help: "keep everything in memory; nothing is saved", commands: [.store, .verify, .cert]) { o, _ in o.ephemeral = true },
+        OptionSpec(names: ["--time-rate"], value: "RATE", help: "store clock speed: an Xcode time rate name or integer", commands: [.store, .run, .walk, .demo]) { $0.timeRate = $1 },
+        OptionSpec(names: ["--no-color"], value: nil, help: "monochrome interface (also NO_COLOR or TERM=dumb)", commands: [.store, .walk, .demo]) { o, _ in o.noColor = true },
+        OptionSpec(names: ["--no-mouse"], value: nil, help: "leave the mouse to the terminal (select and copy text)", commands: [.store, .walk, .demo]) { o, _ in o.noMouse = true },
+        OptionSpec(names: ["--json"], value: nil, help: "catalog, export: print JSON", commands: [.catalog, .export]) { o, _ in o.json = true },
+        OptionSpec(names: ["--root"], value: "PEM", help: "verify: trusted root certificate (default: the local store's)", commands: [.verify]) { $0.rootCertificate = $1 },
+        OptionSpec(names: ["--at-signed-date"], value: nil, help: "verify: check certificates at the payload's signedDate", commands: [.verify]) { o, _ in o.atSignedDate = true },
+        OptionSpec(names: ["--junit"], value: "FILE", help: "run: write a JUnit XML report", commands: [.run]) { $0.junitPath = $1 },
+        OptionSpec(names: ["--report"], value: "FILE", help: "run, walk: write a Markdown report", commands: [.run, .walk, .demo]) { $0.reportPath = $1 },
+        OptionSpec(names: ["--speed"], value: "X", help: "demo: playback speed multiplier (default 1)", commands: [.demo]) { o, v throws(UsageError) in
             guard let speed = Double(v), speed > 0, speed <= 100 else { throw UsageError(description: "--speed needs a number above 0, got '\(v)'") }
             o.speed = speed
         },
@@ -94,24 +110,34 @@ public enum CommandLineParser {
         }
         lines.append("  " + "-h, --help".padding(toLength: 22, withPad: " ", startingAt: 0) + "show this help")
         lines.append("  " + "--version".padding(toLength: 22, withPad: " ", startingAt: 0) + "print the version")
-        lines += ["", "In the storefront, press ? for the keys of each screen."]
+        lines += ["", "In the storefront, press ? for the keys of each screen; 'storefront run --help' lists the scenario steps."]
         return lines.joined(separator: "\n")
     }
 
-    public enum Outcome: Equatable { case run(CommandLineOptions), help, version }
+    /// Help about one command: its usage, and for the scenario commands every step of the language.
+    static func helpText(for command: Command) -> String {
+        guard [.run, .walk, .demo].contains(command) else { return helpText }
+        return (["Usage: " + command.usage, "", "Scenario steps, one a line (# starts a comment):"]
+            + ScenarioParser.reference.map { "  " + $0 }).joined(separator: "\n")
+    }
+
+    /// `help`: the command it was asked about (`storefront run --help`), or `.store` for the program.
+    public enum Outcome: Equatable { case run(CommandLineOptions), help(Command), version }
 
     public static func parse(_ arguments: [String]) throws(UsageError) -> Outcome {
         var result = CommandLineOptions()
+        var given: [(name: String, spec: OptionSpec)] = []
         var rest = arguments[...]
         var sawCommand = false
         while let argument = rest.popFirst() {
-            if argument == "-h" || argument == "--help" || argument == "help" && !sawCommand { return .help }
+            if argument == "-h" || argument == "--help" || argument == "help" && !sawCommand { return .help(result.command) }
             if argument == "--version" { return .version }
             if argument.hasPrefix("-") && argument != "-" {
                 let (name, inline) = split(argument)
                 guard let spec = options.first(where: { $0.names.contains(name) }) else {
                     throw UsageError(description: "unknown option '\(name)'")
                 }
+                given.append((name, spec))
                 if spec.value != nil {
                     guard let value = inline ?? rest.popFirst() else {
                         throw UsageError(description: "option '\(name)' needs a value (\(spec.value!))")
@@ -131,6 +157,10 @@ public enum CommandLineParser {
             }
         }
         try check(result)
+        for (name, spec) in given where !spec.commands.contains(result.command) {
+            let users = Command.allCases.filter(spec.commands.contains).map { $0 == .store ? "the storefront" : $0.rawValue }
+            throw UsageError(description: "\(name) does nothing for \(result.command == .store ? "the storefront" : result.command.rawValue) (it is for \(users.joined(separator: ", ")))")
+        }
         return .run(result)
     }
 
@@ -143,7 +173,7 @@ public enum CommandLineParser {
         switch o.command {
         case .store:
             if let file = o.files.first { throw UsageError(description: "unexpected argument '\(file)' (use --catalog FILE to open a catalog)") }
-        case .catalog, .cert:
+        case .catalog, .cert, .export:
             if o.files.count > (o.command == .catalog ? 1 : 0) { throw UsageError(description: "unexpected argument '\(o.files.last!)'") }
         case .verify, .walk, .demo:
             if o.files.isEmpty { throw UsageError(description: "\(o.command.rawValue) needs a FILE") }

@@ -1,5 +1,7 @@
 import Foundation
 import StoreCore
+import StoreEngine
+import TerminalUI
 
 /// The program: parses the command line and runs a command. Returns the exit status.
 public enum StorefrontProgram {
@@ -7,7 +9,7 @@ public enum StorefrontProgram {
         let options: CommandLineOptions
         do {
             switch try CommandLineParser.parse(arguments) {
-            case .help: print(CommandLineParser.helpText); return 0
+            case .help(let command): print(CommandLineParser.helpText(for: command)); return 0
             case .version: print("storefront \(CommandLineParser.version)"); return 0
             case .run(let parsed): options = parsed
             }
@@ -20,6 +22,7 @@ public enum StorefrontProgram {
             case .catalog: return try CatalogCommand.run(options)
             case .verify: return try SigningCommands.verify(options)
             case .cert: return try SigningCommands.cert(options)
+            case .export: return try await ExportCommand.run(options)
             case .run: return try await RunCommand.run(options)
             case .store: return try await StorefrontTUI.run(options: options)
             case .walk, .demo: return try await WalkCommand.run(options)
@@ -28,6 +31,18 @@ public enum StorefrontProgram {
             Console.error("storefront: \(error)")
             return 2
         } catch let error as UsageError {
+            Console.error("storefront: \(error.description)")
+            return 2
+        } catch let error as SQLiteError where error.isDiskFull {
+            Console.error("storefront: \(error.description)")
+            return 2
+        } catch let error as LedgerError {
+            Console.error("storefront: \(error.description)")
+            return 2
+        } catch let error as StateError {
+            Console.error("storefront: \(error.description)")
+            return 2
+        } catch let error as Terminal.StartError {
             Console.error("storefront: \(error.description)")
             return 2
         } catch {
@@ -52,6 +67,8 @@ struct StoreContext {
     static func resolve(_ options: CommandLineOptions, catalogPath: String? = nil) throws -> StoreContext {
         let path = catalogPath ?? options.catalogPath ?? "catalog.json"
         let catalog = try CatalogLoader.load(path: path)
+        // What loading worked around is said once, whatever the command.
+        for warning in catalog.warnings { Console.error("storefront: warning: \(warning)") }
         guard let (storefront, locale) = catalog.place(storefront: options.storefront, locale: options.locale, settings: catalog.settings) else {
             let code = options.storefront ?? catalog.settings.storefront ?? "?"
             throw UsageError(description: "unknown storefront '\(code)' (this catalog sells in \(catalog.storefronts.map(\.code).joined(separator: ", ")))")
@@ -60,5 +77,19 @@ struct StoreContext {
             throw UsageError(description: "unknown locale '\(locale)' (use an identifier like en_US, ja_JP or zh_Hans)")
         }
         return StoreContext(catalog: catalog, storefront: storefront, locale: locale)
+    }
+
+    /// Options that change a running store's settings: they win over the catalog's and the saved ones.
+    static func applyOverrides(_ options: CommandLineOptions, to store: LocalAppStore) async throws {
+        if let name = options.timeRate {
+            guard let rate = TimeRate(name: name) else { throw UsageError(description: "unknown time rate '\(name)'") }
+            await store.setTimeRate(rate)
+        }
+        if let environment = options.environment {
+            if environment == .production, await store.catalog.app.appAppleID == nil {
+                throw UsageError(description: "--environment Production needs the app's Apple ID: add app.appAppleId to the catalog (Apple's verifier requires it in Production)")
+            }
+            await store.update { $0.environment = environment }
+        }
     }
 }

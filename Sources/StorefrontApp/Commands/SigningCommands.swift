@@ -9,20 +9,20 @@ enum SigningCommands {
     /// Decodes a JWS, prints its header and payload, and whether it verified (exit 0) or not (exit 1).
     static func verify(_ options: CommandLineOptions) throws -> Int32 {
         let source = options.files[0]
-        let data = source == "-" ? FileHandle.standardInput.readDataToEndOfFile() : try read(source)
+        let data = try read(source)
         let token = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         let root = try options.rootCertificate.map { try certificate(at: $0) } ?? localCertificate(options)
-        // Data that chains to Apple's root must also carry Apple's App Store certificate markers.
-        let apple = root.subjectCommonName?.hasPrefix("Apple Root CA") == true
-        let verifier = SignedDataVerifier(trustedRoots: [root], markers: apple ? .appleAppStore : nil)
-        let result = verifier.json(token, at: options.atSignedDate ? .signedDate : .now)
+        // As strict as Apple's verifier, whatever the root: three certificates, X509_STRICT, the App Store's markers.
+        let verifier = SignedDataVerifier(trustedRoots: [root])
+        let time: VerificationTime = options.atSignedDate ? .signedDate : .now
+        let result = verifier.json(token, at: time)
         if let payload = result.payload { print(payload.serialized()) }
         switch result {
         case .verified:
             print("verified: signature and certificate chain are valid (root: \(root.subjectCommonName ?? "?"))")
             return 0
         case .unverified(_, let error):
-            print("unverified: \(error.rawValue)")
+            print("unverified: \(error.rawValue): \(verifier.failureReason(token, at: time) ?? "the payload lacks required fields")")
             return 1
         }
     }
@@ -59,7 +59,9 @@ enum SigningCommands {
         }
     }
 
+    /// A file, or standard input for `-`.
     static func read(_ path: String) throws -> Data {
-        do { return try FileContents.read(path) } catch { throw UsageError(description: "\(path): \(error)") }
+        do { return try path == "-" ? FileContents.readStandardInput() : FileContents.read(path) }
+        catch { throw UsageError(description: path == "-" ? "\(error)" : "\(path): \(error)") }
     }
 }

@@ -6,6 +6,7 @@ import StoreCore
 enum WalkCommand {
     static func run(_ options: CommandLineOptions) async throws -> Int32 {
         let path = options.files[0]
+        try OutputFile.check(options)
         let scenario: Scenario
         do {
             scenario = try ScenarioParser.parse(file: path)

@@ -44,7 +44,7 @@ public enum ScenarioParser {
                                        "appTransactionId"]
     static let renewalJWSFields = ["originalTransactionId", "productId", "autoRenewProductId", "autoRenewStatus", "isInBillingRetryPeriod",
                                    "expirationIntent", "gracePeriodExpiresDate", "priceIncreaseStatus", "renewalDate",
-                                   "recentSubscriptionStartDate", "renewalPrice", "currency", "offerType", "offerIdentifier",
+                                   "recentSubscriptionStartDate", "renewalPrice", "currency", "offerType", "offerIdentifier", "offerDiscountType", "offerPeriod",
                                    "eligibleWinBackOfferIds", "signedDate", "environment", "appTransactionId"]
 
     static func probe(_ p: ScenarioExpectation.Probe) -> ProbeSpec {
@@ -133,6 +133,7 @@ public enum ScenarioParser {
                 }
             case .action(let action):
                 names = action.productID.map { [("PRODUCT", $0)] } ?? []
+                if case .manage(let group, _) = action { names.append(("GROUP", group)) }
             case .expect(let e):
                 names = Array(zip(probe(e.probe).subject, e.subject))
                 if e.probe == .renewal, e.subject[1] == "autoRenewProduct" { names.append(("PRODUCT", e.expected)) }
@@ -142,8 +143,8 @@ public enum ScenarioParser {
                 if kind == "PRODUCT", !products.contains(name) {
                     throw fail(step, "unknown product '\(name)' (the catalog has \(products.joined(separator: ", ")))")
                 }
-                if kind == "GROUP", !groups.contains(name) {
-                    throw fail(step, "unknown subscription group '\(name)' (the catalog has \(groups.joined(separator: ", ")))")
+                if kind == "GROUP", catalog.group(named: name) == nil {
+                    throw fail(step, "unknown subscription group '\(name)' (the catalog has \(groups.joined(separator: ", ")), or their names)")
                 }
             }
         }

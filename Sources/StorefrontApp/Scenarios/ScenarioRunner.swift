@@ -53,8 +53,13 @@ public actor ScenarioRunner {
     public private(set) var patience: Duration = .seconds(2)
     public func setPatience(_ value: Duration) { patience = value }
 
+    /// What the command line asks of every store the runner opens (`--time-rate`, `--environment`).
+    let prepare: @Sendable (LocalAppStore) async throws -> Void
+
     /// `stateDirectory` nil: a fresh temporary one, removed by `close()` (a directory, not memory, so `restart` has state to reopen).
-    public init(scenario: Scenario, catalog: Catalog, storefront: String? = nil, locale: String? = nil, stateDirectory: String? = nil) {
+    public init(scenario: Scenario, catalog: Catalog, storefront: String? = nil, locale: String? = nil, stateDirectory: String? = nil,
+                prepare: @escaping @Sendable (LocalAppStore) async throws -> Void = { _ in }) {
+        self.prepare = prepare
         self.scenario = scenario
         self.catalog = catalog
         self.storefront = storefront
@@ -69,6 +74,7 @@ public actor ScenarioRunner {
         // Headless: no artificial network delay.
         await store.update { $0.networkDelay = 0 }
         self.store = store
+        try await prepare(store)
         try await launch()
     }
 
@@ -93,6 +99,7 @@ public actor ScenarioRunner {
             results.append(result)
             onStep(result)
         }
+        if setupError == nil, let damage = await store?.damage() { setupError = "the ledger is damaged: \(damage)" }
         let code = await store?.storefront().code ?? storefront ?? "?"
         await close()
         return ScenarioResult(scenario: scenario, steps: results, catalogPath: scenario.catalogPath ?? "", storefront: code,
@@ -145,8 +152,13 @@ public actor ScenarioRunner {
         case .device(let name):
             try await switchDevice(to: name)
             return nil
+        case .export(let path):
+            try await store.exportSignedData(to: path)
+            return "wrote \(path)"
         default: break
         }
+        var command = command
+        if case .manage(let name, let action) = command, let group = catalog.group(named: name) { command = .manage(group.id, action) }
         let outcome = try await CommandPerformer(manager: manager, controls: store).perform(command)
         if command == .reset { await store.update { $0.networkDelay = 0 } }  // headless: no artificial delay
         switch outcome {
@@ -271,7 +283,8 @@ public actor ScenarioRunner {
     func read(_ e: ScenarioExpectation) async -> String {
         guard let store, let manager else { return "no store" }
         let s = await manager.snapshot
-        let subject = e.subject.first ?? ""
+        // A group may be named by its ID or its name.
+        let subject = ScenarioParser.probe(e.probe).subject.first == "GROUP" ? catalog.group(named: e.subject[0])?.id ?? e.subject[0] : e.subject.first ?? ""
         func yesNo(_ b: Bool) -> String { b ? "yes" : "no" }
         switch e.probe {
         case .result: return lastResult.map(Self.describe) ?? "none"

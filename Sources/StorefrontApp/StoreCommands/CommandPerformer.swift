@@ -50,6 +50,8 @@ public struct CommandPerformer: Sendable {
             return .done(Self.describe(action))
         case .quit, .launch, .restart, .crashBeforeFinish, .device:
             throw TestControlError("the app cannot quit, launch or change devices here")
+        case .export:
+            throw TestControlError("export is a scenario step; in a terminal, run storefront export")
         case .wait(let duration):
             try await Task.sleep(for: duration)
             await manager.refresh()
@@ -91,7 +93,7 @@ public struct CommandPerformer: Sendable {
             try await c.buyOutsideApp(productID: id, familyShared: family)
             return family ? "Family member bought \(id)" : "Bought \(id) outside the app"
         case .advance(let period):
-            await c.advanceTime(by: period)
+            try await c.advanceTime(by: period)
             return "Advanced time by \(period.words)"
         case .clear:
             try await c.clearTransactions()

@@ -101,6 +101,8 @@ enum CommandTable {
             guard let period = Period(iso: text) else { throw w.fail("'\(text)' is not a period") }
             return .advance(period)
         },
+        Step(keyword: "export", usage: "export FILE  (every signed token, as `storefront export --json` prints them)",
+             section: .tester) { w throws(ParseFailure) in .export(try w.next("FILE")) },
         Step(keyword: "clear", usage: "clear", section: .tester) { _ throws(ParseFailure) in .clear },
         Step(keyword: "reset", usage: "reset", section: .tester) { _ throws(ParseFailure) in .reset },
     ]

@@ -34,6 +34,9 @@ public enum StoreCommand: Sendable, Equatable {
     /// Wall-clock time passes (a compressed renewal, a grace period under a time rate).
     case wait(Duration)
 
+    /// Every signed token the store made, as `storefront export --json` prints them, written to a file for a backend's tests.
+    case export(String)
+
     // The tester (Xcode's Transaction Manager)
     case control(TesterControl, TransactionRef)
     case buyElsewhere(String, family: Bool)

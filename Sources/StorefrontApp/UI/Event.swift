@@ -31,5 +31,7 @@ enum Effect: Sendable, Equatable {
     /// What the customer or the tester does, carried out by the one `CommandPerformer`.
     case command(StoreCommand)
     case walk(WalkEffect)
+    /// Saves text the person asked for (a transaction's signed token) in the current directory.
+    case writeFile(path: String, contents: String)
     case quit
 }

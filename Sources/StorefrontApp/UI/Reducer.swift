@@ -20,6 +20,8 @@ func reduce(_ state: inout AppState, _ event: Event) -> [Effect] {
     case .inputReady:
         break
     case .snapshot(let snapshot):
+        // A damaged ledger row is said plainly, never shown as less than was bought.
+        if let damage = snapshot.damage, damage != state.snapshot.damage { state.status = "⚠ " + damage }
         state.snapshot = snapshot
         clampSelections(&state)
     case .storeEvent(let event):

@@ -25,10 +25,32 @@ import Foundation
 /// As in a cooked terminal, Ctrl-Z suspends (`readKeys` returns `.resize` after `fg`, to repaint).
 @MainActor
 public final class Terminal {
-    public enum StartError: Error, Equatable {
+    public enum StartError: Error, Equatable, CustomStringConvertible {
         /// `newterm` failed, e.g. unknown `TERM`.
         case cannotOpenTerminal(term: String)
         case alreadyActive
+        /// Standard input or output is a file, a pipe or /dev/null: curses would spin on it.
+        case notATerminal(stream: String)
+        case noTerminalType
+
+        public var description: String {
+            switch self {
+            case .cannotOpenTerminal(let term):
+                "unknown terminal type '\(term)' (TERM has no terminfo entry here): try TERM=xterm-256color"
+            case .alreadyActive: "the terminal is already in use by this program"
+            case .notATerminal(let stream):
+                "the storefront needs a terminal, and \(stream) is not one (to run scenarios without a terminal: storefront run FILE)"
+            case .noTerminalType: "TERM is not set: set it to your terminal's type, e.g. TERM=xterm-256color"
+            }
+        }
+    }
+
+    /// Why the terminal cannot be taken over, checked before anything else starts: standard input
+    /// and output must be a terminal, and TERM must name one.
+    public nonisolated static func checkCanStart(environment: [String: String] = ProcessInfo.processInfo.environment) throws(StartError) {
+        if (environment["TERM"] ?? "").isEmpty { throw .noTerminalType }
+        if isatty(0) == 0 { throw .notATerminal(stream: "standard input") }
+        if isatty(1) == 0 { throw .notATerminal(stream: "standard output") }
     }
 
     /// The terminal's size in cells, updated when `readKeys` sees a resize.
@@ -64,6 +86,7 @@ public final class Terminal {
                              output: UnsafeMutablePointer<FILE>? = nil) throws -> Terminal {
         guard !cursesActive.load(ordering: .sequentiallyConsistent) else { throw StartError.alreadyActive }
         let asciiOnly = !setUTF8Locale()
+        if input == nil && output == nil { try checkCanStart() }
         let input = input ?? shim_stdin()!
         let output = output ?? shim_stdout()!
         // newterm rather than initscr: same set-up, but reports failure instead of exiting.

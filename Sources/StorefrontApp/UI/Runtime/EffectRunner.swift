@@ -27,6 +27,13 @@ struct EffectRunner: Sendable {
             } catch {
                 return .failed("\(error)")
             }
+        case .writeFile(let path, let contents):
+            do {
+                try Data(contents.utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
+                return .done("Wrote \(path)")
+            } catch {
+                return .failed("Cannot write \(path): \((error as NSError).localizedDescription)")
+            }
         case .quit:
             return .done("Bye")
         case .walk:

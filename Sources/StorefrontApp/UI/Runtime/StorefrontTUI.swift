@@ -9,17 +9,14 @@ import TerminalUI
 enum StorefrontTUI {
     /// With a scenario: `walk` / `demo`, on the scenario's catalog and, unless --state, a fresh in-memory store.
     static func run(options: CommandLineOptions, scenario: Scenario? = nil) async throws -> Int32 {
+        try Terminal.checkCanStart()  // before the store opens: nothing is touched when the storefront cannot run
         let context = try StoreContext.resolve(options, catalogPath: scenario?.catalogPath)
         let catalogPath = scenario?.catalogPath ?? options.catalogPath ?? "catalog.json"
         let stateDir = options.statePath ?? (options.ephemeral || scenario != nil ? nil : StateDirectory.defaultPath(forCatalogAt: catalogPath))
-        let rate = try options.timeRate.map { name in
-            guard let rate = TimeRate(name: name) else { throw UsageError(description: "unknown time rate '\(name)'") }
-            return rate
-        }
         let stack = try await StoreStack.open(catalog: context.catalog, stateDirectory: stateDir,
                                               storefront: context.storefront.code, locale: context.locale)
         let (store, manager) = (stack.store, stack.manager)
-        if let rate { await store.setTimeRate(rate) }
+        do { try await StoreContext.applyOverrides(options, to: store) } catch { await stack.close(); throw error }
         var walk: WalkSession?
         if let scenario {
             walk = await WalkSession(scenario: scenario, catalog: context.catalog, catalogPath: catalogPath, store: store, manager: manager, options: options)

@@ -27,6 +27,8 @@ struct PaymentSheet: SheetView, Equatable {
     var button = 0
     /// Confirmed and waiting for the store: further keys are ignored, a spinner shows.
     var isPurchasing = false
+    /// The customer had the product when they confirmed: the store gives it back at no charge.
+    var wasAlreadyPurchased = false
     var offer: Offer { offers[min(offerIndex, offers.count - 1)] }
 
     var stacked: SheetState { .payment(self) }
@@ -63,6 +65,7 @@ struct PaymentSheet: SheetView, Equatable {
         }
         state.inFlight += 1
         isPurchasing = answer == .confirm
+        wasAlreadyPurchased = state.product(productID).flatMap { Self.alreadyPurchased($0, state) } != nil
         let buy = StoreCommand.buy(productID, quantity: quantity, offer: offerID, signature: .valid, askToBuy: false, answer: answer)
         return SheetStep(effects: [.command(buy)], closes: answer == .cancel)
     }
@@ -70,6 +73,9 @@ struct PaymentSheet: SheetView, Equatable {
     func body(_ state: AppState) -> [String] {
         guard let p = state.product(productID) else { return ["This product is no longer available."] }
         var lines = [p.displayName, p.description, ""]
+        let account = ["", "Account: local tester · Environment: \(state.settings.environment.rawValue)"]
+            + (isPurchasing ? ["", Spinner.frame(state.tick) + " Purchasing…"] : [])
+        if let notice = Self.alreadyPurchased(p, state) { return lines + [notice] + account }
         if let terms = p.subscription {
             switch offer {
             case .promotional(let id), .winBack(let id):
@@ -84,6 +90,8 @@ struct PaymentSheet: SheetView, Equatable {
             lines.append("Renews automatically until cancelled.")
         } else if let duration = p.duration {
             lines.append("Price: \(p.displayPrice) for \(duration.words) (does not renew)")
+        } else if p.type == .nonRenewing {
+            lines.append("Price: \(p.displayPrice) (does not renew)")
         } else if p.type == .consumable {
             let total = p.format(p.price * Decimal(quantity))
             lines.append("Price: \(p.displayPrice) × \(quantity) = \(total)   (+/- quantity)")
@@ -91,9 +99,7 @@ struct PaymentSheet: SheetView, Equatable {
             lines.append("Price: \(p.displayPrice), one-time purchase")
         }
         if offers.count > 1 { lines.append("Offer choice: \(offer.label)   (o to change)") }
-        lines += ["", "Account: local tester · Environment: Local"]
-        if isPurchasing { lines += ["", Spinner.frame(state.tick) + " Purchasing…"] }
-        return lines
+        return lines + account
     }
 
     func draw(_ state: AppState, in area: Rect, on canvas: inout Canvas) {
@@ -101,11 +107,32 @@ struct PaymentSheet: SheetView, Equatable {
               selectedButton: button, maxTextWidth: 56).draw(in: area, on: &canvas)
     }
 
+    /// What the App Store says, before Confirm, when the customer already has the product: buying
+    /// it again charges nothing and gives back the purchase they have. Nil for a new purchase.
+    static func alreadyPurchased(_ p: Product, _ state: AppState) -> String? {
+        switch p.type {
+        case .nonConsumable where state.snapshot.entitlements.contains(p.id):
+            return "You've already purchased this. Would you like to get it again for free?"
+        case .autoRenewable:
+            let statuses = p.subscription.flatMap { state.snapshot.subscriptionStatuses[$0.groupID] } ?? []
+            let subscribed = statuses.contains { status in
+                status.state != .expired && status.state != .revoked
+                    && status.transaction.payload.map { $0.productID == p.id && $0.ownership == .purchased } == true
+            }
+            return subscribed ? "You're currently subscribed to this. Confirm to keep it: nothing is charged." : nil
+        default:
+            return nil
+        }
+    }
+
     /// The store's answer: the sheet goes, and the outcome shows in the status line or a message.
     static func finish(_ productID: String, _ result: PurchaseResult, _ state: inout AppState) {
+        let owned = state.sheets.contains { if case .payment(let sheet) = $0 { sheet.wasAlreadyPurchased } else { false } }
         state.sheets.removeAll { if case .payment = $0 { true } else { false } }
         let name = state.product(productID)?.displayName ?? productID
         switch result {
+        case .success(let v) where v.isVerified && owned:
+            state.status = "Already yours: \(name), at no charge"
         case .success(let v) where v.isVerified:
             let quantity = v.payload?.quantity ?? 1
             state.status = quantity > 1 ? "Purchased \(quantity) × \(name)" : "Purchased \(name)"

@@ -26,7 +26,32 @@ struct TransactionDetailSheet: SheetView, Equatable {
         if p.isUpgraded { rows.append(("isUpgraded", "true")) }
         rows.append(("status", item.status))
         rows.append(("verification", item.verificationText))
+        if let token = token(state) {
+            rows.append(("token", "\(token.prefix(24))… (w writes the whole JWS to \(tokenFile))"))
+        }
         return rows.map { "\($0.0): \($0.1)" }
+    }
+
+    /// The transaction's signed token as the store made it (the JWS a backend receives).
+    func token(_ state: AppState) -> String? { state.ledger.first { $0.id == transactionID }?.jws }
+
+    var tokenFile: String { "transaction-\(transactionID).jws" }
+
+    func bindings(_ state: AppState) -> [Binding] {
+        // Write comes before Quit, so the footer keeps the sheet's own keys together.
+        var keys = KeyMap.acknowledge
+        keys.insert(Binding(keys: [.character("w")], name: "w", label: "Write token", action: .writeToken), at: keys.count - 1)
+        return keys
+    }
+
+    mutating func perform(_ action: Action, _ state: inout AppState) -> SheetStep {
+        switch action {
+        case .back: return .close
+        case .writeToken:
+            guard let token = token(state) else { state.status = "Transaction #\(transactionID) has no signed token yet"; return .stay }
+            return SheetStep(effects: [.writeFile(path: tokenFile, contents: token + "\n")])
+        default: return .stay
+        }
     }
 
     func draw(_ state: AppState, in area: Rect, on canvas: inout Canvas) {

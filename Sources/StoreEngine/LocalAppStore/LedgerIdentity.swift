@@ -1,0 +1,27 @@
+import Foundation
+import StoreCore
+import StoreSigning
+
+extension Ledger {
+    /// Ties the ledger to the identity that signs its transactions. The first open records the root's
+    /// key; later opens refuse any other root, so a replaced `signing.pem` can never make the stored
+    /// transactions unverifiable, or verify another store's. When the identity's chain changed under the
+    /// same root (an old one-certificate identity migrated to the App Store's chain), the stored
+    /// transactions are signed again with the new chain, in one write transaction, so they still verify.
+    func bind(to identity: StoreIdentity, path: String) throws {
+        let root = identity.certificate.keyFingerprint
+        try db.transaction {
+            if let known = try meta("signingRootKey"), known != root {
+                throw StateError("\(path) holds a different signing identity (root key \(root.prefix(16))…) from the one that signed the transactions in its ledger (root key \(known.prefix(16))…): put the original signing.pem back, or move the state directory aside to start a new store")
+            }
+            if try meta("tokenPrefix") != tokenPrefix {
+                for var row in try allRows() where row.jws != nil {
+                    row.jws = try identity.signer.sign(payload: Data(row.payload.json.compact.utf8))
+                    try update(row)
+                }
+                try setMeta("tokenPrefix", tokenPrefix)
+            }
+            try setMeta("signingRootKey", root)
+        }
+    }
+}
