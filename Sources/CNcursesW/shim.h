@@ -15,3 +15,18 @@ static inline attr_t shim_A_DIM(void) { return A_DIM; }
 static inline int shim_KEY_F(int n) { return KEY_F(n); }
 static inline FILE *shim_stdin(void) { return stdin; }
 static inline FILE *shim_stdout(void) { return stdout; }
+static inline mmask_t shim_BUTTON1_PRESSED(void) { return BUTTON1_PRESSED; }
+static inline mmask_t shim_BUTTON4_PRESSED(void) { return BUTTON4_PRESSED; }
+static inline mmask_t shim_BUTTON5_PRESSED(void) { return BUTTON5_PRESSED; }
+
+#include <ncursesw/term.h>
+// Whether terminals of type `term` can move the cursor (terminfo cup); an unknown type counts as able.
+static inline int shim_can_address_cursor(const char *term) {
+    int status = 0;
+    TERMINAL *saved = cur_term;
+    if (setupterm(term, 1, &status) != OK) return 1;
+    char *cup = tigetstr("cup");
+    int able = cup != NULL && cup != (char *)-1;
+    del_curterm(set_curterm(saved));
+    return able;
+}

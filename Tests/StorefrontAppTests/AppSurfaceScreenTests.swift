@@ -32,14 +32,27 @@ import StoreEngine
         try golden.assertScreen("manage-subscriptions", render(state, size: GoldenScreenTests.size).text)
     }
 
-    @Test("the manage-subscriptions sheet cancels and switches plans through effects")
+    @Test("the manage-subscriptions sheet cancels and switches plans through effects, once confirmed")
     func manageKeys() async throws {
         var state = try await fixtureState()
         press(&state, .character("2"), .character("m"))
-        #expect(press(&state, .enter) == [.command(.manage("lumenquest.membership", .cancel))])
+        #expect(press(&state, .enter).isEmpty, "asks first")
+        #expect(press(&state, .character("y")) == [.command(.manage("lumenquest.membership", .cancel))])
         press(&state, .character("m"))
-        let effects = press(&state, .down, .enter)
+        let effects = press(&state, .down, .enter, .character("y"))
         guard case .command(.manage(_, .switchTo))? = effects.first else { Issue.record("expected a plan switch, got \(effects)"); return }
+    }
+
+    /// iOS confirms a plan change with the price and when it takes effect.
+    @Test func manageSubscriptionsConfirmsWithThePriceAndWhen() async throws {
+        var state = try await fixtureState()
+        press(&state, .character("2"), .character("m"), .down, .enter)
+        try golden.assertScreen("manage-subscriptions-confirm", render(state, size: GoldenScreenTests.size).text)
+        guard case .confirm(let sheet)? = state.top else { Issue.record("no confirmation"); return }
+        #expect(sheet.message.contains("$99.99/year") && sheet.message.contains("starts now"))
+        press(&state, .escape, .character("m"), .down, .down, .down, .enter)
+        guard case .confirm(let later)? = state.top else { Issue.record("no confirmation"); return }
+        #expect(later.message.contains("starts on 2026-06-04"), "\(later.message)")
     }
 
     @Test func appInfoSheet() async throws {

@@ -130,7 +130,7 @@ struct EndToEndTests {
         try s.wait(for: "Terminal too small (50×14, need ≥ 60×18)")
         try s.resize("100x30")
         try s.wait("the store at 100×30") { lines in
-            lines.count >= 30 && lines[29].hasSuffix("[c] Redeem code") && lines.contains { $0.contains(Self.ready) }
+            lines.count >= 30 && lines[29].hasSuffix("[r] Restore") && lines.contains { $0.contains(Self.ready) }
         }
     }
 

@@ -52,3 +52,9 @@ func liveStore(storefront: String? = nil, locale: String? = nil) async throws ->
 func press(_ state: inout AppState, _ keys: Key...) -> [Effect] {
     keys.flatMap { reduce(&state, .key($0)) }
 }
+
+/// The store's answer to the effect in flight: what the run loop sends when it finished.
+func storeAnswers(_ state: inout AppState) {
+    _ = reduce(&state, .finished(.done("done")))
+    _ = reduce(&state, .qaData(state.settings, state.ledger))
+}

@@ -11,6 +11,7 @@ public struct CommandLineOptions: Sendable, Equatable {
     public var ephemeral = false
     public var timeRate: String?
     public var noColor = false
+    public var noMouse = false
     public var json = false
     public var rootCertificate: String?
     public var atSignedDate = false
@@ -85,6 +86,7 @@ public enum CommandLineParser {
         OptionSpec(names: ["--ephemeral"], value: nil, help: "keep everything in memory; nothing is saved", commands: [.store, .verify, .cert]) { o, _ in o.ephemeral = true },
         OptionSpec(names: ["--time-rate"], value: "RATE", help: "store clock speed: an Xcode time rate name or integer", commands: [.store, .run, .walk, .demo]) { $0.timeRate = $1 },
         OptionSpec(names: ["--no-color"], value: nil, help: "monochrome interface (also NO_COLOR or TERM=dumb)", commands: [.store, .walk, .demo]) { o, _ in o.noColor = true },
+        OptionSpec(names: ["--no-mouse"], value: nil, help: "leave the mouse to the terminal (select and copy text)", commands: [.store, .walk, .demo]) { o, _ in o.noMouse = true },
         OptionSpec(names: ["--json"], value: nil, help: "catalog, export: print JSON", commands: [.catalog, .export]) { o, _ in o.json = true },
         OptionSpec(names: ["--root"], value: "PEM", help: "verify: trusted root certificate (default: the local store's)", commands: [.verify]) { $0.rootCertificate = $1 },
         OptionSpec(names: ["--at-signed-date"], value: nil, help: "verify: check certificates at the payload's signedDate", commands: [.verify]) { o, _ in o.atSignedDate = true },

@@ -4,9 +4,9 @@ import StoreCore
 import StoreEngine
 import TerminalUI
 
-/// The four top-level screens, in tab order.
+/// The top-level screens, in tab order.
 enum Screen: Int, CaseIterable, Sendable {
-    case store, subscriptions, history, qa
+    case store, subscriptions, history, qa, log
 
     var title: String {
         switch self {
@@ -14,6 +14,7 @@ enum Screen: Int, CaseIterable, Sendable {
         case .subscriptions: "Subscriptions"
         case .history: "History"
         case .qa: "QA"
+        case .log: "Log"
         }
     }
 }
@@ -23,23 +24,47 @@ struct AppState: Sendable {
     var screen: Screen = .store
     /// Selected row per screen (index into that screen's selectable rows).
     var selection: [Screen: Int] = [:]
-    var filter = TextField() { didSet { if filter.text != oldValue.text { arrangeStore() } } }
+    /// Each screen's filter (`/`): it narrows that screen's list only, never the QA panel's pickers.
+    var filters: [Screen: TextField] = [:] { didSet { if filterText(.store) != oldValue[.store]?.text ?? "" { arrangeStore() } } }
     var isEditingFilter = false
     /// Modal sheets, top last: keys go to the top one first, Esc pops it.
     var sheets: [SheetState] = []
-    var snapshot = StoreSnapshot() { didSet { if snapshot.products != oldValue.products { arrangeStore() } } }
+    var snapshot = StoreSnapshot() {
+        didSet {
+            guard snapshot.products != oldValue.products else { return }
+            catalogProducts = StoreScreen.arrange(snapshot.products, matching: "")
+            arrangeStore()
+        }
+    }
     /// The store screen's products, grouped and filtered: derived when the products or the filter
     /// change, not on every frame (a catalog may hold 10,000 products).
     private(set) var storeProducts: [Product] = []
+    /// The same, unfiltered: what the QA panel's pickers offer.
+    private(set) var catalogProducts: [Product] = []
     var settings = TestSettings()
     var ledger: [LedgerEntry] = []
     /// What the QA panel cycles through (from the catalog).
     var storefronts: [String] = ["USA"]
     var locales: [String] = ["en_US"]
     var appName = "Storefront"
-    var status = "Welcome"
+    /// The last thing that happened; every message also goes to the event log (screen 5).
+    var status = "Press ? for keys." {
+        didSet {
+            status = namingProducts(status)
+            // A purchase is told twice, by its outcome and by the store's event: log it once.
+            if let last = log.last, last.text == status, tick - last.tick <= 4 { return }
+            log.append(LogEntry(time: snapshot.now, text: status, tick: tick))
+            if log.count > Self.logLimit { log.removeFirst(log.count - Self.logLimit) }
+        }
+    }
+    /// Every action, store event and renewal this session, oldest first.
+    private(set) var log: [LogEntry] = []
+    static let logLimit = 1000
     var tick = 0
     var inFlight = 0
+    /// A QA control's change is on its way to the store: further keys wait in `waitingKeys`.
+    var awaitingStore = false
+    var waitingKeys: [Key] = []
     var size = Size(width: 80, height: 24)
     var shouldQuit = false
     /// The scenario checklist of `storefront walk` / `demo`; nil in the plain storefront.
@@ -47,11 +72,28 @@ struct AppState: Sendable {
 
     var top: SheetState? { sheets.last }
 
+    /// The current screen's filter, the one `/` edits and Esc clears.
+    var filter: TextField {
+        get { filters[screen] ?? TextField() }
+        set { filters[screen] = newValue }
+    }
+
+    func filterText(_ screen: Screen) -> String { filters[screen]?.text ?? "" }
+
     func selected(_ screen: Screen) -> Int { selection[screen] ?? screen.view.firstItem }
 
     func product(_ id: String) -> Product? { snapshot.products.first { $0.id == id } }
 
+    /// Product IDs read poorly in a storefront: `text` with the localized names instead. Longest
+    /// first, so `com.lumenquest.pro.yearly` is not read as `com.lumenquest.pro` + `.yearly`.
+    func namingProducts(_ text: String) -> String {
+        guard text.contains(".") else { return text }
+        return snapshot.products.sorted { $0.id.count > $1.id.count }
+            .reduce(text) { $0.replacingOccurrences(of: $1.id, with: $1.displayName) }
+    }
+
     private mutating func arrangeStore() {
-        storeProducts = StoreScreen.arrange(snapshot.products, matching: filter.text)
+        let query = filterText(.store)
+        storeProducts = query.isEmpty ? catalogProducts : StoreScreen.arrange(snapshot.products, matching: query)
     }
 }

@@ -2,7 +2,7 @@ import TerminalUI
 
 /// What a key does, independent of which key it is.
 enum Action: Sendable, Equatable {
-    case up, down, first, last, left, right, activate, back
+    case up, down, pageUp, pageDown, first, last, left, right, activate, back, confirm
     case nextScreen, previousScreen, show(Screen)
     case filter, help, quit, restore, redeem, details, refundRequest, manageSubscriptions, appInfo
     case increment, decrement, nextOffer, writeToken
@@ -25,12 +25,14 @@ struct Binding: Sendable {
 /// Each screen and sheet declares its own bindings; `bindings(_:)` assembles the table in force.
 enum KeyMap {
     static let global: [Binding] = [
-        Binding(keys: [.tab], name: "Tab", label: "Next screen", action: .nextScreen, footer: false),
+        // The footer's one hint for Tab, Shift-Tab and the screens' numbers.
+        Binding(keys: [.tab], name: "Tab 1-5", label: "Next screen", action: .nextScreen, hint: "Screens"),
         Binding(keys: [.backTab], name: "Shift-Tab", label: "Previous screen", action: .previousScreen, footer: false),
         Binding(keys: [.character("1")], name: "1", label: "Store", action: .show(.store), footer: false),
         Binding(keys: [.character("2")], name: "2", label: "Subscriptions", action: .show(.subscriptions), footer: false),
         Binding(keys: [.character("3")], name: "3", label: "History", action: .show(.history), footer: false),
         Binding(keys: [.character("4")], name: "4", label: "QA panel", action: .show(.qa), footer: false),
+        Binding(keys: [.character("5")], name: "5", label: "Event log", action: .show(.log), footer: false),
         Binding(keys: [.character("?")], name: "?", label: "Help", action: .help),
         Binding(keys: [.character("q"), .control("c")], name: "q", label: "Quit", action: .quit),
         Binding(keys: [.character("/")], name: "/", label: "Filter", action: .filter),
@@ -42,6 +44,8 @@ enum KeyMap {
     static let move: [Binding] = [
         Binding(keys: [.up, .character("k")], name: "↑↓", label: "Move up", action: .up, hint: "Move"),
         Binding(keys: [.down, .character("j")], name: "↓", label: "Move down", action: .down, footer: false),
+        Binding(keys: [.pageUp], name: "PgUp", label: "Page up", action: .pageUp, footer: false),
+        Binding(keys: [.pageDown], name: "PgDn", label: "Page down", action: .pageDown, footer: false),
         Binding(keys: [.home, .character("g")], name: "Home", label: "First", action: .first, footer: false),
         Binding(keys: [.end, .character("G")], name: "End", label: "Last", action: .last, footer: false),
     ]
@@ -54,6 +58,9 @@ enum KeyMap {
         Binding(keys: [.character("q"), .control("c")], name: "q", label: "Quit", action: .quit),
     ]
 
+    /// Esc on a screen whose list a kept filter narrows.
+    static let clearFilter = Binding(keys: [.escape], name: "Esc", label: "Clear filter", action: .back)
+
     static let filterEditing: [Binding] = [
         Binding(keys: [.enter], name: "Enter", label: "Keep filter", action: .activate),
         Binding(keys: [.escape], name: "Esc", label: "Clear filter", action: .back),
@@ -64,8 +71,13 @@ enum KeyMap {
         if state.walk?.isDemo == true { return demo }
         if let top = state.top { return top.view.bindings(state) }
         if state.isEditingFilter { return filterEditing }
-        return state.screen.view.bindings + (state.walk == nil ? [] : walk) + global
+        let filtered = state.filter.text.isEmpty ? [] : [clearFilter]
+        return filtered + state.screen.view.bindings + (state.walk == nil ? [] : walk) + global
     }
+
+    /// How many items PgUp and PgDn move: half the screen's height, as Ctrl-U and Ctrl-D do in vim
+    /// (an item may take more than one line, so a whole screen of items could skip some unseen).
+    static func page(_ state: AppState) -> Int { max(1, (state.size.height - 5) / 2) }
 
     static func action(for key: Key, in state: AppState) -> Action? {
         bindings(state).first { $0.keys.contains(key) }?.action

@@ -8,7 +8,11 @@ import TerminalUI
 func reduce(_ state: inout AppState, _ event: Event) -> [Effect] {
     switch event {
     case .key(let key):
-        return demoKey(key, &state) ?? handle(key, &state)
+        if let effects = demoKey(key, &state) { return effects }
+        // A QA control cycles from the value the store reports: a key pressed before the store
+        // answered the last one waits for that answer, or five → would all send the same value.
+        if state.awaitingStore, key != .control("c") { state.waitingKeys.append(key); return [] }
+        return handle(key, &state)
     case .resize(let size):
         state.size = size
     case .tick:
@@ -21,19 +25,27 @@ func reduce(_ state: inout AppState, _ event: Event) -> [Effect] {
         state.snapshot = snapshot
         clampSelections(&state)
     case .storeEvent(let event):
-        // Product IDs read poorly in a storefront: show the localized names. Longest first, so
-        // `com.lumenquest.pro.yearly` is not read as `com.lumenquest.pro` + `.yearly`.
-        state.status = state.snapshot.products.sorted { $0.id.count > $1.id.count }
-            .reduce(event.message) { $0.replacingOccurrences(of: $1.id, with: $1.displayName) }
+        state.status = event.message  // in display names, as every message
     case .qaData(let settings, let ledger):
         state.settings = settings
         state.ledger = ledger
         clampSelections(&state)
+        if state.inFlight == 0 { return releaseWaitingKeys(&state) }
     case .finished(let outcome):
         state.inFlight = max(0, state.inFlight - 1)
         finish(outcome, &state)
     case .walk(let event):
         return reduceWalk(&state, event)
+    }
+    return []
+}
+
+/// The keys that waited for the store, in order, until one of them asks the store again.
+private func releaseWaitingKeys(_ state: inout AppState) -> [Effect] {
+    state.awaitingStore = false
+    while !state.waitingKeys.isEmpty, !state.awaitingStore {
+        let effects = handle(state.waitingKeys.removeFirst(), &state)
+        if !effects.isEmpty { return effects }
     }
     return []
 }
@@ -59,6 +71,7 @@ func itemCount(_ screen: Screen, _ state: AppState) -> Int { screen.view.itemCou
 
 private func handle(_ key: Key, _ state: inout AppState) -> [Effect] {
     if key == .control("c") { state.shouldQuit = true; return [.quit] }
+    if case .mouse(let mouse) = key { return MouseInput.handle(mouse, &state) }
     // Text input first: typed characters belong to the field, not to the key map.
     if state.isEditingFilter, case .character(let c) = key { state.filter.insert(String(c)); clampSelections(&state); return [] }
     if state.isEditingFilter, state.filter.handle(key) { clampSelections(&state); return [] }
@@ -75,13 +88,14 @@ private func handle(_ key: Key, _ state: inout AppState) -> [Effect] {
 
 /// The keys of every screen (tabs, help, quit, filter, restore, redeem, app info, the walk's),
 /// then the screen's own: movement, then its actions.
-private func screenAction(_ action: Action, _ state: inout AppState) -> [Effect] {
+func screenAction(_ action: Action, _ state: inout AppState) -> [Effect] {
     let screen = state.screen, count = Screen.allCases.count
     switch action {
     case .nextScreen: state.screen = Screen(rawValue: (screen.rawValue + 1) % count)!
     case .previousScreen: state.screen = Screen(rawValue: (screen.rawValue + count - 1) % count)!
     case .show(let s): state.screen = s
     case .filter: state.isEditingFilter = true
+    case .back: state.filter.clear(); clampSelections(&state)
     case .help: state.sheets.append(.help)
     case .quit: state.shouldQuit = true; return [.quit]
     case .restore: state.inFlight += 1; state.status = "Restoring purchases…"; return [.command(.restore)]
@@ -96,7 +110,7 @@ private func screenAction(_ action: Action, _ state: inout AppState) -> [Effect]
 }
 
 /// The top sheet's own action, its changed value written back unless it closed. Quit works everywhere.
-private func sheetAction(_ action: Action, _ state: inout AppState) -> [Effect] {
+func sheetAction(_ action: Action, _ state: inout AppState) -> [Effect] {
     if action == .quit { state.shouldQuit = true; return [.quit] }
     let index = state.sheets.count - 1
     var sheet = state.sheets[index].view

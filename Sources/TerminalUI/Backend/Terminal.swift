@@ -22,6 +22,7 @@ import Foundation
 /// To wait for keys and other events together, forward `inputReady` into the app's own
 /// event stream from a task and call `readKeys()` on the main actor when it arrives.
 /// Esc followed quickly by a key (Alt-key) arrives as `.escape` then the key.
+/// As in a cooked terminal, Ctrl-Z suspends (`readKeys` returns `.resize` after `fg`, to repaint).
 @MainActor
 public final class Terminal {
     public enum StartError: Error, Equatable, CustomStringConvertible {
@@ -64,6 +65,8 @@ public final class Terminal {
     private let window: UnsafeMutablePointer<WINDOW>
     private let watcher: InputWatcher
     private let usesDefaultColors: Bool
+    /// The environment's locale is not UTF-8 (`LANG=C`): draw ASCII look-alikes.
+    private let asciiOnly: Bool
     private var colorPairs: [ColorPairKey: Int16] = [:]
     private var previous: Canvas?
     private var stopped = false
@@ -76,12 +79,13 @@ public final class Terminal {
     /// Takes over the terminal.
     /// - Parameters:
     ///   - colorMode: usually `ColorMode.detect(environment:arguments:)`.
+    ///   - mouse: report clicks and the wheel as `.mouse` keys.
     ///   - input, output: the terminal's streams; default stdin/stdout. A benchmark can pass
     ///     a pseudo-terminal's streams to count the bytes drawing writes.
-    public static func start(colorMode: ColorMode, input: UnsafeMutablePointer<FILE>? = nil,
+    public static func start(colorMode: ColorMode, mouse: Bool = false, input: UnsafeMutablePointer<FILE>? = nil,
                              output: UnsafeMutablePointer<FILE>? = nil) throws -> Terminal {
         guard !cursesActive.load(ordering: .sequentiallyConsistent) else { throw StartError.alreadyActive }
-        setUTF8Locale()
+        let asciiOnly = !setUTF8Locale()
         if input == nil && output == nil { try checkCanStart() }
         let input = input ?? shim_stdin()!
         let output = output ?? shim_stdout()!
@@ -92,16 +96,24 @@ public final class Terminal {
         set_term(screen)
         cursesActive.store(true, ordering: .sequentiallyConsistent)
         TerminalRestore.install()
-        return Terminal(screen: screen, colorMode: colorMode, inputFD: fileno(input), outputFD: fileno(output))
+        return Terminal(screen: screen, colorMode: colorMode, mouse: mouse, asciiOnly: asciiOnly,
+                        inputFD: fileno(input), outputFD: fileno(output))
     }
 
-    private init(screen: OpaquePointer, colorMode: ColorMode, inputFD: Int32, outputFD: Int32) {
+    private init(screen: OpaquePointer, colorMode: ColorMode, mouse: Bool, asciiOnly: Bool, inputFD: Int32, outputFD: Int32) {
         self.screen = screen
+        self.asciiOnly = asciiOnly
         window = shim_stdscr()
-        raw()  // Ctrl-C, Ctrl-Z arrive as keys; the app decides to quit
+        raw()  // Ctrl-C arrives as a key (the app decides to quit); readKeys suspends on Ctrl-Z
         noecho()
         nonl()
         keypad(window, true)
+        KeySequences.defineCommon()
+        if mouse {
+            mouseinterval(0)  // a press is a click at once, not after waiting for a double click
+            mousemask(shim_BUTTON1_PRESSED() | shim_BUTTON4_PRESSED() | shim_BUTTON5_PRESSED(), nil)
+        }
+        JobControl.ignoreQuit()
         nodelay(window, true)
         set_escdelay(25)  // the default 1 s makes Esc feel broken
         curs_set(0)
@@ -120,13 +132,14 @@ public final class Terminal {
     }
 
     /// `setlocale` must run before curses starts or UTF-8 prints as garbage; a non-UTF-8
-    /// environment locale (LANG unset, LANG=C) falls back to C.UTF-8.
-    private static func setUTF8Locale() {
+    /// environment locale (LANG unset, LANG=C) falls back to C.UTF-8. Returns whether the
+    /// environment's locale was UTF-8.
+    private static func setUTF8Locale() -> Bool {
         let name = setlocale(LC_ALL, "").map { String(cString: $0) } ?? ""
         let lower = name.lowercased()
-        if !(lower.contains("utf-8") || lower.contains("utf8")) {
-            setlocale(LC_ALL, "C.UTF-8")
-        }
+        let isUTF8 = lower.contains("utf-8") || lower.contains("utf8")
+        if !isUTF8 { setlocale(LC_ALL, "C.UTF-8") }
+        return isUTF8
     }
 
     /// Draws `canvas`, writing only the cells that differ from the last drawn one (everything
@@ -156,19 +169,35 @@ public final class Terminal {
     /// Every key waiting, without blocking. A resize appears as `.resize` after `size` was updated.
     public func readKeys() -> [Key] {
         guard !stopped else { return [] }
-        var keys: [Key] = []
+        var batch: [KeyDecoder.Raw] = []
         var value: wint_t = 0
         while true {
             let status = wget_wch(window, &value)
             if status == ERR { break }
-            guard let key = KeyDecoder.decode(status: status, value: UInt32(value)) else { continue }
-            if key == .resize {
-                size = Size(width: Int(getmaxx(window)), height: Int(getmaxy(window)))
-                previous = nil
+            if status == KEY_CODE_YES && Int32(value) == KEY_MOUSE {
+                var event = MEVENT()
+                if getmouse(&event) == OK, let mouse = KeyDecoder.mouse(buttons: event.bstate, x: event.x, y: event.y) {
+                    batch.append(.mouse(mouse))
+                }
+                continue
             }
-            keys.append(key)
+            batch.append(KeyDecoder.Raw(status: status, value: UInt32(value)))
         }
         watcher.drained()
+        var keys: [Key] = []
+        for key in KeyDecoder.decode(batch) {
+            switch key {
+            case .control("z"):
+                JobControl.suspend()
+                invalidate()
+                fallthrough  // the window may have changed while stopped: repaint at its size
+            case .resize:
+                size = Size(width: Int(getmaxx(window)), height: Int(getmaxy(window)))
+                previous = nil
+                keys.append(.resize)
+            default: keys.append(key)
+            }
+        }
         return keys
     }
 
@@ -177,6 +206,7 @@ public final class Terminal {
         guard !stopped else { return }
         stopped = true
         watcher.stop()
+        JobControl.restoreQuit()
         restoreTerminal()
         TerminalRestore.uninstall()
         delscreen(screen)
@@ -191,8 +221,9 @@ public final class Terminal {
         if style.dim { attributes |= shim_A_DIM() }
         if style.reverse { attributes |= shim_A_REVERSE() }
         if style.underline { attributes |= shim_A_UNDERLINE() }
+        let text = asciiOnly ? ASCIIFallback.text(cell.text) : cell.text
         // A cchar_t holds a base character and a few combining ones; longer clusters are cut.
-        var characters = cell.text.unicodeScalars.prefix(Int(CCHARW_MAX)).map { wchar_t(bitPattern: $0.value) }
+        var characters = text.unicodeScalars.prefix(Int(CCHARW_MAX)).map { wchar_t(bitPattern: $0.value) }
         characters.append(0)
         var cc = cchar_t()
         setcchar(&cc, characters, attributes, colorPair(style), nil)

@@ -18,7 +18,6 @@ extension AppState {
         state.snapshot = await manager.snapshot
         state.settings = await controls.settings()
         state.ledger = await controls.ledgerEntries(limit: QAPanel.ledgerLimit)
-        state.status = "Press ? for keys."
         return state
     }
 }

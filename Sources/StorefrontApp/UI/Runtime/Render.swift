@@ -19,7 +19,7 @@ func render(_ state: AppState, size: Size) -> Canvas {
     drawHeader(state, in: parts[0], on: &canvas)
     drawSubheader(state, in: parts[1], on: &canvas)
     let (content, walkPanel) = WalkPanel.split(parts[2], state)
-    state.screen.view.draw(state, in: content.inset(dx: 1, dy: 0), on: &canvas)
+    state.screen.view.draw(state, in: listArea(state, size: size), on: &canvas)
     drawStatus(state, in: parts[3], on: &canvas)
     Footer.draw(KeyMap.footer(state), in: parts[4], on: &canvas)
     if let walkPanel { WalkPanel.draw(state, in: walkPanel, on: &canvas) }
@@ -29,14 +29,35 @@ func render(_ state: AppState, size: Size) -> Canvas {
     return canvas
 }
 
+/// Where the current screen's list is drawn (and clicked).
+func listArea(_ state: AppState, size: Size) -> Rect {
+    let parts = Rect(x: 0, y: 0, width: size.width, height: size.height).rows([1, 1, size.height - 4, 1])
+    return WalkPanel.split(parts[2], state).content.inset(dx: 1, dy: 0)
+}
+
+/// The header's tabs and the columns each takes, after the app's name when there is room for both.
+func tabs(_ state: AppState, width: Int) -> [(screen: Screen, label: String, columns: Range<Int>)] {
+    let labels = Screen.allCases.map { " \($0.rawValue + 1) \($0.title) " }
+    let name = DisplayWidth.of(appTitle(state)) + 1
+    var x = name + DisplayWidth.of(labels.joined()) <= width ? name : 0
+    return Screen.allCases.map { screen in
+        let label = " \(screen.rawValue + 1) \(screen.title) "
+        defer { x += DisplayWidth.of(label) }
+        return (screen, label, x..<x + DisplayWidth.of(label))
+    }
+}
+
+private func appTitle(_ state: AppState) -> String { " " + state.appName + " " }
+
 private func drawHeader(_ state: AppState, in rect: Rect, on canvas: inout Canvas) {
     canvas.fill(rect, style: Style(foreground: .white, background: .blue))
-    var x = rect.x + canvas.put(" " + state.appName + " ", at: rect.x, rect.y, style: Style(foreground: .white, background: .blue, bold: true))
-    x += 1
-    for screen in Screen.allCases {
-        let label = " \(screen.rawValue + 1) \(screen.title) "
-        let style = screen == state.screen ? Style(reverse: true) : Style(foreground: .white, background: .blue)
-        x += canvas.put(label, at: x, rect.y, maxWidth: rect.maxX - x, style: style)
+    let tabs = tabs(state, width: rect.width)
+    if tabs.first?.columns.lowerBound != 0 {
+        canvas.put(appTitle(state), at: rect.x, rect.y, style: Style(foreground: .white, background: .blue, bold: true))
+    }
+    for tab in tabs where tab.columns.lowerBound < rect.maxX {
+        let style = tab.screen == state.screen ? Style(reverse: true) : Style(foreground: .white, background: .blue)
+        canvas.put(tab.label, at: rect.x + tab.columns.lowerBound, rect.y, maxWidth: rect.maxX - tab.columns.lowerBound, style: style)
     }
 }
 

@@ -34,7 +34,11 @@ enum StorefrontTUI {
                                     options: CommandLineOptions, walk: WalkSession?) async throws -> Int32 {
         let colorMode = options.noColor ? ColorMode.monochrome
             : ColorMode.detect(environment: ProcessInfo.processInfo.environment, arguments: CommandLine.arguments)
-        let terminal = try Terminal.start(colorMode: colorMode)
+        if let term = ProcessInfo.processInfo.environment["TERM"], !term.isEmpty, !Terminal.canAddressCursor(term: term) {
+            throw UsageError(description: "TERM=\(term) cannot move the cursor, which the storefront's screens need: "
+                + "run it in a full terminal (e.g. TERM=xterm-256color), or script it without one: storefront run FILE")
+        }
+        let terminal = try Terminal.start(colorMode: colorMode, mouse: !options.noMouse)
         defer { terminal.stop() }
 
         var state = await AppState.opening(context.catalog, manager: manager, controls: store)

@@ -69,7 +69,7 @@ enum HistoryScreen: ScreenView {
         for e in state.ledger {
             items[e.id, default: Item(payload: e.payload, verification: nil)].entry = e
         }
-        let query = state.filter.text.lowercased()
+        let query = state.filterText(.history).lowercased()
         return items.values
             .filter { query.isEmpty || $0.payload.productID.lowercased().contains(query) || $0.status.contains(query) }
             .sorted { ($0.payload.purchaseDate, $0.payload.transactionID) > ($1.payload.purchaseDate, $1.payload.transactionID) }

@@ -31,7 +31,7 @@ enum QAPanel {
 
     /// The rows the filter (`/`) keeps: those whose label or value contains it, under their headings.
     static func rows(_ state: AppState) -> [Row] {
-        let query = state.filter.text.lowercased()
+        let query = state.filterText(.qa).lowercased()
         guard !query.isEmpty else { return allRows(state) }
         var kept: [Row] = [], heading: Row?
         for row in allRows(state) {
@@ -90,7 +90,7 @@ enum QAPanel {
                         previous: .effect(.command(.originalApp(version: nil, platform: platform.previous, date: nil))),
                         next: .effect(.command(.originalApp(version: nil, platform: platform.next, date: nil)))))
         rows.append(Row(label: "Purchases", heading: true))
-        let products = StoreScreen.products(state)
+        let products = state.catalogProducts  // a picker offers every product, whatever a screen's filter
         rows.append(Row(label: "Buy outside app…", activate: .sheet(.menu(title: "Buy outside the app", items: products.map {
             MenuItem(label: $0.displayName, effect: .command(.buyElsewhere($0.id, family: false)))
         }, selected: 0))))
@@ -102,7 +102,8 @@ enum QAPanel {
         rows.append(Row(label: "Reset store", activate: .sheet(.confirm(
             title: "Reset store", message: "Delete all transactions and restore the catalog's settings and clock?", effect: .command(.reset)))))
         rows.append(Row(label: "Transactions (Enter for actions)", heading: true))
-        let entries = state.ledger.sorted { $0.id > $1.id }
+        // Oldest first, so the newest transaction is the panel's last row, where End and G go.
+        let entries = state.ledger.sorted { $0.id < $1.id }
         if entries.isEmpty { rows.append(Row(label: "  none")) }
         for entry in entries {
             let name = state.product(entry.payload.productID)?.displayName ?? entry.payload.productID
@@ -169,7 +170,10 @@ extension QAPanel: ScreenView {
 
     private static func react(_ reaction: Reaction?, _ state: inout AppState) -> [Effect] {
         switch reaction {
-        case .effect(let effect)?: state.inFlight += 1; return [effect]
+        case .effect(let effect)?:
+            state.inFlight += 1
+            state.awaitingStore = true
+            return [effect]
         case .sheet(let sheet)?: state.sheets.append(sheet); return []
         case nil: return []
         }
@@ -178,7 +182,7 @@ extension QAPanel: ScreenView {
     static func lines(_ state: AppState, width: Int, rows _: Int = 0) -> [ListView.Line] {
         let labelWidth = min(40, max(20, width / 2))
         let rows = rows(state)
-        if rows.isEmpty { return [ListView.Line("No controls or transactions match “\(state.filter.text)”.")] }
+        if rows.isEmpty { return [ListView.Line("No controls or transactions match “\(state.filterText(.qa))”.")] }
         return rows.enumerated().map { i, row in
             row.heading
                 ? ListView.Line(row.label, style: .bold, item: i)

@@ -33,12 +33,14 @@ extension ScreenView {
             .draw(in: rect, on: &canvas, hintRow: Rect(x: rect.x, y: rect.y - 1, width: rect.width, height: 1))
     }
 
-    /// Up, down, Home and End on the current screen; false for any other action.
+    /// Up, down, PgUp, PgDn, Home and End on the current screen; false for any other action.
     static func move(_ action: Action, _ state: inout AppState) -> Bool {
         let screen = state.screen, selected = state.selected(screen), count = itemCount(state), last = max(0, count - 1)
         switch action {
         case .up: state.selection[screen] = max(0, selected - 1 - headingSkip(selected, -1, count, state))
         case .down: state.selection[screen] = min(last, selected + 1 + headingSkip(selected, 1, count, state))
+        case .pageUp, .pageDown:
+            for _ in 0..<KeyMap.page(state) { _ = move(action == .pageUp ? .up : .down, &state) }
         case .first: state.selection[screen] = firstItem
         case .last: state.selection[screen] = last
         default: return false
@@ -61,6 +63,7 @@ extension Screen {
         case .subscriptions: SubscriptionsScreen.self
         case .history: HistoryScreen.self
         case .qa: QAPanel.self
+        case .log: LogScreen.self
         }
     }
 }

@@ -81,7 +81,7 @@ enum StoreScreen: ScreenView {
             }
         }
         if products.isEmpty {
-            lines.append(ListView.Line(state.filter.text.isEmpty ? "No products." : "No products match “\(state.filter.text)”."))
+            lines.append(ListView.Line(state.filterText(.store).isEmpty ? "No products." : "No products match “\(state.filterText(.store))”."))
         }
         return lines
     }

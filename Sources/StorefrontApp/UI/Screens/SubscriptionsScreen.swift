@@ -33,7 +33,7 @@ enum SubscriptionsScreen: ScreenView {
 
     /// The groups with a subscription the filter (`/`) matches, as on the store screen.
     static func groups(_ state: AppState) -> [String] {
-        let query = state.filter.text.lowercased()
+        let query = state.filterText(.subscriptions).lowercased()
         return StoreScreen.uniqueGroups(state.snapshot.products.filter { $0.type == .autoRenewable && StoreScreen.matches($0, query) })
     }
 
@@ -79,8 +79,8 @@ enum SubscriptionsScreen: ScreenView {
             lines += detail.map { ListView.Line("    " + $0, item: i) }
         }
         if lines.isEmpty {
-            lines.append(ListView.Line(state.filter.text.isEmpty ? "This catalog has no auto-renewable subscriptions."
-                                                                     : "No subscription groups match “\(state.filter.text)”."))
+            lines.append(ListView.Line(state.filterText(.subscriptions).isEmpty ? "This catalog has no auto-renewable subscriptions."
+                                                                     : "No subscription groups match “\(state.filterText(.subscriptions))”."))
         }
         return lines
     }

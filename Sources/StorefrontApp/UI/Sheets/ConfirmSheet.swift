@@ -1,25 +1,34 @@
 import TerminalUI
 
-/// A yes/no question before something that cannot be undone; Enter (or y) runs `effect`.
+/// A yes/no question before something that cannot be undone. Cancel is the default, as for
+/// destructive actions on iOS and macOS: Enter cancels until ←→ picks Confirm; y confirms at once.
 struct ConfirmSheet: SheetView, Equatable {
     var title: String
     var message: String
     var effect: Effect
+    /// The selected button: 0 Confirm, 1 Cancel.
+    var button = 1
 
     var stacked: SheetState { .confirm(self) }
 
     func bindings(_ state: AppState) -> [Binding] {
-        [Binding(keys: [.enter, .character("y")], name: "Enter", label: "Confirm", action: .activate),
+        [Binding(keys: [.enter], name: "Enter", label: button == 0 ? "Confirm" : "Cancel", action: .activate),
+         Binding(keys: [.left, .right, .tab], name: "←→", label: "Button", action: .right),
+         Binding(keys: [.character("y")], name: "y", label: "Confirm", action: .confirm),
          Binding(keys: [.escape, .character("n")], name: "Esc", label: "Cancel", action: .back)]
     }
 
     mutating func perform(_ action: Action, _ state: inout AppState) -> SheetStep {
-        guard action == .activate else { return .close }
-        state.inFlight += 1
-        return SheetStep(effects: [effect], closes: true)
+        switch action {
+        case .right: button = 1 - button; return .stay
+        case .confirm, .activate where button == 0:
+            state.inFlight += 1
+            return SheetStep(effects: [effect], closes: true)
+        default: return .close
+        }
     }
 
     func draw(_ state: AppState, in area: Rect, on canvas: inout Canvas) {
-        Sheet(title: title, body: [message], buttons: ["Confirm", "Cancel"], selectedButton: 0).draw(in: area, on: &canvas)
+        Sheet(title: title, body: [message], buttons: ["Confirm", "Cancel"], selectedButton: button).draw(in: area, on: &canvas)
     }
 }

@@ -15,8 +15,10 @@ enum ManageSubscriptionsSheet {
             return .message(title: "Manage Subscriptions", text: "You have no active subscription in \(groupName). Buy one in the Store (1).")
         }
         let date = Format.date(renewal.renewalDate ?? current.expirationDate ?? snap.now)
+        let name = state.product(current.productID)?.displayName ?? current.productID
         var items = [renewal.willAutoRenew
-            ? MenuItem(label: "Cancel subscription (access until \(date))", effect: .command(.manage(group, .cancel)))
+            ? MenuItem(label: "Cancel subscription (access until \(date))", effect: .command(.manage(group, .cancel)),
+                       confirmation: "Cancel \(name)? You keep access until \(date); it will not renew after that.")
             : MenuItem(label: "Turn auto-renew back on", effect: .command(.manage(group, .reenable)))]
         for plan in plans where plan.id != current.productID {
             let terms = plan.subscription!
@@ -24,9 +26,13 @@ enum ManageSubscriptionsSheet {
             if terms.level < currentTerms.level { when = "upgrade now" }
             else if terms.level > currentTerms.level { when = "downgrade at renewal" }
             else { when = terms.period == currentTerms.period ? "crossgrade now" : "crossgrade at renewal" }
-            items.append(MenuItem(label: "\(plan.displayName) · \(plan.priceWithPeriod) · \(when)", effect: .command(.manage(group, .switchTo(productID: plan.id)))))
+            // As iOS asks: the price, and when the change takes effect.
+            let question = when.hasSuffix("now")
+                ? "Switch to \(plan.displayName) for \(plan.priceWithPeriod)? It starts now: you pay \(plan.displayPrice) today and get back the unused part of \(name)."
+                : "Switch to \(plan.displayName) for \(plan.priceWithPeriod)? It starts on \(date), when \(name) would renew; nothing changes until then."
+            items.append(MenuItem(label: "\(plan.displayName) · \(plan.priceWithPeriod) · \(when)",
+                                  effect: .command(.manage(group, .switchTo(productID: plan.id))), confirmation: question))
         }
-        let name = state.product(current.productID)?.displayName ?? current.productID
         let next = renewal.autoRenewProductID != current.productID ? ", then \(state.product(renewal.autoRenewProductID)?.displayName ?? renewal.autoRenewProductID)" : ""
         let note = "\(groupName): \(name)\(next). " + (renewal.willAutoRenew ? "Renews \(date)." : "Expires \(date).")
         return .menu(title: "Manage Subscriptions", items: items, selected: 0, note: note)

@@ -21,6 +21,8 @@ struct MenuSheet: SheetView, Equatable {
         switch action {
         case .up: selected = max(0, selected - 1)
         case .down: selected = min(max(0, items.count - 1), selected + 1)
+        case .pageUp: selected = max(0, selected - KeyMap.page(state))
+        case .pageDown: selected = min(max(0, items.count - 1), selected + KeyMap.page(state))
         case .first: selected = 0
         case .last: selected = max(0, items.count - 1)
         case .back:
@@ -28,6 +30,10 @@ struct MenuSheet: SheetView, Equatable {
             return .close
         case .activate:
             guard let item = items[safe: selected] else { return .close }
+            if let question = item.confirmation {
+                state.sheets.append(.confirm(title: title, message: question, effect: item.effect))
+                return .close
+            }
             state.inFlight += 1
             return SheetStep(effects: [item.effect], closes: true)
         default: break
@@ -46,4 +52,6 @@ struct MenuSheet: SheetView, Equatable {
 struct MenuItem: Sendable, Equatable {
     var label: String
     var effect: Effect
+    /// Asked first, with what it costs and when it takes effect (a plan change, a cancellation).
+    var confirmation: String?
 }

@@ -99,7 +99,7 @@ extension KeyMap {
     static let walk: [Binding] = [
         Binding(keys: [.character("n")], name: "n", label: "Step done, next", action: .walk(.next), hint: "Next step"),
         Binding(keys: [.character("p")], name: "p", label: "Back to last action", action: .walk(.previous), footer: false),
-        Binding(keys: [.character("a")], name: "a", label: "Apply step for me", action: .walk(.apply), hint: "Apply"),
+        Binding(keys: [.character("x")], name: "x", label: "Apply step for me", action: .walk(.apply), hint: "Apply"),
         Binding(keys: [.character("w")], name: "w", label: "Checklist on/off", action: .walk(.togglePanel), hint: "Checklist"),
         Binding(keys: [.character("s")], name: "s", label: "Save walk report", action: .walk(.save), footer: false),
     ]
