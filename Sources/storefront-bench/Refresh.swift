@@ -11,6 +11,12 @@ enum RefreshFigures {
         let store = try LocalAppStore(catalog: catalog, stateDirectory: directory)
         let manager = try await StoreStack.launchApp(on: store, stateDirectory: directory)
         defer { Task { await manager.stop(); await store.shutdown() } }
+        // The transactions redelivered at launch are handled (each with a refresh of its own) first.
+        let deadline = ContinuousClock.now + .seconds(120)
+        while await manager.snapshot.unfinishedCount > 0 {
+            guard ContinuousClock.now < deadline else { throw BenchError("the app did not finish its transactions at launch") }
+            try await Task.sleep(for: .milliseconds(10))
+        }
         return await best(rounds) { await manager.refresh() }
     }
 
@@ -21,6 +27,8 @@ enum RefreshFigures {
         let catalog = try Generate.catalog(oneTime: 0, groups: subscribers, perGroup: 1)
         let store = try LocalAppStore(catalog: catalog, stateDirectory: directory)
         for g in 0..<subscribers { try await store.buyOutsideApp(productID: "gen.group\(g).sub0", familyShared: false) }
+        // Delivered and finished already: the launch measured is a returning user's, not one handling a thousand updates.
+        for entry in await store.ledgerEntries() { await store.finish(transactionID: entry.id) }
         await store.shutdown()
         return catalog
     }

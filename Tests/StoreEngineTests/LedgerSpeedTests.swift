@@ -81,6 +81,24 @@ struct LedgerSpeedTests {
         #expect(try mine.subscriptions().map(\.originalID) == [1] && mine.nextDueDate() == later)
     }
 
+    @Test("a subscription record this process writes is read back at once, with its due date")
+    func ownWritesAreReadBack() throws {
+        let ledger = try Ledger(path: nil, tokenPrefix: "")
+        let later = Date(timeIntervalSince1970: 1_790_000_000), sooner = Date(timeIntervalSince1970: 1_785_000_000)
+        try ledger.save(record(1, group: "a", expires: later))
+        try ledger.save(record(2, group: "b", expires: later))
+        #expect(try ledger.subscriptions().count == 2 && ledger.nextDueDate() == later)
+        try ledger.save(record(2, group: "b", expires: sooner))
+        #expect(try ledger.subscriptions(group: "b").map(\.expirationDate) == [sooner] && ledger.nextDueDate() == sooner)
+        try ledger.db.transaction {
+            try ledger.save(record(3, group: "a", expires: later))
+            #expect(try ledger.subscriptions(group: "a").map(\.originalID) == [1, 3])
+        }
+        #expect(try ledger.subscriptions().map(\.originalID) == [1, 2, 3])
+        try ledger.deleteSubscription(2)
+        #expect(try ledger.subscriptions().map(\.originalID) == [1, 3] && ledger.nextDueDate() == later)
+    }
+
     @Test("a subscription record written in a rolled-back transaction is never read back")
     func rolledBackRecordIsNotRead() throws {
         let ledger = try Ledger(path: nil, tokenPrefix: "")

@@ -307,26 +307,49 @@ final class Ledger {
 
     /// Every subscription record, decoded once: a refresh reads them for each group (status,
     /// eligibility, catch-up), and decoding all of them once per group made it quadratic.
+    /// `stale`: groups this connection wrote since, read again (alone) at the next read outside a write.
     /// `nextDue`: the earliest date one of them falls due (see `RenewalSchedule.dueDate`).
     private struct DecodedRecords {
         var version: Int64
         var byGroup: [String: [SubscriptionRecord]]
-        var all: [SubscriptionRecord]
+        var stale: Set<String> = []
+        var all: [SubscriptionRecord] = []
         var nextDue: Date?
+
+        init(version: Int64, byGroup: [String: [SubscriptionRecord]]) {
+            self.version = version
+            self.byGroup = byGroup
+            summarize()
+        }
+
+        mutating func summarize() {
+            all = byGroup.values.flatMap { $0 }.sorted { $0.originalID < $1.originalID }
+            nextDue = all.compactMap(RenewalSchedule.dueDate).min()
+        }
     }
 
-    /// Valid while no other connection has committed (`PRAGMA data_version`) and this one has not
-    /// written a record. Kept only when read outside a write transaction, so a rollback cannot leave it stale.
+    /// Valid while no other connection has committed (`PRAGMA data_version`). Kept only when read
+    /// outside a write transaction, so a rollback cannot leave it stale.
     private var decodedRecords: DecodedRecords?
 
     private func decodedSubscriptions() throws -> DecodedRecords {
         let version = try db.query("PRAGMA data_version").first?.first?.int ?? -1
-        if let decoded = decodedRecords, decoded.version == version { return decoded }
+        if var decoded = decodedRecords, decoded.version == version {
+            guard !decoded.stale.isEmpty else { return decoded }
+            for group in decoded.stale { decoded.byGroup[group] = try storedSubscriptions(group: group) }
+            decoded.stale = []
+            decoded.summarize()
+            if !db.isInTransaction { decodedRecords = decoded }
+            return decoded
+        }
         let all = try db.query("SELECT record, original_id FROM subscriptions ORDER BY original_id").map(record)
-        let decoded = DecodedRecords(version: version, byGroup: Dictionary(grouping: all, by: \.groupID), all: all,
-                                     nextDue: all.compactMap(RenewalSchedule.dueDate).min())
+        let decoded = DecodedRecords(version: version, byGroup: Dictionary(grouping: all, by: \.groupID))
         if !db.isInTransaction { decodedRecords = decoded }
         return decoded
+    }
+
+    private func storedSubscriptions(group: String) throws -> [SubscriptionRecord] {
+        try db.query("SELECT record, original_id FROM subscriptions WHERE group_id = ? ORDER BY original_id", [.text(group)]).map(record)
     }
 
     /// The earliest date a subscription falls due; nil when none will until a record changes.
@@ -336,8 +359,12 @@ final class Ledger {
     }
 
     func subscriptions(group: String? = nil) throws -> [SubscriptionRecord] {
-        let decoded = try decodedSubscriptions()
-        var records = group.map { decoded.byGroup[$0] ?? [] } ?? decoded.all
+        // Inside a write (a purchase), a group written in it is read alone rather than decoding every record.
+        var records = if let group, db.isInTransaction, decodedRecords?.stale.contains(group) ?? true {
+            try storedSubscriptions(group: group)
+        } else {
+            try group.map { try decodedSubscriptions().byGroup[$0] ?? [] } ?? decodedSubscriptions().all
+        }
         guard let pending = batchRecords, !pending.isEmpty else { return records }
         records = records.map { pending[$0.originalID] ?? $0 }
         let known = Set(records.map(\.originalID))
@@ -355,7 +382,7 @@ final class Ledger {
     }
 
     private func write(_ record: SubscriptionRecord) throws {
-        decodedRecords = nil
+        decodedRecords?.stale.insert(record.groupID)
         let text = String(decoding: try JSONEncoder().encode(record), as: UTF8.self)
         try db.query("""
             INSERT INTO subscriptions(original_id, group_id, record) VALUES (?, ?, ?)
