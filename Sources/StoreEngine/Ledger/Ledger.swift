@@ -313,7 +313,8 @@ final class Ledger {
         var version: Int64
         var byGroup: [String: [SubscriptionRecord]]
         var stale: Set<String> = []
-        var all: [SubscriptionRecord] = []
+        /// All of them by original ID, sorted when first asked for (a purchase needs only its group).
+        var all: [SubscriptionRecord]?
         var nextDue: Date?
 
         init(version: Int64, byGroup: [String: [SubscriptionRecord]]) {
@@ -323,8 +324,8 @@ final class Ledger {
         }
 
         mutating func summarize() {
-            all = byGroup.values.flatMap { $0 }.sorted { $0.originalID < $1.originalID }
-            nextDue = all.compactMap(RenewalSchedule.dueDate).min()
+            all = nil
+            nextDue = byGroup.values.lazy.flatMap { $0 }.compactMap(RenewalSchedule.dueDate).min()
         }
     }
 
@@ -343,9 +344,18 @@ final class Ledger {
             return decoded
         }
         let all = try db.query("SELECT record, original_id FROM subscriptions ORDER BY original_id").map(record)
-        let decoded = DecodedRecords(version: version, byGroup: Dictionary(grouping: all, by: \.groupID))
+        var decoded = DecodedRecords(version: version, byGroup: Dictionary(grouping: all, by: \.groupID))
+        decoded.all = all
         if !db.isInTransaction { decodedRecords = decoded }
         return decoded
+    }
+
+    private func allSubscriptions() throws -> [SubscriptionRecord] {
+        let decoded = try decodedSubscriptions()
+        if let all = decoded.all { return all }
+        let all = decoded.byGroup.values.flatMap { $0 }.sorted { $0.originalID < $1.originalID }
+        if !db.isInTransaction { decodedRecords?.all = all }
+        return all
     }
 
     private func storedSubscriptions(group: String) throws -> [SubscriptionRecord] {
@@ -363,7 +373,7 @@ final class Ledger {
         var records = if let group, db.isInTransaction, decodedRecords?.stale.contains(group) ?? true {
             try storedSubscriptions(group: group)
         } else {
-            try group.map { try decodedSubscriptions().byGroup[$0] ?? [] } ?? decodedSubscriptions().all
+            try group.map { try decodedSubscriptions().byGroup[$0] ?? [] } ?? allSubscriptions()
         }
         guard let pending = batchRecords, !pending.isEmpty else { return records }
         records = records.map { pending[$0.originalID] ?? $0 }
