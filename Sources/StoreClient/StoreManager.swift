@@ -317,8 +317,19 @@ public actor StoreManager {
 /// Verification results by token, for the tokens the last refresh and this one read: a refresh
 /// reads the same signed data as the one before, however many subscriptions and entitlements there are.
 struct VerificationCache<Payload: Sendable & Equatable> {
-    private var current: [String: VerificationResult<Payload>] = [:]
-    private var previous: [String: VerificationResult<Payload>] = [:]
+    private var current: [Token: VerificationResult<Payload>] = [:]
+    private var previous: [Token: VerificationResult<Payload>] = [:]
+
+    /// A token hashed by its end, the signature: hashing whole tokens, certificate chains and all
+    /// (3.7 KB each), was a fifth of a refresh. Equality still compares the whole token.
+    private struct Token: Hashable {
+        let jws: String
+        static func == (a: Token, b: Token) -> Bool { a.jws == b.jws }
+        func hash(into hasher: inout Hasher) {
+            let utf8 = jws.utf8
+            hasher.combine(jws[(utf8.index(utf8.endIndex, offsetBy: -64, limitedBy: utf8.startIndex) ?? utf8.startIndex)...])
+        }
+    }
 
     /// Forgets what the refresh before last read.
     mutating func startRefresh() {
@@ -327,9 +338,10 @@ struct VerificationCache<Payload: Sendable & Equatable> {
     }
 
     mutating func result(_ jws: String, _ verify: (String) -> VerificationResult<Payload>) -> VerificationResult<Payload> {
-        if let known = current[jws] { return known }
-        let result = previous[jws] ?? verify(jws)
-        current[jws] = result
+        let token = Token(jws: jws)
+        if let known = current[token] { return known }
+        let result = previous[token] ?? verify(jws)
+        current[token] = result
         return result
     }
 }
