@@ -17,7 +17,8 @@ public actor StoreManager {
     /// How much of `Transaction.all` the snapshot keeps: the newest, so a long history never costs a refresh.
     public static let historyLimit = 200
     /// Verification results by token: a refresh re-reads the same signed data many times.
-    private var verified: [String: VerificationResult<TransactionPayload>] = [:]
+    private var verified = VerificationCache<TransactionPayload>()
+    private var verifiedRenewals = VerificationCache<RenewalInfoPayload>()
     /// QA: the app dies after delivering the next transaction, before `finish()` (a crash a tester reproduces).
     private var crashesBeforeFinish = false
     /// The app died that way: it no longer listens or finishes anything.
@@ -206,6 +207,8 @@ public actor StoreManager {
 
     /// Recomputes what the customer is entitled to, from `currentEntitlements` and subscription status.
     public func refresh() async {
+        verified.startRefresh()
+        verifiedRenewals.startRefresh()
         var entitled: Set<String> = []
         let now = await source.now()
         for jws in await source.currentEntitlements() {
@@ -223,8 +226,8 @@ public actor StoreManager {
             eligibility[groupID] = await source.isEligibleForIntroOffer(groupID: groupID)
             do {
                 statuses[groupID] = try await source.subscriptionStatuses(groupID: groupID).map {
-                    SubscriptionStatus(state: $0.state, transaction: verifier.transaction($0.transaction),
-                                       renewalInfo: verifier.renewalInfo($0.renewalInfo))
+                    SubscriptionStatus(state: $0.state, transaction: verify($0.transaction),
+                                       renewalInfo: verifiedRenewals.result($0.renewalInfo, verifier.renewalInfo))
                 }
             } catch {
                 snapshot.statusError = Self.failure(error)
@@ -240,11 +243,7 @@ public actor StoreManager {
     }
 
     private func verify(_ jws: String) -> VerificationResult<TransactionPayload> {
-        if let known = verified[jws] { return known }
-        if verified.count > 4 * Self.historyLimit { verified.removeAll(keepingCapacity: true) }
-        let result = verifier.transaction(jws)
-        verified[jws] = result
-        return result
+        verified.result(jws, verifier.transaction)
     }
 
     /// A non-renewing subscription has no expiration date: the app computes it from the catalog's duration.
@@ -312,6 +311,38 @@ public actor StoreManager {
         case let e as SQLiteError where e.isDiskFull: .storeKit(.systemError)
         default: .storeKit(.unknown)
         }
+    }
+}
+
+/// Verification results by token, for the tokens the last refresh and this one read: a refresh
+/// reads the same signed data as the one before, however many subscriptions and entitlements there are.
+struct VerificationCache<Payload: Sendable & Equatable> {
+    private var current: [Token: VerificationResult<Payload>] = [:]
+    private var previous: [Token: VerificationResult<Payload>] = [:]
+
+    /// A token hashed by its end, the signature: hashing whole tokens, certificate chains and all
+    /// (3.7 KB each), was a fifth of a refresh. Equality still compares the whole token.
+    private struct Token: Hashable {
+        let jws: String
+        static func == (a: Token, b: Token) -> Bool { a.jws == b.jws }
+        func hash(into hasher: inout Hasher) {
+            let utf8 = jws.utf8
+            hasher.combine(jws[(utf8.index(utf8.endIndex, offsetBy: -64, limitedBy: utf8.startIndex) ?? utf8.startIndex)...])
+        }
+    }
+
+    /// Forgets what the refresh before last read.
+    mutating func startRefresh() {
+        previous = current
+        current.removeAll(keepingCapacity: true)
+    }
+
+    mutating func result(_ jws: String, _ verify: (String) -> VerificationResult<Payload>) -> VerificationResult<Payload> {
+        let token = Token(jws: jws)
+        if let known = current[token] { return known }
+        let result = previous[token] ?? verify(jws)
+        current[token] = result
+        return result
     }
 }
 

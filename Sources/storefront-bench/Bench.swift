@@ -2,7 +2,8 @@ import Foundation
 import StoreCore
 
 enum Bench {
-    static func run(sizes: Sizes, json: String?, only: Set<String>? = nil) async throws {
+    /// Runs the figures (`only`: those whose number or id is listed); true when none missed.
+    static func run(sizes: Sizes, json: String?, only: Set<String>? = nil) async throws -> Bool {
         print("storefront-bench: \(Machine.cores) cores (nproc), \(Machine.cpuModel)\(sizes.largeLedger < 100_000 ? ", --quick sizes" : "")")
         var results: [Result] = []
         func step<T>(_ name: String, _ body: () async throws -> T) async rethrows -> T {
@@ -39,7 +40,10 @@ enum Bench {
         if wanted("6") { results.append(try await step("start-up") { try TerminalFigures.startup(rounds: sizes.rounds) }) }
         if wanted("7") { results.append(try await step("a simulated year") { try await Figures.renewals(sizes) }) }
         if wanted("8") { results += try await step("peak RSS") { try Figures.memory(sizes, catalogPath: catalogPath, ledger: large) } }
+        if wanted("refresh-subs") { results.append(try await step("refresh with many subscriptions") { try await RefreshFigures.subscriptions(sizes) }) }
+        if wanted("refresh-1m") { results.append(try await step("refresh with a huge ledger") { try await RefreshFigures.ledgerSize(sizes) }) }
 
+        results.sort { $0.id.compare($1.id, options: .numeric) == .orderedAscending }
         print(table(results))
         if let json {
             let encoder = JSONEncoder()
@@ -48,6 +52,7 @@ enum Bench {
             try encoder.encode(Report(cores: Machine.cores, cpu: Machine.cpuModel, quick: sizes.largeLedger < 100_000, results: results))
                 .write(to: URL(fileURLWithPath: json))
         }
+        return !results.contains { $0.pass == false }
     }
 
     static func format(_ value: Double?, _ unit: String) -> String {
@@ -57,9 +62,9 @@ enum Bench {
     }
 
     static func table(_ results: [Result]) -> String {
-        let header = ["figure", "measured", "baseline", "ratio", "target", "status", "note"]
+        let header = ["id", "figure", "measured", "baseline", "ratio", "target", "status", "note"]
         let rows = [header] + results.map {
-            [$0.figure, format($0.measured, $0.unit), format($0.baseline, $0.unit),
+            [$0.id, $0.figure, format($0.measured, $0.unit), format($0.baseline, $0.unit),
              $0.ratio.map { String(format: "%.2f×", $0) } ?? "—", $0.target, $0.status, $0.note]
         }
         let widths = (0..<header.count - 1).map { column in rows.map { $0[column].count }.max()! }

@@ -9,10 +9,10 @@ import StoreSigning
 
 /// Sizes of one run; `--quick` shrinks them so a smoke run takes seconds.
 struct Sizes {
-    var signings = 2000, purchases = 1000, smallLedger = 1000, largeLedger = 100_000
+    var signings = 2000, purchases = 1000, smallLedger = 1000, largeLedger = 100_000, hugeLedger = 1_000_000
     var catalogProducts = 10_000, subscribers = 1000, rounds = 5
 
-    static let quick = Sizes(signings: 200, purchases: 100, smallLedger: 100, largeLedger: 10_000,
+    static let quick = Sizes(signings: 200, purchases: 100, smallLedger: 100, largeLedger: 10_000, hugeLedger: 100_000,
                              catalogProducts: 1000, subscribers: 100, rounds: 3)
 }
 
@@ -57,9 +57,9 @@ enum Figures {
         let rates = times.map { Double(n) / $0 }
         let note = "payload \(payload.count) B, token \(token.utf8.count) B"
         return [
-            Result(figure: "1a JWS ES256 sign", measured: rates[1], baseline: rates[0], unit: "/s", ratio: rates[1] / rates[0],
+            Result(id: "1a", figure: "1a JWS ES256 sign", measured: rates[1], baseline: rates[0], unit: "/s", ratio: rates[1] / rates[0],
                    target: "≥ 0.70×", pass: rates[1] >= 0.7 * rates[0], note: note),
-            Result(figure: "1b JWS ES256 verify", measured: rates[3], baseline: rates[2], unit: "/s", ratio: rates[3] / rates[2],
+            Result(id: "1b", figure: "1b JWS ES256 verify", measured: rates[3], baseline: rates[2], unit: "/s", ratio: rates[3] / rates[2],
                    target: "≥ 0.70×", pass: rates[3] >= 0.7 * rates[2], note: note + ", chain cached"),
         ]
     }
@@ -82,7 +82,7 @@ enum Figures {
         let signature = String(sample.split(separator: ".").last!)  // what a ledger row keeps of its token
         let raw = try rawInserts(path: directory + "/raw.sqlite", count: n, payload: payload, jws: signature)
         let (rate, baseline) = (Double(n) / purchase, Double(n) / raw)
-        return Result(figure: "2 durable purchases", measured: rate, baseline: baseline, unit: "/s", ratio: rate / baseline,
+        return Result(id: "2", figure: "2 durable purchases", measured: rate, baseline: baseline, unit: "/s", ratio: rate / baseline,
                       target: "≥ 0.50×", pass: rate >= 0.5 * baseline, note: "\(n) purchases; baseline: committed single-row inserts, WAL + synchronous=NORMAL")
     }
 
@@ -154,7 +154,7 @@ enum Figures {
     static func entitlements(_ sizes: Sizes, catalog: Catalog, small: String, large: String) async throws -> Result {
         let (a, b) = (try await entitlementTime(directory: small, catalog: catalog, rounds: sizes.rounds),
                       try await entitlementTime(directory: large, catalog: catalog, rounds: sizes.rounds))
-        return Result(figure: "3 entitlements+statuses, \(sizes.largeLedger / 1000)k tx", measured: b * 1000, baseline: a * 1000, unit: "ms",
+        return Result(id: "3", figure: "3 entitlements+statuses, \(sizes.largeLedger / 1000)k tx", measured: b * 1000, baseline: a * 1000, unit: "ms",
                       ratio: b / a, target: "≤ 2×", pass: b <= 2 * a,
                       note: "baseline: same with \(sizes.smallLedger) tx; 21 entitlements in both")
     }
@@ -169,7 +169,7 @@ enum Figures {
             load = min(load, try elapsed { _ = try CatalogLoader.load(data: data, file: "generated.json") })
             parse = min(parse, try elapsed { _ = try JSONSerialization.jsonObject(with: data) })
         }
-        return Result(figure: "4 load \(sizes.catalogProducts / 1000)k-product catalog", measured: load * 1000, baseline: parse * 1000, unit: "ms",
+        return Result(id: "4", figure: "4 load \(sizes.catalogProducts / 1000)k-product catalog", measured: load * 1000, baseline: parse * 1000, unit: "ms",
                       ratio: load / parse, target: "≤ 3×", pass: load <= 3 * parse,
                       note: "\(data.count / 1024) KiB; baseline: JSONSerialization.jsonObject")
     }
@@ -184,7 +184,7 @@ enum Figures {
         for round in 0..<max(rounds, 3) * 5 {
             best = min(best, elapsed { _ = preview.render(size: size, selected: round % 40) })
         }
-        return Result(figure: "5a render store screen 200×60", measured: best * 1000, baseline: nil, unit: "ms", ratio: nil,
+        return Result(id: "5a", figure: "5a render store screen 200×60", measured: best * 1000, baseline: nil, unit: "ms", ratio: nil,
                       target: "≤ 2 ms", pass: best <= 0.002, note: "\(catalog.products.count) products, best of \(max(rounds, 3) * 5)")
     }
 
@@ -205,7 +205,7 @@ enum Figures {
         let signing = try elapsed {
             for i in 0..<renewals { _ = try identity.signer.sign(payload: Data(samplePayload(id: 2_000_000_000 + Int64(i)).json.compact.utf8)) }
         }
-        return Result(figure: "7 one simulated year", measured: advance, baseline: signing, unit: "s", ratio: advance / signing,
+        return Result(id: "7", figure: "7 one simulated year", measured: advance, baseline: signing, unit: "s", ratio: advance / signing,
                       target: "≤ 1.5×", pass: advance <= 1.5 * signing,
                       note: "\(sizes.subscribers) monthly subscribers, \(renewals) renewals; baseline: signing \(renewals) payloads")
     }
@@ -219,9 +219,9 @@ enum Figures {
         let (catalog, store, app) = (fields[0] / 1_000_000, fields[1] / 1_000_000, fields[2] / 1_000_000)
         let what = "\(sizes.catalogProducts / 1000)k products, \(sizes.largeLedger / 1000)k tx"
         return [
-            Result(figure: "8a peak RSS, store open", measured: store, baseline: nil, unit: "MB", ratio: nil, target: "≤ 150 MB", pass: store <= 150,
+            Result(id: "8a", figure: "8a peak RSS, store open", measured: store, baseline: nil, unit: "MB", ratio: nil, target: "≤ 150 MB", pass: store <= 150,
                    note: what + ": catalog loaded (\(Int(catalog)) MB peak so far), LocalAppStore opened, entitlements and statuses read"),
-            Result(figure: "8b peak RSS, app launched", measured: app, baseline: nil, unit: "MB", ratio: nil, target: "≤ 150 MB", pass: app <= 150,
+            Result(id: "8b", figure: "8b peak RSS, app launched", measured: app, baseline: nil, unit: "MB", ratio: nil, target: "≤ 150 MB", pass: app <= 150,
                    note: what + ": then StoreManager.start, \(String(format: "%.1f", fields[3])) s"),
         ]
     }

@@ -4,6 +4,8 @@ import StoreEngine
 
 /// One line of the results table.
 struct Result: Codable {
+    /// Stable across runs and versions: "1a", "refresh-1m"; rows come in this order.
+    var id: String
     var figure: String
     var measured: Double?
     var baseline: Double?

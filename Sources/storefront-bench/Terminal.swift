@@ -82,7 +82,7 @@ enum TerminalFigures {
         terminal.stop()
         fclose(input); fclose(output)
         let ratio = Double(move) / Double(full)
-        return Result(figure: "5b backend bytes, row move", measured: Double(move), baseline: Double(full), unit: "B", ratio: ratio,
+        return Result(id: "5b", figure: "5b backend bytes, row move", measured: Double(move), baseline: Double(full), unit: "B", ratio: ratio,
                       target: "≤ 0.10×", pass: ratio <= 0.1, note: "synthetic canvases on a \(terminal.size.width)×\(terminal.size.height) pty, TERM=\(ProcessInfo.processInfo.environment["TERM"] ?? "")")
     }
 
@@ -90,7 +90,7 @@ enum TerminalFigures {
     static func startup(rounds: Int) throws -> Result {
         let binary = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent().appendingPathComponent("storefront").path
         func notMeasured(_ why: String) -> Result {
-            Result(figure: "6 start-up to first frame", measured: nil, baseline: nil, unit: "ms", ratio: nil, target: "≤ 3×", pass: nil,
+            Result(id: "6", figure: "6 start-up to first frame", measured: nil, baseline: nil, unit: "ms", ratio: nil, target: "≤ 3×", pass: nil,
                    note: "not measured: \(why)")
         }
         guard FileManager.default.isExecutableFile(atPath: binary) else { return notMeasured("no \(binary) (swift build -c release)") }
@@ -131,7 +131,7 @@ enum TerminalFigures {
             }
             (version, frame) = (min(version, v), min(frame, f))
         }
-        return Result(figure: "6 start-up to first frame", measured: frame * 1000, baseline: version * 1000, unit: "ms", ratio: frame / version,
+        return Result(id: "6", figure: "6 start-up to first frame", measured: frame * 1000, baseline: version * 1000, unit: "ms", ratio: frame / version,
                       target: "≤ 3×", pass: frame <= 3 * version, note: "bundled catalog, --ephemeral; baseline: storefront --version")
     }
 }

@@ -1,8 +1,15 @@
 import Foundation
 import StoreCore
 
-// storefront-bench [--json FILE] [--quick] [--only 1,2,…]
-//   Speed and memory figures, each against a baseline measured in the same run.
+let usage = """
+    usage: storefront-bench [--json FILE] [--quick] [--only ID,…]
+      Speed and memory figures, each against a baseline measured in the same run (release build).
+      --json FILE   also write the results as JSON: one row per figure with its id, figure, ratio and pass
+      --quick       smaller sizes, for a smoke run in seconds
+      --only IDS    only these figures: a number (1, 5, 8) or an id (refresh-subs, refresh-1m)
+      --help        this text
+    Exit status: 0 when every figure measured meets its target, 1 when one misses or the run fails.
+    """
 // storefront-bench worker --state DIR --seed N [--count N] [--non-consumables N]   (hidden: the crash-test worker)
 // storefront-bench rss-probe --catalog FILE --state DIR        (hidden: figure 8's fresh process)
 
@@ -27,10 +34,15 @@ do {
     case "rss-probe":
         guard let catalog = option("--catalog"), let state = option("--state") else { fail("usage: rss-probe --catalog FILE --state DIR") }
         try await Figures.rssProbe(catalogPath: catalog, state: state)
+    case _ where arguments.contains("--help") || arguments.contains("-h") || arguments.first == "help":
+        print(usage)
+    case let first? where !first.hasPrefix("--"):
+        fail("unknown command \(first)\n\(usage)")
     default:
         let quick = arguments.contains("--quick")
-        try await Bench.run(sizes: quick ? .quick : Sizes(), json: option("--json"),
-                            only: option("--only").map { Set($0.split(separator: ",").map(String.init)) })
+        let passed = try await Bench.run(sizes: quick ? .quick : Sizes(), json: option("--json"),
+                                         only: option("--only").map { Set($0.split(separator: ",").map(String.init)) })
+        if !passed { exit(1) }
     }
 } catch {
     fail("\(error)")

@@ -18,6 +18,11 @@ extension Ledger {
                                              detail: "the recorded signing root no longer matches its checksum")
             }
             if let known, known != root {
+                // Not a fingerprint at all (a ledger from before the checksum): damaged, and signing.pem is not to blame.
+                guard known.utf8.count == root.utf8.count, known.allSatisfy(\.isHexDigit) else {
+                    throw LedgerError.damagedRow(path: self.path ?? ":memory:", table: "meta", key: "signingRootKey",
+                                                 detail: "the recorded signing root key is not a key fingerprint")
+                }
                 throw StateError("\(path) holds a different signing identity (root key \(root.prefix(16))…) from the one that signed the transactions in its ledger (root key \(known.prefix(16))…): put the original signing.pem back, or move the state directory aside to start a new store")
             }
             if try meta("tokenPrefix") != tokenPrefix {

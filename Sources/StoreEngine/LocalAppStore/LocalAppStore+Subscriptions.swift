@@ -172,6 +172,8 @@ extension LocalAppStore {
     /// Processes every renewal, grace-period end, billing-retry end and expiry that is due, in order.
     func catchUp() {
         let now = now(), schedule = schedule
+        // Most calls find nothing due: the earliest due date says so without looking at every record.
+        guard let next = read(nil, ledger.nextDueDate), next <= now else { return }
         let due = read([]) { try ledger.subscriptions() }.filter { schedule.isDue($0, at: now) }
         guard !due.isEmpty else { return }
         // One write transaction for the whole catch-up: a simulated year commits once, not per renewal.
@@ -305,8 +307,24 @@ extension LocalAppStore {
         catchUp()
         return try ledger.subscriptions(group: groupID).compactMap { record in
             guard let jws = try ledger.jws(record.latestTransactionID) else { return nil }
-            return SignedSubscriptionStatus(state: record.state, transaction: present(jws), renewalInfo: present(asSigned(try sign(renewalInfo(record).json))))
+            return SignedSubscriptionStatus(state: record.state, transaction: present(jws), renewalInfo: present(asSigned(try signedRenewalInfo(record))))
         }
+    }
+
+    /// The subscription's renewal info, signed again only when what it says has changed: signing
+    /// every subscription's at every refresh was most of a refresh with many subscriptions. Its
+    /// `signedDate` says when it was signed, as with any signed data handed out again.
+    func signedRenewalInfo(_ record: SubscriptionRecord) throws -> String {
+        var info = renewalInfo(record)
+        if let signed = signedRenewals[record.originalID] {
+            let now = info.signedDate
+            info.signedDate = signed.info.signedDate
+            if info == signed.info { return signed.jws }
+            info.signedDate = now
+        }
+        let jws = try sign(info.json)
+        signedRenewals[record.originalID] = (info, jws)
+        return jws
     }
 
     func renewalInfo(_ record: SubscriptionRecord) -> RenewalInfoPayload {

@@ -28,6 +28,8 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
     lazy var rogueSigner: JWSSigner? = try? StoreIdentity.ephemeral().signer
     /// Set during a catch-up: renewals are signed beside it and their tokens written before it commits.
     var signingPipeline: SigningPipeline?
+    /// Renewal info as last signed, by original transaction (see `signedRenewalInfo`).
+    var signedRenewals: [Int64: (info: RenewalInfoPayload, jws: String)] = [:]
 
     /// Opens a store. `stateDirectory` nil keeps everything in memory (`--ephemeral`).
     public init(catalog: Catalog, stateDirectory: String?, storefront: String? = nil, locale: String? = nil,

@@ -30,7 +30,18 @@ struct RenewalSchedule: Equatable {
 
     /// Whether the subscription's period, grace period or billing retry has ended by `now`.
     func isDue(_ record: SubscriptionRecord, at now: Date) -> Bool {
-        step(record, period: nil, at: now) != nil
+        Self.dueDate(record).map { $0 <= now } ?? false
+    }
+
+    /// When the subscription's period, grace period or billing retry ends (`step` has something to
+    /// do from then on, whatever the tester's switches); nil when it has ended for good.
+    static func dueDate(_ record: SubscriptionRecord) -> Date? {
+        switch record.state {
+        case .subscribed: record.expirationDate
+        case .inGracePeriod: record.gracePeriodEnd ?? .distantPast
+        case .inBillingRetryPeriod: record.billingRetryEnd ?? .distantPast
+        default: nil
+        }
     }
 
     /// The next step for a subscription whose period, grace period or billing retry has ended by

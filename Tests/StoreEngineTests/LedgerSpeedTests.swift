@@ -1,0 +1,131 @@
+import Foundation
+import Testing
+import StoreCore
+import StoreClient
+@testable import StoreEngine
+
+/// What the ledger keeps so that a refresh costs the same at any size: a completed count kept by
+/// triggers, subscription records decoded once. Each must read exactly what the table holds.
+@Suite("Ledger speed shortcuts")
+struct LedgerSpeedTests {
+    func row(_ id: Int64, _ status: LedgerEntry.Status) -> Ledger.Row {
+        let date = Date(timeIntervalSince1970: 1_780_000_000)
+        let payload = TransactionPayload(
+            transactionID: id, originalTransactionID: id, bundleID: "com.example.app", productID: "coins", productType: .consumable,
+            purchaseDate: date, originalPurchaseDate: date, quantity: 1, signedDate: date, storefront: "USA", storefrontID: "143441",
+            currency: "USD", priceMilliunits: 990, appTransactionID: "1")
+        return Ledger.Row(payload: payload, status: status, finished: false, jws: nil, refundRequest: nil)
+    }
+
+    func counted(_ ledger: Ledger) throws -> Int {
+        Int(try ledger.db.query("SELECT COUNT(*) FROM transactions WHERE status = 'completed'").first?.first?.int ?? -1)
+    }
+
+    func record(_ originalID: Int64, group: String, expires: Date) -> SubscriptionRecord {
+        SubscriptionRecord(originalID: originalID, groupID: group, productID: group + ".monthly", autoRenewProductID: group + ".monthly",
+                           latestTransactionID: originalID, expirationDate: expires, state: .subscribed, recentStartDate: expires)
+    }
+
+    @Test("the completed count follows inserts, status changes, deletions and clears")
+    func completedCountFollowsEveryWrite() throws {
+        let ledger = try Ledger(path: nil, tokenPrefix: "")
+        for id in Int64(1)...5 { try ledger.insert(row(id, id <= 3 ? .completed : .pendingApproval)) }
+        #expect(try ledger.completedCount() == 3)
+        try ledger.update(row(4, .completed))
+        var declined = row(5, .declined)
+        declined.finished = true
+        try ledger.update(declined)
+        try ledger.update(row(1, .completed))
+        #expect(try ledger.completedCount() == 4)
+        try ledger.delete(2)
+        try ledger.delete(5)
+        #expect(try ledger.completedCount() == 3 && counted(ledger) == 3)
+        try ledger.clear()
+        #expect(try ledger.completedCount() == 0 && counted(ledger) == 0)
+    }
+
+    @Test("a ledger from before the completed count is counted when it is opened")
+    func oldLedgerIsCountedAtOpen() throws {
+        let directory = temporaryDirectory()
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = directory + "/ledger.sqlite"
+        do {
+            let ledger = try Ledger(path: path, tokenPrefix: "")
+            for id in Int64(1)...4 { try ledger.insert(row(id, id == 4 ? .interrupted : .completed)) }
+            try ledger.db.execute("""
+                DROP TRIGGER completed_inserted; DROP TRIGGER completed_deleted; DROP TRIGGER completed_changed;
+                DROP TABLE completed_count;
+                """)
+        }
+        let reopened = try Ledger(path: path, tokenPrefix: "")
+        #expect(try reopened.completedCount() == 3)
+        try reopened.insert(row(5, .completed))
+        #expect(try reopened.completedCount() == 4)
+    }
+
+    @Test("subscription records another process writes are read afresh, with their due dates")
+    func recordsFromAnotherProcessAreRead() throws {
+        let directory = temporaryDirectory()
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let (mine, theirs) = (try Ledger(path: directory + "/ledger.sqlite", tokenPrefix: ""),
+                              try Ledger(path: directory + "/ledger.sqlite", tokenPrefix: ""))
+        let later = Date(timeIntervalSince1970: 1_790_000_000), sooner = Date(timeIntervalSince1970: 1_785_000_000)
+        try mine.save(record(1, group: "a", expires: later))
+        #expect(try mine.subscriptions().map(\.originalID) == [1] && mine.nextDueDate() == later)
+        try theirs.save(record(2, group: "b", expires: sooner))
+        #expect(try mine.subscriptions(group: "b").map(\.originalID) == [2])
+        #expect(try mine.nextDueDate() == sooner)
+        try theirs.deleteSubscription(2)
+        #expect(try mine.subscriptions().map(\.originalID) == [1] && mine.nextDueDate() == later)
+    }
+
+    @Test("a subscription record this process writes is read back at once, with its due date")
+    func ownWritesAreReadBack() throws {
+        let ledger = try Ledger(path: nil, tokenPrefix: "")
+        let later = Date(timeIntervalSince1970: 1_790_000_000), sooner = Date(timeIntervalSince1970: 1_785_000_000)
+        try ledger.save(record(1, group: "a", expires: later))
+        try ledger.save(record(2, group: "b", expires: later))
+        #expect(try ledger.subscriptions().count == 2 && ledger.nextDueDate() == later)
+        try ledger.save(record(2, group: "b", expires: sooner))
+        #expect(try ledger.subscriptions(group: "b").map(\.expirationDate) == [sooner] && ledger.nextDueDate() == sooner)
+        try ledger.db.transaction {
+            try ledger.save(record(3, group: "a", expires: later))
+            #expect(try ledger.subscriptions(group: "a").map(\.originalID) == [1, 3])
+        }
+        #expect(try ledger.subscriptions().map(\.originalID) == [1, 2, 3])
+        try ledger.deleteSubscription(2)
+        #expect(try ledger.subscriptions().map(\.originalID) == [1, 3] && ledger.nextDueDate() == later)
+    }
+
+    @Test("a subscription record written in a rolled-back transaction is never read back")
+    func rolledBackRecordIsNotRead() throws {
+        let ledger = try Ledger(path: nil, tokenPrefix: "")
+        struct Abort: Error {}
+        _ = try ledger.subscriptions()
+        #expect(throws: Abort.self) {
+            try ledger.db.transaction {
+                try ledger.save(record(1, group: "a", expires: .now))
+                #expect(try ledger.subscriptions(group: "a").count == 1)
+                throw Abort()
+            }
+        }
+        #expect(try ledger.subscriptions().isEmpty && ledger.nextDueDate() == nil)
+    }
+
+    @Test("unchanged renewal info is handed out as signed before; a change signs it again")
+    func renewalInfoIsSignedAgainOnlyWhenItChanges() async throws {
+        let h = try await Harness.make()
+        defer { Task { await h.close() } }
+        _ = await h.manager.purchase(ID.proMonthly)
+        let first = try await h.store.subscriptionStatuses(groupID: ID.group)
+        let again = try await h.store.subscriptionStatuses(groupID: ID.group)
+        #expect(first.map(\.renewalInfo) == again.map(\.renewalInfo))
+        try await h.store.setAutoRenew(productID: ID.proMonthly, enabled: false)
+        let changed = try await h.store.subscriptionStatuses(groupID: ID.group)
+        #expect(changed.map(\.renewalInfo) != first.map(\.renewalInfo))
+        let verifier = SignedDataVerifier(trustedRoots: [h.store.certificate])
+        #expect(changed.first.map { verifier.renewalInfo($0.renewalInfo).payload?.willAutoRenew } == false)
+    }
+}
