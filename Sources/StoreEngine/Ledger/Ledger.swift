@@ -27,11 +27,15 @@ final class Ledger {
             guard check == [[.text("ok")]] else {
                 throw LedgerError.damaged(path: path ?? ":memory:", detail: check.prefix(3).compactMap { $0.first?.text }.joined(separator: "; "))
             }
+            // One write transaction: a second process opening the ledger meanwhile sees all of it or none.
+            // Inside the check: the counter's first count reads every row, and may meet damage quick_check missed.
+            try db.execute(Self.schema)
         } catch let error as SQLiteError where error.isCorruption {
             throw LedgerError.damaged(path: path ?? ":memory:", detail: error.message)
         }
-        // One write transaction: a second process opening the ledger meanwhile sees all of it or none.
-        try db.execute("""
+    }
+
+    private static let schema = """
             BEGIN IMMEDIATE;
             CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
             CREATE TABLE IF NOT EXISTS transactions(
@@ -49,10 +53,9 @@ final class Ledger {
             CREATE TABLE IF NOT EXISTS redemptions(code TEXT NOT NULL, transaction_id INTEGER NOT NULL);
             CREATE TABLE IF NOT EXISTS upgrade_refunds(transaction_id INTEGER PRIMARY KEY, milliunits INTEGER NOT NULL);
             CREATE TABLE IF NOT EXISTS nonces(nonce TEXT PRIMARY KEY);
-            \(Self.completedCounter)
+            \(completedCounter)
             COMMIT;
-            """)
-    }
+            """
 
     /// How many transactions are completed, kept by triggers in the writes that change it: counting
     /// them was a scan of the whole table, 96% of a refresh with a million transactions. A ledger

@@ -36,37 +36,42 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
                 time: any RealTimeSource = SystemTime()) throws {
         self.catalog = catalog
         self.time = time
-        if let directory = stateDirectory {
-            try StateDirectory.create(directory)
-            identity = try StoreIdentity.load(directory: directory)
-            ledger = try Ledger(path: directory + "/ledger.sqlite", tokenPrefix: identity.signer.tokenPrefix)
-            StateDirectory.restrictFiles(in: directory, names: ["ledger.sqlite", "ledger.sqlite-wal", "ledger.sqlite-shm"])
-            try ledger.bind(to: identity, path: directory + "/signing.pem")
-        } else {
-            identity = try StoreIdentity.ephemeral()
-            ledger = try Ledger(path: nil, tokenPrefix: identity.signer.tokenPrefix)
+        // SQLite may meet damage that the open's quick check missed: it is the ledger's, named as such.
+        do {
+            if let directory = stateDirectory {
+                try StateDirectory.create(directory)
+                identity = try StoreIdentity.load(directory: directory)
+                ledger = try Ledger(path: directory + "/ledger.sqlite", tokenPrefix: identity.signer.tokenPrefix)
+                StateDirectory.restrictFiles(in: directory, names: ["ledger.sqlite", "ledger.sqlite-wal", "ledger.sqlite-shm"])
+                try ledger.bind(to: identity, path: directory + "/signing.pem")
+            } else {
+                identity = try StoreIdentity.ephemeral()
+                ledger = try Ledger(path: nil, tokenPrefix: identity.signer.tokenPrefix)
+            }
+            // What the tester changed last time wins over the catalog's defaults, until a reset.
+            var settings = catalog.settings
+            if let saved = try ledger.meta("settings").flatMap({ try? JSONParser.parse($0) }),
+               let restored = try? CatalogFormat.decodeSettings(saved, storefronts: catalog.storefronts, file: "ledger") {
+                settings = restored
+            }
+            currentSettings = settings
+            let real = time.now()
+            clock = StoreClock(rate: settings.timeRate, realAnchor: real, storeAnchor: real)
+            if let saved = try ledger.meta("clock"), let restored = try? JSONDecoder().decode(StoreClock.self, from: Data(saved.utf8)) {
+                clock = restored
+            }
+            guard let place = catalog.place(storefront: storefront, locale: locale, settings: settings) else {
+                throw StoreFailure.storeKit(.notAvailableInStorefront)
+            }
+            (currentStorefront, currentLocale) = place
+            lastSeenEvent = try ledger.lastEventSeq()
+            appTransactionID = try ledger.meta("appTransactionID") {
+                String(UInt64.random(in: 700_000_000_000_000_000...799_999_999_999_999_999))
+            }
+            try ledger.setMeta("clock", String(decoding: try JSONEncoder().encode(clock), as: UTF8.self))
+        } catch let error as SQLiteError where error.isCorruption {
+            throw LedgerError.damaged(path: stateDirectory.map { $0 + "/ledger.sqlite" } ?? ":memory:", detail: error.message)
         }
-        // What the tester changed last time wins over the catalog's defaults, until a reset.
-        var settings = catalog.settings
-        if let saved = try ledger.meta("settings").flatMap({ try? JSONParser.parse($0) }),
-           let restored = try? CatalogFormat.decodeSettings(saved, storefronts: catalog.storefronts, file: "ledger") {
-            settings = restored
-        }
-        currentSettings = settings
-        let real = time.now()
-        clock = StoreClock(rate: settings.timeRate, realAnchor: real, storeAnchor: real)
-        if let saved = try ledger.meta("clock"), let restored = try? JSONDecoder().decode(StoreClock.self, from: Data(saved.utf8)) {
-            clock = restored
-        }
-        guard let place = catalog.place(storefront: storefront, locale: locale, settings: settings) else {
-            throw StoreFailure.storeKit(.notAvailableInStorefront)
-        }
-        (currentStorefront, currentLocale) = place
-        lastSeenEvent = try ledger.lastEventSeq()
-        appTransactionID = try ledger.meta("appTransactionID") {
-            String(UInt64.random(in: 700_000_000_000_000_000...799_999_999_999_999_999))
-        }
-        try ledger.setMeta("clock", String(decoding: try JSONEncoder().encode(clock), as: UTF8.self))
     }
 
     public nonisolated var certificate: Certificate { identity.certificate }
