@@ -386,11 +386,6 @@ final class Ledger {
         return records.sorted { $0.originalID < $1.originalID }
     }
 
-    /// Whether the customer ever subscribed in a group (introductory offers are once per group).
-    func hasSubscription(group: String) throws -> Bool {
-        try !db.query("SELECT 1 FROM subscriptions WHERE group_id = ? LIMIT 1", [.text(group)]).isEmpty
-    }
-
     func save(_ record: SubscriptionRecord) throws {
         if batchRecords != nil { batchRecords![record.originalID] = record } else { try write(record) }
     }
