@@ -15,6 +15,7 @@ let package = Package(
         .systemLibrary(name: "CNcursesW", path: "Sources/CNcursesW", pkgConfig: "ncursesw"),
         .systemLibrary(name: "CLibCrypto", path: "Sources/CLibCrypto", pkgConfig: "libcrypto"),
         .systemLibrary(name: "CSQLite", path: "Sources/CSQLite", pkgConfig: "sqlite3"),
+        .systemLibrary(name: "CMicroHTTPD", path: "Sources/CMicroHTTPD", pkgConfig: "libmicrohttpd"),
 
         // Domain: catalog, products, prices, transaction models, JSON.
         .target(name: "StoreCore", resources: [.copy("Catalog/catalog.schema.json")]),
@@ -24,10 +25,13 @@ let package = Package(
         .target(name: "StoreEngine", dependencies: ["StoreCore", "StoreSigning", "CSQLite", "CLibCrypto"]),
         // The app side: StoreManager.
         .target(name: "StoreClient", dependencies: ["StoreCore", "StoreSigning", "StoreEngine"]),
+        // The App Store's server side, beside the app side: notifications V2 delivered from the ledger's
+        // outbox (Foundation's URL loading) and the App Store Server API served over libmicrohttpd.
+        .target(name: "StoreServer", dependencies: ["StoreCore", "StoreSigning", "StoreEngine", "CMicroHTTPD", "CLibCrypto"]),
         // Cell grid, display width, widgets, ncurses backend.
         .target(name: "TerminalUI", dependencies: ["CNcursesW"]),
         // Screens, state, reducer, render, key map, commands.
-        .target(name: "StorefrontApp", dependencies: ["StoreCore", "StoreSigning", "StoreEngine", "StoreClient", "TerminalUI"]),
+        .target(name: "StorefrontApp", dependencies: ["StoreCore", "StoreSigning", "StoreEngine", "StoreClient", "StoreServer", "TerminalUI"]),
         .executableTarget(name: "storefront", dependencies: ["StorefrontApp"]),
         // Speed and memory targets, measured against baselines in the same run; also the crash-test worker.
         .executableTarget(name: "storefront-bench", dependencies: ["StorefrontApp", "CLibCrypto", "CSQLite"]),
@@ -35,6 +39,7 @@ let package = Package(
         .testTarget(name: "StoreCoreTests", dependencies: ["StoreCore"]),
         .testTarget(name: "StoreSigningTests", dependencies: ["StoreSigning"]),
         .testTarget(name: "StoreEngineTests", dependencies: ["StoreEngine", "StoreClient", "StoreSigning"]),
+        .testTarget(name: "StoreServerTests", dependencies: ["StoreServer", "StoreEngine", "StoreClient", "StoreSigning"]),
         .testTarget(name: "ReliabilityTests", dependencies: ["StorefrontApp"]),
         .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI"]),
         .testTarget(name: "StorefrontAppTests", dependencies: ["StorefrontApp"], exclude: ["Screens"]),
