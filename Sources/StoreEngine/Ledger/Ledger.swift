@@ -54,6 +54,7 @@ final class Ledger {
             CREATE TABLE IF NOT EXISTS upgrade_refunds(transaction_id INTEGER PRIMARY KEY, milliunits INTEGER NOT NULL);
             CREATE TABLE IF NOT EXISTS nonces(nonce TEXT PRIMARY KEY);
             \(completedCounter)
+            \(serverAPISchema)
             COMMIT;
             """
 
@@ -156,7 +157,7 @@ final class Ledger {
         stored.utf8.contains(UInt8(ascii: ".")) ? stored : tokenPrefix + Base64URL.encode(Array(payload.utf8)) + "." + stored
     }
 
-    private static let columns = "payload, status, finished, jws, refund_request, id"
+    static let columns = "payload, status, finished, jws, refund_request, id"
 
     func row(_ id: Int64) throws -> Row? {
         if let row = batchRows?[id] { return row }

@@ -1,0 +1,124 @@
+import Foundation
+import StoreCore
+
+/// What the App Store Server API reads and changes (`storefront serve`): Apple's server side of the
+/// same store, read as another process on the same ledger. It hands out the store's signed data as
+/// stored, never the app-side copies `present` may break on purpose.
+extension LocalAppStore {
+    /// One completed transaction as the server API lists it.
+    public struct ServerTransaction: Sendable {
+        public var payload: TransactionPayload
+        public var jws: String
+    }
+
+    /// A customer's subscription as Get All Subscription Statuses reports it.
+    public struct ServerSubscription: Sendable {
+        public var groupID: String
+        public var originalTransactionID: Int64
+        public var state: SubscriptionState
+        public var signedTransaction: String
+        public var signedRenewalInfo: String
+    }
+
+    public enum RenewalExtensionFailure: Error, Equatable, Sendable {
+        case notFound, notOriginalTransaction, familyShared, ineligible, tooManyExtensions
+    }
+
+    public struct RenewalExtension: Sendable, Equatable {
+        public var originalTransactionID: Int64
+        public var webOrderLineItemID: String?
+        public var effectiveDate: Date
+    }
+
+    public var bundleID: String { catalog.app.bundleID }
+    public var appAppleID: Int64? { catalog.app.appAppleID }
+    public var environment: String { currentSettings.environment.rawValue }
+
+    /// Every completed transaction, oldest first: the customer's history, which the API filters and pages.
+    public func serverHistory() -> [ServerTransaction] {
+        catchUp()
+        return read([]) { try ledger.rows("SELECT \(Ledger.columns) FROM transactions WHERE status = 'completed' ORDER BY id") }
+            .compactMap { row in row.jws.map { ServerTransaction(payload: row.payload, jws: $0) } }
+    }
+
+    public func serverTransaction(id: Int64) -> ServerTransaction? {
+        catchUp()
+        guard let row = read(nil, { try ledger.row(id) }), row.status == .completed, let jws = row.jws else { return nil }
+        return ServerTransaction(payload: row.payload, jws: jws)
+    }
+
+    /// Whether `id` identifies this customer, as "any transaction ID" does for Apple's server: one of
+    /// their transactions, an original transaction, or their app transaction.
+    public func identifiesCustomer(_ id: Int64) -> Bool {
+        String(id) == appTransactionID || serverTransaction(id: id) != nil
+    }
+
+    /// Every subscription in every group, with its status now.
+    public func serverSubscriptions() throws -> [ServerSubscription] {
+        catchUp()
+        return try ledger.subscriptions().compactMap { record in
+            guard let jws = try ledger.jws(record.latestTransactionID) else { return nil }
+            return ServerSubscription(groupID: record.groupID, originalTransactionID: record.originalID, state: record.state,
+                                      signedTransaction: jws, signedRenewalInfo: try signedRenewalInfo(record))
+        }
+    }
+
+    /// Extend a Subscription Renewal Date: moves an active subscription's renewal `days` later, at most
+    /// twice a year per subscription. A request ID seen before answers as it did, extending nothing again.
+    public func extendRenewalDate(originalTransactionID: Int64, days: Int, reasonCode: Int, requestID: String) throws -> RenewalExtension {
+        catchUp()
+        if let earlier = try ledger.renewalExtension(requestID: requestID) { return earlier }
+        guard var record = try ledger.subscription(originalTransactionID) else {
+            if let row = try ledger.row(originalTransactionID), row.payload.originalTransactionID != originalTransactionID {
+                throw RenewalExtensionFailure.notOriginalTransaction
+            }
+            throw RenewalExtensionFailure.notFound
+        }
+        guard !record.familyShared else { throw RenewalExtensionFailure.familyShared }
+        guard record.isActive, var latest = try ledger.row(record.latestTransactionID), let expiration = latest.payload.expirationDate else {
+            throw RenewalExtensionFailure.ineligible
+        }
+        let yearAgo = now().addingTimeInterval(-365 * 86_400)
+        guard try ledger.renewalExtensionCount(originalTransactionID: originalTransactionID, since: yearAgo) < 2 else {
+            throw RenewalExtensionFailure.tooManyExtensions
+        }
+        let extended = Calendar.gregorianUTC.date(byAdding: .day, value: days, to: expiration) ?? expiration
+        latest.payload.expirationDate = extended
+        latest.payload.signedDate = now()
+        latest.jws = asSigned(try sign(latest.payload.json))
+        record.expirationDate = extended
+        let result = RenewalExtension(originalTransactionID: originalTransactionID, webOrderLineItemID: latest.payload.webOrderLineItemID,
+                                      effectiveDate: now())
+        try ledger.db.transaction {
+            try ledger.update(latest)
+            try ledger.save(record)
+            try ledger.recordRenewalExtension(result, requestID: requestID, days: days, reasonCode: reasonCode)
+        }
+        return result
+    }
+
+    /// Send Consumption Information: what the developer says about a refund request, kept for the tester to see.
+    public func recordConsumption(transactionID: Int64, information: JSONValue) throws {
+        try ledger.recordConsumption(transactionID: transactionID, information: information.compact, at: now())
+    }
+
+    /// The consumption information a backend sent for a transaction, as sent; nil when none was.
+    public func consumption(transactionID: Int64) -> JSONValue? {
+        read(nil) { try ledger.consumption(transactionID: transactionID).flatMap { try? JSONParser.parse($0) } }
+    }
+}
+
+extension Calendar {
+    static let gregorianUTC: Calendar = {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        return calendar
+    }()
+}
+
+extension LocalAppStore {
+    /// Get App Transaction Info: the customer's app transaction, signed now.
+    public func serverAppTransaction() throws -> String {
+        try sign(appTransactionPayload().json)
+    }
+}

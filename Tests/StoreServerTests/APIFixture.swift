@@ -1,0 +1,89 @@
+import Foundation
+import Synchronization
+import StoreCore
+import StoreEngine
+import StoreSigning
+@testable import StoreServer
+
+enum Repo {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let catalog = try! CatalogLoader.load(path: root.appendingPathComponent("catalog.json").path)
+}
+
+enum ID {
+    static let coins = "com.lumenquest.coins.100"
+    static let removeAds = "com.lumenquest.removeads"
+    static let season = "com.lumenquest.seasonpass"
+    static let proMonthly = "com.lumenquest.pro.monthly"
+    static let plusMonthly = "com.lumenquest.plus.monthly"
+    static let group = "lumenquest.membership"
+}
+
+/// Real time that only moves when a test says so.
+final class ManualTime: RealTimeSource {
+    private let current: Mutex<Date>
+    init(start: Date = Date(timeIntervalSince1970: 1_780_000_000)) { current = Mutex(start) }
+    func now() -> Date { current.withLock { $0 } }
+}
+
+/// A store in memory and the API over it, called directly (no HTTP: that is `HTTPServer`'s to test).
+struct APIFixture {
+    let store: LocalAppStore
+    let api: AppStoreServerAPI
+
+    init(authorized: Bool = true) throws {
+        var catalog = Repo.catalog
+        catalog.settings.networkDelay = 0
+        catalog.settings.gracePeriod = false
+        store = try LocalAppStore(catalog: catalog, stateDirectory: nil, time: ManualTime())
+        api = AppStoreServerAPI(store: store, isAuthorized: { _ in authorized })
+    }
+
+    /// Buys as the customer would, in the app; returns the transaction's ID.
+    @discardableResult
+    func buy(_ productID: String) async throws -> Int64 {
+        guard case .success(let jws) = try await store.purchase(productID, options: PurchaseOptions(), answer: .confirm) else {
+            throw FixtureError("buying \(productID) did not succeed")
+        }
+        return try transactionID(jws)
+    }
+
+    func transactionID(_ jws: String) throws -> Int64 {
+        guard let id = try payload(jws)["transactionId"]?.int64Value else { throw FixtureError("no transactionId in \(jws.prefix(40))…") }
+        return id
+    }
+
+    func payload(_ jws: String) throws -> JSONValue {
+        let result = JWSVerifier(trustedRoots: [store.certificate]).verify(jws, at: .signedDate)
+        guard result.isVerified, let data = result.payload else { throw FixtureError("token does not verify: \(jws.prefix(40))…") }
+        return try JSONParser.parse(data)
+    }
+
+    func get(_ path: String, _ query: [(String, String)] = []) async -> HTTPResponse {
+        await api.respond(to: HTTPRequest(method: "GET", path: path, query: query.map { (name: $0.0, value: $0.1) }))
+    }
+
+    func put(_ path: String, _ body: String) async -> HTTPResponse {
+        await api.respond(to: HTTPRequest(method: "PUT", path: path, body: Data(body.utf8)))
+    }
+}
+
+struct FixtureError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
+
+extension HTTPResponse {
+    var json: JSONValue { (try? JSONParser.parse(body)) ?? .null }
+    var errorCode: Int? { json["errorCode"]?.intValue }
+}
+
+extension JSONValue {
+    var int64Value: Int64? {
+        switch self {
+        case .number(let n): Int64(n)
+        case .string(let s): Int64(s)
+        default: nil
+        }
+    }
+}

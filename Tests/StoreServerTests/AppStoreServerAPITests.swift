@@ -1,0 +1,286 @@
+import Foundation
+import Testing
+import StoreCore
+import StoreEngine
+@testable import StoreServer
+
+/// The App Store Server API's rules, called directly on the router; `AppleClientTests` proves the same
+/// endpoints with Apple's own client over HTTP.
+@Suite struct AppStoreServerAPITests {
+    // MARK: Get Transaction Info
+
+    @Test func transactionInfoAnswersTheStoresSignedTransaction() async throws {
+        let f = try APIFixture()
+        let id = try await f.buy(ID.removeAds)
+        let response = await f.get("/inApps/v1/transactions/\(id)")
+        #expect(response.status == 200)
+        #expect(response.headers["content-type"] == "application/json")
+        let jws = try #require(response.json["signedTransactionInfo"]?.stringValue)
+        #expect(try f.payload(jws)["productId"]?.stringValue == ID.removeAds)
+        #expect(try f.transactionID(jws) == id)
+    }
+
+    @Test func anUnknownTransactionIsNotFound4040010() async throws {
+        let response = await (try APIFixture()).get("/inApps/v1/transactions/2000000999")
+        #expect(response.status == 404)
+        #expect(response.errorCode == 4_040_010)
+    }
+
+    @Test func aTransactionIDThatIsNotANumberIsInvalid4000006() async throws {
+        for bad in ["abc", "-5", "12a", "0"] {
+            let response = await (try APIFixture()).get("/inApps/v1/transactions/\(bad)")
+            #expect(response.status == 400, "\(bad)")
+            #expect(response.errorCode == 4_000_006, "\(bad)")
+        }
+    }
+
+    // MARK: Get Transaction History
+
+    @Test func historyPagesTwentyAtATimeAndItsRevisionLaterGivesOnlyWhatIsNew() async throws {
+        let f = try APIFixture()
+        var bought: [Int64] = []
+        for _ in 0..<45 { bought.append(try await f.buy(ID.coins)) }
+        var seen: [Int64] = []
+        var revision: String?
+        var pages: [Int] = []
+        repeat {
+            let response = await f.get("/inApps/v2/history/\(bought[0])", revision.map { [("revision", $0)] } ?? [])
+            #expect(response.status == 200)
+            let tokens = try #require(response.json["signedTransactions"]?.arrayValue)
+            pages.append(tokens.count)
+            seen += try tokens.map { try f.transactionID(#require($0.stringValue)) }
+            revision = response.json["revision"]?.stringValue
+            if response.json["hasMore"]?.boolValue != true { break }
+        } while true
+        #expect(pages == [20, 20, 5])
+        #expect(seen == bought, "every transaction once, oldest first")
+
+        let later = try await f.buy(ID.coins)
+        let response = await f.get("/inApps/v2/history/\(bought[0])", [("revision", try #require(revision))])
+        let tokens = try #require(response.json["signedTransactions"]?.arrayValue)
+        #expect(try tokens.map { try f.transactionID(#require($0.stringValue)) } == [later])
+    }
+
+    @Test func historyIncludesFinishedConsumablesAndEveryFilterMustMatch() async throws {
+        let f = try APIFixture()
+        let coins = try await f.buy(ID.coins)
+        await f.store.finish(transactionID: coins)
+        let removeAds = try await f.buy(ID.removeAds)
+        let monthly = try await f.buy(ID.proMonthly)
+        try await f.store.advanceTime(by: Period(1, .day))
+        try await f.store.refund(transactionID: removeAds, prorated: false)
+
+        func ids(_ query: [(String, String)]) async throws -> [Int64] {
+            let response = await f.get("/inApps/v2/history/\(coins)", query)
+            #expect(response.status == 200, "\(query): \(String(decoding: response.body, as: UTF8.self))")
+            return try (response.json["signedTransactions"]?.arrayValue ?? []).map { try f.transactionID(#require($0.stringValue)) }
+        }
+        #expect(try await Set(ids([])) == [coins, removeAds, monthly])
+        #expect(try await ids([("productType", "CONSUMABLE")]) == [coins])
+        #expect(try await Set(ids([("productType", "CONSUMABLE"), ("productType", "AUTO_RENEWABLE")])) == [coins, monthly])
+        #expect(try await ids([("productId", ID.proMonthly)]) == [monthly])
+        #expect(try await ids([("subscriptionGroupIdentifier", ID.group)]) == [monthly])
+        #expect(try await ids([("revoked", "true")]) == [removeAds])
+        #expect(try await Set(ids([("revoked", "False")])) == [coins, monthly])
+        #expect(try await ids([("inAppOwnershipType", "FAMILY_SHARED")]) == [])
+        #expect(try await ids([("productType", "CONSUMABLE"), ("revoked", "true")]) == [])
+        // The refund re-signed removeAds: it is the most recently modified.
+        #expect(try await ids([("sort", "DESCENDING")]).first == removeAds)
+    }
+
+    @Test func historyFiltersByPurchaseDateFromStartDateUpToEndDate() async throws {
+        let f = try APIFixture()
+        let first = try await f.buy(ID.coins)
+        try await f.store.advanceTime(by: Period(2, .day))
+        let second = try await f.buy(ID.coins)
+        let middle = String(Int64((await f.store.now().timeIntervalSince1970 - 86_400) * 1000))
+        let after = await f.get("/inApps/v2/history/\(first)", [("startDate", middle)])
+        let before = await f.get("/inApps/v2/history/\(first)", [("endDate", middle)])
+        #expect(try (after.json["signedTransactions"]?.arrayValue ?? []).map { try f.transactionID($0.stringValue!) } == [second])
+        #expect(try (before.json["signedTransactions"]?.arrayValue ?? []).map { try f.transactionID($0.stringValue!) } == [first])
+    }
+
+    @Test func historyRefusesWhatAppleRefusesWithAppleErrorCodes() async throws {
+        let f = try APIFixture()
+        let id = try await f.buy(ID.coins)
+        let cases: [([(String, String)], Int)] = [
+            ([("revision", "not-a-revision")], 4_000_005),
+            ([("productType", "SUBSCRIPTION")], 4_000_022),
+            ([("sort", "UP")], 4_000_021),
+            ([("startDate", "yesterday")], 4_000_015),
+            ([("endDate", "-1")], 4_000_016),
+            ([("startDate", "2000"), ("endDate", "1000")], 4_000_013),
+            ([("revoked", "maybe")], 4_000_030),
+            ([("inAppOwnershipType", "SHARED")], 4_000_026),
+            ([("productId", "")], 4_000_023),
+        ]
+        for (query, code) in cases {
+            let response = await f.get("/inApps/v2/history/\(id)", query)
+            #expect(response.status == 400, "\(query)")
+            #expect(response.errorCode == code, "\(query)")
+        }
+        #expect(await f.get("/inApps/v2/history/2000000999").errorCode == 4_040_010)
+    }
+
+    @Test func anyTransactionIDOfTheCustomerFindsTheirHistoryIncludingTheAppTransactionID() async throws {
+        let f = try APIFixture()
+        try await f.buy(ID.coins)
+        let appTransaction = try await f.payload(f.store.serverAppTransaction())
+        let appTransactionID = try #require(appTransaction["appTransactionId"]?.stringValue)
+        #expect(await f.get("/inApps/v2/history/\(appTransactionID)").status == 200)
+        #expect(await f.get("/inApps/v1/transactions/appTransactions/\(appTransactionID)").status == 200)
+    }
+
+    // MARK: Get All Subscription Statuses
+
+    @Test func statusesListEveryGroupWithApplesStatusCodesAndFilter() async throws {
+        let f = try APIFixture()
+        let monthly = try await f.buy(ID.proMonthly)
+        let response = await f.get("/inApps/v1/subscriptions/\(monthly)")
+        #expect(response.status == 200)
+        let groups = try #require(response.json["data"]?.arrayValue)
+        #expect(groups.count == 1)
+        #expect(groups[0]["subscriptionGroupIdentifier"]?.stringValue == ID.group)
+        let last = try #require(groups[0]["lastTransactions"]?.arrayValue?.first)
+        #expect(last["status"]?.intValue == 1)
+        #expect(last["originalTransactionId"]?.stringValue == String(monthly))
+        #expect(try f.payload(#require(last["signedRenewalInfo"]?.stringValue))["autoRenewProductId"]?.stringValue == ID.proMonthly)
+
+        #expect(await f.get("/inApps/v1/subscriptions/\(monthly)", [("status", "2")]).json["data"]?.arrayValue?.isEmpty == true)
+        try await f.store.expireSubscription(productID: ID.proMonthly)
+        let expired = await f.get("/inApps/v1/subscriptions/\(monthly)", [("status", "2")])
+        #expect(expired.json["data"]?.arrayValue?.first?["lastTransactions"]?.arrayValue?.first?["status"]?.intValue == 2)
+        #expect(await f.get("/inApps/v1/subscriptions/\(monthly)", [("status", "9")]).errorCode == 4_000_031)
+    }
+
+    // MARK: Look Up Order ID
+
+    @Test func everyPurchaseHasAnOrderIDThatLooksItUp() async throws {
+        let f = try APIFixture()
+        let id = try await f.buy(ID.season)
+        let order = OrderID.of(transactionID: id)
+        let response = await f.get("/inApps/v1/lookup/\(order)")
+        #expect(response.json["status"]?.intValue == 0)
+        let tokens = try #require(response.json["signedTransactions"]?.arrayValue)
+        #expect(try tokens.map { try f.transactionID($0.stringValue!) } == [id])
+
+        let unknown = await f.get("/inApps/v1/lookup/\(OrderID.of(transactionID: id + 7))")
+        #expect(unknown.status == 200)
+        #expect(unknown.json["status"]?.intValue == 1)
+        #expect(unknown.json["signedTransactions"]?.arrayValue?.isEmpty == true)
+        #expect(await f.get("/inApps/v1/lookup/NOT-AN-ORDER").json["status"]?.intValue == 1)
+    }
+
+    @Test func orderIDsAreTenUnambiguousCharactersAndReversible() {
+        for id: Int64 in [2_000_000_001, 2_000_000_002, 999_999_999_999_999, 1] {
+            let order = OrderID.of(transactionID: id)
+            #expect(order.count == 10)
+            #expect(!order.contains { "IO01".contains($0) })
+            #expect(OrderID.transactionID(of: order) == id)
+            #expect(OrderID.transactionID(of: order.lowercased()) == id)
+        }
+        #expect(OrderID.of(transactionID: 2_000_000_001).prefix(4) != OrderID.of(transactionID: 2_000_000_002).prefix(4))
+    }
+
+    // MARK: Get Refund History
+
+    @Test func refundHistoryListsRefundsButNotFamilySharingRevocations() async throws {
+        let f = try APIFixture()
+        let removeAds = try await f.buy(ID.removeAds)
+        let coins = try await f.buy(ID.coins)
+        try await f.store.buyOutsideApp(productID: "com.lumenquest.pro", familyShared: true)
+        let shared = try #require(await f.store.serverHistory().last?.payload.transactionID)
+        try await f.store.revokeFamilySharing(transactionID: shared)
+        #expect(await f.get("/inApps/v2/refund/lookup/\(coins)").json["signedTransactions"]?.arrayValue?.isEmpty == true)
+        try await f.store.refund(transactionID: removeAds, prorated: false)
+        let response = await f.get("/inApps/v2/refund/lookup/\(coins)")
+        #expect(response.status == 200)
+        let tokens = try #require(response.json["signedTransactions"]?.arrayValue)
+        #expect(try tokens.map { try f.transactionID($0.stringValue!) } == [removeAds])
+        #expect(response.json["hasMore"]?.boolValue == false)
+        #expect(await f.get("/inApps/v2/refund/lookup/\(coins)", [("revision", "x")]).errorCode == 4_000_005)
+    }
+
+    // MARK: Send Consumption Information
+
+    @Test func consumptionInformationIsCheckedFieldByFieldAndRecorded() async throws {
+        let f = try APIFixture()
+        let coins = try await f.buy(ID.coins)
+        let path = "/inApps/v2/transactions/consumption/\(coins)"
+        #expect(await f.put(path, #"{"customerConsented":false,"sampleContentProvided":true,"deliveryStatus":"DELIVERED"}"#).errorCode == 4_000_035)
+        #expect(await f.put(path, #"{"customerConsented":true,"deliveryStatus":"DELIVERED"}"#).errorCode == 4_000_041)
+        #expect(await f.put(path, #"{"customerConsented":true,"sampleContentProvided":true,"deliveryStatus":"LOST"}"#).errorCode == 4_000_036)
+        #expect(await f.put(path, #"{"customerConsented":true,"sampleContentProvided":true,"deliveryStatus":"DELIVERED","consumptionPercentage":100001}"#).errorCode == 4_000_000)
+        #expect(await f.put(path, "not json").errorCode == 4_000_000)
+        #expect(await f.store.consumption(transactionID: coins) == nil, "nothing refused is recorded")
+
+        let good = #"{"customerConsented":true,"sampleContentProvided":false,"deliveryStatus":"DELIVERED","refundPreference":"DECLINE","consumptionPercentage":25000}"#
+        #expect(await f.put(path, good).status == 202)
+        #expect(await f.store.consumption(transactionID: coins)?["refundPreference"]?.stringValue == "DECLINE")
+        #expect(await f.put("/inApps/v2/transactions/consumption/2000000999", good).errorCode == 4_040_010)
+    }
+
+    // MARK: Extend a Subscription Renewal Date
+
+    @Test func extendingARenewalDateMovesTheExpirationAndARetriedRequestExtendsOnce() async throws {
+        let f = try APIFixture()
+        let monthly = try await f.buy(ID.proMonthly)
+        let before = try #require(await f.store.serverTransaction(id: monthly)?.payload.expirationDate)
+        let body = #"{"extendByDays":10,"extendReasonCode":1,"requestIdentifier":"req-1"}"#
+        let response = await f.put("/inApps/v1/subscriptions/extend/\(monthly)", body)
+        #expect(response.status == 200)
+        #expect(response.json["success"]?.boolValue == true)
+        #expect(response.json["originalTransactionId"]?.stringValue == String(monthly))
+        let after = try #require(await f.store.serverTransaction(id: monthly)?.payload.expirationDate)
+        #expect(after.timeIntervalSince(before) == 10 * 86_400)
+        #expect(await f.put("/inApps/v1/subscriptions/extend/\(monthly)", body).status == 200)
+        #expect(await f.store.serverTransaction(id: monthly)?.payload.expirationDate == after, "the same request ID extends once")
+        let status = try #require(await f.store.serverSubscriptions().first)
+        #expect(try f.payload(status.signedRenewalInfo)["renewalDate"]?.int64Value == Int64(after.timeIntervalSince1970 * 1000))
+    }
+
+    @Test func aSubscriptionIsExtendedAtMostTwiceAYear() async throws {
+        let f = try APIFixture()
+        let monthly = try await f.buy(ID.proMonthly)
+        for n in 1...2 {
+            #expect(await f.put("/inApps/v1/subscriptions/extend/\(monthly)", #"{"extendByDays":1,"extendReasonCode":0,"requestIdentifier":"r\#(n)"}"#).status == 200)
+        }
+        let third = await f.put("/inApps/v1/subscriptions/extend/\(monthly)", #"{"extendByDays":1,"extendReasonCode":0,"requestIdentifier":"r3"}"#)
+        #expect(third.status == 403)
+        #expect(third.errorCode == 4_030_005)
+    }
+
+    @Test func onlyAnActiveSubscriptionCanBeExtendedWithinAppleLimits() async throws {
+        let f = try APIFixture()
+        let monthly = try await f.buy(ID.proMonthly)
+        let path = "/inApps/v1/subscriptions/extend/\(monthly)"
+        #expect(await f.put(path, #"{"extendByDays":91,"extendReasonCode":0,"requestIdentifier":"a"}"#).errorCode == 4_000_009)
+        #expect(await f.put(path, #"{"extendByDays":0,"extendReasonCode":0,"requestIdentifier":"a"}"#).errorCode == 4_000_009)
+        #expect(await f.put(path, #"{"extendByDays":5,"extendReasonCode":4,"requestIdentifier":"a"}"#).errorCode == 4_000_010)
+        #expect(await f.put(path, #"{"extendByDays":5,"extendReasonCode":0}"#).errorCode == 4_000_011)
+        #expect(await f.put("/inApps/v1/subscriptions/extend/2000000999", #"{"extendByDays":5,"extendReasonCode":0,"requestIdentifier":"b"}"#).errorCode == 4_040_005)
+        try await f.store.expireSubscription(productID: ID.proMonthly)
+        let expired = await f.put(path, #"{"extendByDays":5,"extendReasonCode":0,"requestIdentifier":"c"}"#)
+        #expect(expired.status == 403)
+        #expect(expired.errorCode == 4_030_004)
+    }
+
+    // MARK: Transport-level answers
+
+    @Test func aRequestWithoutAValidTokenGets401AndNothingElse() async throws {
+        let f = try APIFixture(authorized: false)
+        let response = await f.get("/inApps/v1/transactions/1")
+        #expect(response.status == 401)
+    }
+
+    @Test func anUnknownEndpointIs404WithAJSONBodyAndAWrongMethodIs405() async throws {
+        let f = try APIFixture()
+        let unknown = await f.get("/inApps/v9/nothing")
+        #expect(unknown.status == 404)
+        #expect(unknown.headers["content-type"] == "application/json")
+        #expect(unknown.json["errorMessage"]?.stringValue?.contains("/inApps/v9/nothing") == true)
+        let wrong = await f.api.respond(to: HTTPRequest(method: "DELETE", path: "/inApps/v1/transactions/5"))
+        #expect(wrong.status == 405)
+        #expect(wrong.headers["allow"] == "GET")
+    }
+}
