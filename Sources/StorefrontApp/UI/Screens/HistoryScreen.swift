@@ -86,7 +86,7 @@ enum HistoryScreen: ScreenView {
             let row = "  " + Format.dateTime(p.purchaseDate) + "  " + DisplayWidth.pad(DisplayWidth.truncate(name + qty, toWidth: 24), toWidth: 24)
                 + "  " + DisplayWidth.pad(item.status, toWidth: 16) + "  " + item.verificationText
             lines.append(ListView.Line(row, item: i))
-            var extra: [String] = ["#\(p.transactionID)"]
+            var extra: [String] = ["#\(p.transactionID)", "order \(OrderID.of(transactionID: p.transactionID))"]
             if p.reason == .renewal { extra.append("renewal") }
             if let offer = p.offerType { extra.append("offer: \(offer.rawValue)" + (p.offerID.map { " \($0)" } ?? "")) }
             if p.ownership == .familyShared { extra.append("family shared") }

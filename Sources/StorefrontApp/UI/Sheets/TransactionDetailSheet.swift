@@ -14,6 +14,7 @@ struct TransactionDetailSheet: SheetView, Equatable {
         let p = item.payload
         var rows: [(String, String)] = [
             ("transactionId", "\(p.transactionID)"), ("originalTransactionId", "\(p.originalTransactionID)"),
+            ("order ID", OrderID.of(transactionID: p.transactionID)),
             ("productId", p.productID), ("type", p.productType.signedName), ("purchaseDate", Format.dateTime(p.purchaseDate)),
             ("quantity", "\(p.quantity)"), ("price", "\(p.price) \(p.currency)"), ("storefront", "\(p.storefront) (\(p.storefrontID))"),
             ("ownershipType", p.ownership.rawValue), ("transactionReason", p.reason.rawValue), ("environment", p.environment),
