@@ -170,9 +170,12 @@ public struct LedgerEntry: Sendable, Equatable, Identifiable {
     public var jws: String?
     /// For a transaction an upgrade replaced: the refund of its unused time, in milliunits.
     public var upgradeRefundMilliunits: Int64?
+    /// What the developer's backend said of it through Send Consumption Information, as sent.
+    public var consumption: JSONValue?
 
     public init(payload: TransactionPayload, status: Status, isFinished: Bool, refundRequest: RefundRequestStatus? = nil, jws: String?,
-                upgradeRefundMilliunits: Int64? = nil) {
+                upgradeRefundMilliunits: Int64? = nil, consumption: JSONValue? = nil) {
+        self.consumption = consumption
         self.payload = payload
         self.status = status
         self.isFinished = isFinished

@@ -21,6 +21,15 @@ extension Ledger {
         try db.query("SELECT information FROM consumption WHERE transaction_id = ?", [.int(transactionID)]).first?.first?.text
     }
 
+    /// Every transaction's consumption information, by transaction ID (a few rows: one per refund request answered).
+    func consumptions() throws -> [Int64: String] {
+        var all: [Int64: String] = [:]
+        for columns in try db.query("SELECT transaction_id, information FROM consumption") {
+            if let id = columns[0].int, let text = columns[1].text { all[id] = text }
+        }
+        return all
+    }
+
     func renewalExtension(requestID: String) throws -> LocalAppStore.RenewalExtension? {
         try db.query("SELECT original_id, web_order_line_item_id, effective FROM renewal_extensions WHERE request_id = ?", [.text(requestID)])
             .first.map { columns in

@@ -444,9 +444,11 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
     public func ledgerEntries(limit: Int?) -> [LedgerEntry] {
         catchUp()
         let refunds = (try? ledger.upgradeRefunds()) ?? [:]
+        let consumption = (try? ledger.consumptions()) ?? [:]
         return read([]) { try ledger.allRows(limit: limit) }.map {
             LedgerEntry(payload: $0.payload, status: $0.status, isFinished: $0.finished, refundRequest: $0.refundRequest, jws: $0.jws,
-                        upgradeRefundMilliunits: refunds[$0.payload.transactionID])
+                        upgradeRefundMilliunits: refunds[$0.payload.transactionID],
+                        consumption: consumption[$0.payload.transactionID].flatMap { try? JSONParser.parse($0) })
         }
     }
 

@@ -114,6 +114,20 @@ enum QAPanel {
     }
 
     static func entryStatus(_ e: LedgerEntry, locale: String) -> String {
+        status(e, locale: locale) + (e.consumption.map { " · backend: " + consumptionSummary($0) } ?? "")
+    }
+
+    /// Send Consumption Information in a line: "delivered, 25% used, prefers decline".
+    static func consumptionSummary(_ info: JSONValue) -> String {
+        var parts = [info["deliveryStatus"]?.stringValue.map { $0.lowercased().replacingOccurrences(of: "_", with: " ") } ?? "?"]
+        if let used = info["consumptionPercentage"]?.intValue { parts.append("\(used / 1000)% used") }
+        if let preference = info["refundPreference"]?.stringValue {
+            parts.append("prefers " + preference.lowercased().replacingOccurrences(of: "_", with: " "))
+        }
+        return parts.joined(separator: ", ")
+    }
+
+    private static func status(_ e: LedgerEntry, locale: String) -> String {
         switch e.status {
         case .pendingApproval: "pending approval"
         case .declined: "declined"
