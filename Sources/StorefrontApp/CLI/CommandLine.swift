@@ -19,6 +19,7 @@ public struct CommandLineOptions: Sendable, Equatable {
     public var reportPath: String?
     public var speed: Double = 1
     public var environment: StoreEnvironment?
+    public var recordPath: String?
 
     public init() {}
 }
@@ -87,6 +88,7 @@ public enum CommandLineParser {
         OptionSpec(names: ["--time-rate"], value: "RATE", help: "store clock speed: an Xcode time rate name or integer", commands: [.store, .run, .walk, .demo]) { $0.timeRate = $1 },
         OptionSpec(names: ["--no-color"], value: nil, help: "monochrome interface (also NO_COLOR or TERM=dumb)", commands: [.store, .walk, .demo]) { o, _ in o.noColor = true },
         OptionSpec(names: ["--no-mouse"], value: nil, help: "leave the mouse to the terminal (select and copy text)", commands: [.store, .walk, .demo]) { o, _ in o.noMouse = true },
+        OptionSpec(names: ["--record"], value: "FILE", help: "record the screen as an asciicast v2 file (FILE.cast) any asciinema player plays", commands: [.store, .walk, .demo]) { $0.recordPath = $1 },
         OptionSpec(names: ["--json"], value: nil, help: "catalog, export: print JSON", commands: [.catalog, .export]) { o, _ in o.json = true },
         OptionSpec(names: ["--root"], value: "PEM", help: "verify: trusted root certificate (default: the local store's)", commands: [.verify]) { $0.rootCertificate = $1 },
         OptionSpec(names: ["--at-signed-date"], value: nil, help: "verify: check certificates at the payload's signedDate", commands: [.verify]) { o, _ in o.atSignedDate = true },

@@ -42,6 +42,9 @@ public enum StorefrontProgram {
         } catch let error as StateError {
             Console.error("storefront: \(error.description)")
             return 2
+        } catch let error as AsciicastRecorder.OpenError {
+            Console.error("storefront: \(error.description)")
+            return 2
         } catch let error as Terminal.StartError {
             Console.error("storefront: \(error.description)")
             return 2

@@ -40,6 +40,15 @@ enum StorefrontTUI {
         }
         let terminal = try Terminal.start(colorMode: colorMode, mouse: !options.noMouse)
         defer { terminal.stop() }
+        let recorder = try options.recordPath.map {
+            try AsciicastRecorder(path: $0, size: terminal.size, colorMode: colorMode, title: "Storefront: \(context.catalog.app.name)")
+        }
+        defer { recorder?.close() }
+        /// What the terminal shows is what the recording gets.
+        func show(_ canvas: Canvas) {
+            terminal.draw(canvas)
+            recorder?.record(canvas)
+        }
 
         var state = await AppState.opening(context.catalog, manager: manager, controls: store)
         state.size = terminal.size
@@ -76,7 +85,7 @@ enum StorefrontTUI {
         if let walk { tasks.append(walk.start(send: { sink.yield($0) })) }
         defer { tasks.forEach { $0.cancel() } }
 
-        terminal.draw(render(state, size: terminal.size))
+        show(render(state, size: terminal.size))
         for await event in events {
             var batch = [event]
             if case .inputReady = event {  // ncurses is read on the main actor only
@@ -97,7 +106,7 @@ enum StorefrontTUI {
                 walk?.observe(e, state)
                 if state.shouldQuit { return 0 }
             }
-            terminal.draw(render(state, size: terminal.size))
+            show(render(state, size: terminal.size))
         }
         return 0
     }

@@ -1,0 +1,1 @@
+../TerminalUITests/CastPlayer.swift
