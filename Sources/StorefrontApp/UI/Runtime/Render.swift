@@ -18,13 +18,14 @@ func render(_ state: AppState, size: Size) -> Canvas {
     let parts = canvas.bounds.rows([1, 1, size.height - 4, 1])
     drawHeader(state, in: parts[0], on: &canvas)
     drawSubheader(state, in: parts[1], on: &canvas)
-    let (content, walkPanel) = WalkPanel.split(parts[2], state)
+    let layout = WalkPanel.layout(parts[2], state)
     state.screen.view.draw(state, in: listArea(state, size: size), on: &canvas)
     drawStatus(state, in: parts[3], on: &canvas)
     Footer.draw(KeyMap.footer(state), in: parts[4], on: &canvas)
-    if let walkPanel { WalkPanel.draw(state, in: walkPanel, on: &canvas) }
+    if let panel = layout.panel { WalkPanel.draw(state, in: panel, on: &canvas) }
+    if let caption = layout.caption { WalkPanel.drawCaption(state, in: caption, on: &canvas) }
     // Beside the panel sheets leave the checklist in view; below it there is no room for that.
-    let sheetArea = content.width < parts[2].width ? content : parts[2]
+    let sheetArea = layout.content.width < parts[2].width ? layout.content : parts[2]
     for sheet in state.sheets { sheet.view.draw(state, in: sheetArea, on: &canvas) }
     return canvas
 }
@@ -32,7 +33,7 @@ func render(_ state: AppState, size: Size) -> Canvas {
 /// Where the current screen's list is drawn (and clicked).
 func listArea(_ state: AppState, size: Size) -> Rect {
     let parts = Rect(x: 0, y: 0, width: size.width, height: size.height).rows([1, 1, size.height - 4, 1])
-    return WalkPanel.split(parts[2], state).content.inset(dx: 1, dy: 0)
+    return WalkPanel.layout(parts[2], state).content.inset(dx: 1, dy: 0)
 }
 
 /// The header's tabs and the columns each takes, after the app's name when there is room for both.

@@ -7,17 +7,38 @@ enum WalkPanel {
     static let sideBySideWidth = 100
     static let bottomHeight = 9
 
-    /// Splits the content area into the store's part and the panel's (nil: no panel).
-    static func split(_ area: Rect, _ state: AppState) -> (content: Rect, panel: Rect?) {
-        guard let walk = state.walk else { return (area, nil) }
+    /// Where the store, the checklist and the demo's caption bar go.
+    struct Layout {
+        var content: Rect
+        var panel: Rect?
+        var caption: Rect?
+    }
+
+    /// Splits the content area: the caption bar (a demo) across the bottom, then the panel beside the
+    /// store's part on wide terminals, below it on narrow ones.
+    static func layout(_ area: Rect, _ state: AppState) -> Layout {
+        guard let walk = state.walk else { return Layout(content: area) }
+        var area = area, caption: Rect?
+        if walk.caption != nil {
+            let (rest, bar) = area.splitTop(area.height - 1)
+            (area, caption) = (rest, bar)
+        }
         if walk.showsPanel, area.width >= sideBySideWidth {
             let (content, panel) = area.splitLeft(area.width - max(40, area.width * 2 / 5))
-            return (content, panel)
+            return Layout(content: content, panel: panel, caption: caption)
         }
         // Hidden (or no room): one line keeps the current step in view.
         let height = walk.showsPanel && area.height >= bottomHeight + 6 ? bottomHeight : 1
         let (content, panel) = area.splitTop(area.height - height)
-        return (content, panel)
+        return Layout(content: content, panel: panel, caption: caption)
+    }
+
+    /// The demo's caption: what the audience is watching, in words, where every eye finds it.
+    static func drawCaption(_ state: AppState, in rect: Rect, on canvas: inout Canvas) {
+        guard let text = state.walk?.caption else { return }
+        let style = Style(foreground: .black, background: .yellow, bold: true)
+        canvas.fill(rect, style: style)
+        canvas.put(" " + DisplayWidth.truncate(text, toWidth: rect.width - 2), at: rect.x, rect.y, maxWidth: rect.width, style: style)
     }
 
     static func draw(_ state: AppState, in rect: Rect, on canvas: inout Canvas) {

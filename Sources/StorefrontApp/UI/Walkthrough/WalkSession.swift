@@ -128,16 +128,17 @@ final class WalkSession {
             await beat(0.3)
             switch step.kind {
             case .expect:
+                send(.walk(.demoCaption("✔ Check: " + DemoCaption.text(step, catalog: runner.catalog))))
                 send(.walk(.demoDone(i, await runner.perform(step))))
                 await beat(0.8)
             case .action(let action) where action.needsRelaunch:
-                send(.walk(.demoStatus("⤼ \(step.text): skipped, the app cannot restart inside the demo")))
+                send(.walk(.demoCaption("⤼ " + DemoCaption.text(step, catalog: runner.catalog) + ": skipped, the app cannot restart inside the demo")))
                 send(.walk(.demoDone(i, StepResult(step: step, outcome: .skipped, note: "needs an app restart"))))
                 await beat(1.5)
             case .action(let action):
                 await dismissSheets()
                 if let moves = DemoPlan.moves(for: action, in: latest) {
-                    send(.walk(.demoStatus("▶ " + step.text)))
+                    send(.walk(.demoCaption("▶ " + DemoCaption.text(step, catalog: runner.catalog))))
                     await beat(1)
                     for move in moves {
                         switch move {
@@ -150,16 +151,14 @@ final class WalkSession {
                     await beat(0.5)
                     await dismissSheets(showing: 2)
                 } else {
-                    send(.walk(.demoStatus("⚡ \(step.text): done directly (no keys show it)")))
+                    send(.walk(.demoCaption("⚡ " + DemoCaption.text(step, catalog: runner.catalog) + " (done directly: no keys show it)")))
                     let result = await runner.perform(step)
                     send(.walk(.demoDone(i, result)))
                     await beat(1.5)
                 }
             }
         }
-        send(.walk(.demoCursor(scenario.steps.count)))
-        let (passed, failed) = latest.walk?.counts ?? (0, 0)
-        send(.walk(.demoStatus("Demo done: ✓\(passed) ✗\(failed) · q quits")))
+        send(.walk(.demoFinished))
         if reportPath != nil { await beat(0.5); run(.save, latest) }
     }
 

@@ -34,6 +34,8 @@ struct WalkState: Sendable, Equatable {
     var current = 0
     var isDemo = false
     var paused = false
+    /// The demo's caption bar: what the audience is watching, in words (nil outside a demo).
+    var caption: String?
     /// `w`: the whole checklist, or one summary line (to see more of the store).
     var showsPanel = true
     var reportPath = "walk-report.md"
@@ -80,8 +82,10 @@ enum WalkEvent: Sendable {
     // The demo driver:
     case demoKey(Key)
     case demoCursor(Int)
-    case demoStatus(String)
+    case demoCaption(String)
     case demoDone(Int, StepResult)
+    /// The demo played to its end: the presenter takes over the storefront.
+    case demoFinished
 }
 
 enum WalkEffect: Sendable, Equatable {
@@ -151,6 +155,15 @@ func reduceWalk(_ state: inout AppState, _ event: WalkEvent) -> [Effect] {
         return arrive(&walk, &state)
     case .saved(let message):
         state.status = message
+    case .demoCaption(let text):
+        walk.caption = text
+    case .demoFinished:
+        let (passed, failed) = walk.counts
+        walk.current = walk.items.count
+        walk.isDemo = false
+        walk.paused = false
+        walk.caption = "Demo finished: ✓\(passed) ✗\(failed) · the storefront is yours · w hides the checklist · q quits"
+        state.status = "Your turn"
     case .demoKey(let key):
         // The app's own keys, as the presenter would press them: not the demo's pause key.
         state.walk!.isDemo = false
@@ -162,8 +175,6 @@ func reduceWalk(_ state: inout AppState, _ event: WalkEvent) -> [Effect] {
         return effects
     case .demoCursor(let i):
         walk.current = i
-    case .demoStatus(let text):
-        state.status = text
     case .demoDone(let i, let result):
         guard walk.items.indices.contains(i) else { return [] }
         walk.items[i].mark = switch result.outcome { case .passed: .passed; case .failed: .failed; case .skipped: .skipped }
