@@ -2,6 +2,7 @@ import Foundation
 import StoreClient
 import StoreCore
 import Testing
+import TerminalUI
 @testable import StorefrontApp
 
 @Suite("Payment sheet")
@@ -30,5 +31,30 @@ struct PaymentSheetTests {
         let verified = try #require(transaction)
         PaymentSheet.finish("com.lumenquest.pro", .success(.verified(verified)), &state)
         #expect(state.status == "Already yours: Lumen Quest Pro, at no charge")
+    }
+
+    @Test("with no offer chosen, the offer line names the introductory offer the customer gets, not None")
+    func offerChoiceNamesTheIntroductoryOffer() async throws {
+        let state = try await fixtureState(purchases: false)  // eligible for the membership's intro offer
+        let sheet = draft(for: try #require(state.product("com.lumenquest.pro.monthly")), state)
+        #expect(sheet.offers.count > 1)
+        #expect(sheet.body(state).contains { $0.hasPrefix("Offer choice: Introductory offer") })
+        #expect(!sheet.body(state).contains { $0.contains("None") })
+    }
+
+    @Test("cycling through offers keeps the payment sheet the same size")
+    func cyclingOffersKeepsTheSheetsSize() async throws {
+        var state = try await fixtureState(purchases: false)
+        var sheet = draft(for: try #require(state.product("com.lumenquest.pro.monthly")), state)
+        let area = TerminalUI.Rect(x: 0, y: 0, width: 80, height: 24)
+        var frames: Set<String> = []
+        for _ in sheet.offers {
+            var canvas = Canvas(width: 80, height: 24)
+            sheet.draw(state, in: area, on: &canvas)
+            let rows = canvas.lines.filter { $0.contains("┌") || $0.contains("└") }
+            frames.insert(rows.map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: "|") + "@\(canvas.lines.firstIndex { $0.contains("┌") } ?? -1)")
+            _ = sheet.perform(.nextOffer, &state)
+        }
+        #expect(frames.count == 1, "\(frames)")
     }
 }

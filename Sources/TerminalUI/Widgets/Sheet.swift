@@ -10,11 +10,14 @@ public struct Sheet: Sendable {
     public var selectedParagraph: Int?
     /// The widest the text area may grow, in cells; the screen may make it narrower.
     public var maxTextWidth: Int
+    /// Other bodies the sheet may show (an offer cycling): it is sized for the largest, so it keeps its size.
+    public var alternativeBodies: [[String]]
     public var style: Style
     public var selectedStyle: Style
 
     public init(title: String, body: [String], buttons: [String] = [], selectedButton: Int? = nil, selectedParagraph: Int? = nil,
-                maxTextWidth: Int = 50, style: Style = .plain, selectedStyle: Style = .selected) {
+                maxTextWidth: Int = 50, alternativeBodies: [[String]] = [], style: Style = .plain, selectedStyle: Style = .selected) {
+        self.alternativeBodies = alternativeBodies
         self.title = title
         self.body = body
         self.buttons = buttons
@@ -36,17 +39,19 @@ public struct Sheet: Sendable {
     /// Where the sheet goes when centred in `area`.
     public func frame(in area: Rect) -> Rect {
         let textWidth = self.textWidth(in: area)
-        let lines = bodyLines(width: textWidth).count + (buttons.isEmpty ? 0 : 2)
+        let lines = ([body] + alternativeBodies).map { Self.wrapped($0, width: textWidth).count }.max()! + (buttons.isEmpty ? 0 : 2)
         return area.centered(width: textWidth + Self.chrome, height: lines + 2)
     }
 
     private func textWidth(in area: Rect) -> Int {
-        let natural = max(DisplayWidth.of(title) + 2, buttonRowWidth, body.map { DisplayWidth.of($0) }.max() ?? 0)
+        let natural = max(DisplayWidth.of(title) + 2, buttonRowWidth, ([body] + alternativeBodies).joined().map { DisplayWidth.of($0) }.max() ?? 0)
         return max(1, min(natural, maxTextWidth, area.width - Self.chrome))
     }
 
     /// The wrapped body, each line with the paragraph it belongs to.
-    private func bodyLines(width: Int) -> [(paragraph: Int, text: String)] {
+    private func bodyLines(width: Int) -> [(paragraph: Int, text: String)] { Self.wrapped(body, width: width) }
+
+    private static func wrapped(_ body: [String], width: Int) -> [(paragraph: Int, text: String)] {
         body.enumerated().flatMap { i, paragraph in DisplayWidth.wrap(paragraph, width: width).map { (i, $0) } }
     }
 

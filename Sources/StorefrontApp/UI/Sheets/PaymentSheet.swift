@@ -9,9 +9,10 @@ import TerminalUI
 struct PaymentSheet: SheetView, Equatable {
     enum Offer: Sendable, Equatable {
         case none, promotional(String), winBack(String)
-        var label: String {
+        /// `introductory`: what no chosen offer means for this customer (the intro offer they are eligible for).
+        func label(introductory: Bool) -> String {
             switch self {
-            case .none: "None"
+            case .none: introductory ? "Introductory offer" : "Regular price"
             case .promotional(let id): "Promotional: \(id)"
             case .winBack(let id): "Win-back: \(id)"
             }
@@ -76,12 +77,13 @@ struct PaymentSheet: SheetView, Equatable {
         let account = ["", "Account: local tester · Environment: \(state.settings.environment.rawValue)"]
             + (isPurchasing ? ["", Spinner.frame(state.tick) + " Purchasing…"] : [])
         if let notice = Self.alreadyPurchased(p, state) { return lines + [notice] + account }
+        let introductory = p.subscription.map { $0.introductoryOffer != nil && state.snapshot.introEligibility[$0.groupID] == true } ?? false
         if let terms = p.subscription {
             switch offer {
             case .promotional(let id), .winBack(let id):
                 if let offer = terms.offer(id: id) { lines.append("Offer: " + p.offerText(offer)) }
             case .none:
-                if let intro = terms.introductoryOffer, state.snapshot.introEligibility[terms.groupID] == true {
+                if let intro = terms.introductoryOffer, introductory {
                     lines.append("Intro offer: " + p.offerText(intro))
                 } else {
                     lines.append("Price: \(p.displayPrice) per \(terms.period.perWords)")
@@ -98,13 +100,22 @@ struct PaymentSheet: SheetView, Equatable {
         } else {
             lines.append("Price: \(p.displayPrice), one-time purchase")
         }
-        if offers.count > 1 { lines.append("Offer choice: \(offer.label)   (o to change)") }
+        if offers.count > 1 { lines.append("Offer choice: \(offer.label(introductory: introductory))   (o to change)") }
         return lines + account
     }
 
     func draw(_ state: AppState, in area: Rect, on canvas: inout Canvas) {
         Sheet(title: "App Store", body: body(state), buttons: isPurchasing ? [] : ["Confirm", "Cancel"],
-              selectedButton: button, maxTextWidth: 56).draw(in: area, on: &canvas)
+              selectedButton: button, maxTextWidth: 56, alternativeBodies: otherOfferChoices(state)).draw(in: area, on: &canvas)
+    }
+
+    /// The body for every other offer choice: cycling offers must not resize the sheet under the customer's eyes.
+    func otherOfferChoices(_ state: AppState) -> [[String]] {
+        offers.indices.filter { $0 != offerIndex }.map { index in
+            var choice = self
+            choice.offerIndex = index
+            return choice.body(state)
+        }
     }
 
     /// What the App Store says, before Confirm, when the customer already has the product: buying
