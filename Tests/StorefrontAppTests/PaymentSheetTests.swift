@@ -58,3 +58,33 @@ struct PaymentSheetTests {
         #expect(frames.count == 1, "\(frames)")
     }
 }
+
+@Suite struct WinBackInStoreTests {
+    func state(expired: Bool) async throws -> AppState {
+        let catalog = try CatalogLoader.load(path: Repo.catalog)
+        let (store, manager) = try await liveStore()
+        await manager.purchase("com.lumenquest.plus.monthly")
+        if expired { try await store.expireSubscription(productID: "com.lumenquest.plus.monthly") }
+        await manager.refresh()
+        let state = await AppState.opening(catalog, manager: manager, controls: store)
+        await manager.stop()
+        await store.shutdown()
+        return state
+    }
+
+    func offerLines(_ state: AppState) -> [String] {
+        StoreScreen.lines(state, width: 80, rows: 40).map(\.text).filter { $0.contains("Win-back offer") }
+    }
+
+    @Test func aLapsedSubscriberSeesTheWinBackOfferInTheStoreListAndOnThePaymentSheet() async throws {
+        let lapsed = try await state(expired: true)
+        #expect(offerLines(lapsed).count == 1, "\(StoreScreen.lines(lapsed, width: 80, rows: 40).map(\.text))")
+        #expect(offerLines(lapsed).first?.hasPrefix("    Win-back offer: ") == true)
+        let sheet = draft(for: try #require(lapsed.product("com.lumenquest.plus.monthly")), lapsed)
+        #expect(sheet.offers.contains(.winBack("plus.winback")))
+    }
+
+    @Test func aCurrentSubscriberIsNotOfferedWinBack() async throws {
+        #expect(offerLines(try await state(expired: false)).isEmpty)
+    }
+}

@@ -79,11 +79,22 @@ enum StoreScreen: ScreenView {
             if let intro = p.subscription?.introductoryOffer, state.snapshot.introEligibility[p.subscription!.groupID] == true {
                 lines.append(ListView.Line(lazy: { "    Intro offer: " + p.offerText(intro) }, style: Style(foreground: .green), item: i))
             }
+            for offer in winBackOffers(p, state) {
+                lines.append(ListView.Line(lazy: { "    Win-back offer: " + p.offerText(offer) }, style: Style(foreground: .green), item: i))
+            }
         }
         if products.isEmpty {
             lines.append(ListView.Line(state.filterText(.store).isEmpty ? "No products." : "No products match “\(state.filterText(.store))”."))
         }
         return lines
+    }
+
+    /// The win-back offers a lapsed subscriber may take for `p`: those its group's renewal info names
+    /// eligible (the App Store shows them on the product page).
+    static func winBackOffers(_ p: Product, _ state: AppState) -> [SubscriptionOffer] {
+        guard let terms = p.subscription, !terms.winBackOffers.isEmpty else { return [] }
+        let eligible = Set(state.snapshot.subscriptionStatuses[terms.groupID]?.compactMap(\.renewalInfo.payload).flatMap(\.eligibleWinBackOfferIDs) ?? [])
+        return terms.winBackOffers.filter { $0.id.map(eligible.contains) == true }
     }
 
     /// What the customer owns of `product`, as the App Store shows it next to the price.

@@ -166,8 +166,7 @@ func draft(for product: Product, _ state: AppState) -> PaymentSheet {
     var draft = PaymentSheet(productID: product.id, allowsQuantity: product.type == .consumable)
     if let terms = product.subscription {
         draft.offers += terms.promotionalOffers.compactMap(\.id).map(PaymentSheet.Offer.promotional)
-        let eligible = state.snapshot.subscriptionStatuses[terms.groupID]?.compactMap(\.renewalInfo.payload).flatMap(\.eligibleWinBackOfferIDs) ?? []
-        draft.offers += terms.winBackOffers.compactMap(\.id).filter(eligible.contains).map(PaymentSheet.Offer.winBack)
+        draft.offers += StoreScreen.winBackOffers(product, state).compactMap(\.id).map(PaymentSheet.Offer.winBack)
     }
     return draft
 }
