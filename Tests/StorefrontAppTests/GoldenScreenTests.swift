@@ -86,6 +86,16 @@ import TerminalUI
         try assertScreen("history-detail-140x40", render(state, size: Size(width: 140, height: 40)).text)
     }
 
+    /// Seen at 160 columns: prices 130 columns from their product's name.
+    @Test func storeAt160ColumnsKeepsPricesBesideTheirNames() async throws {
+        let state = try await fixtureState()
+        let canvas = render(state, size: Size(width: 160, height: 30))
+        try assertScreen("store-160x30", canvas.text)
+        let row = try #require(canvas.lines.first { $0.contains("100 Coins") })
+        let gap = try #require(row.range(of: "$0.99")).lowerBound.utf16Offset(in: row) - row.range(of: "100 Coins")!.lowerBound.utf16Offset(in: row)
+        #expect(gap < 100)
+    }
+
     @Test func tooSmall() async throws {
         let state = try await fixtureState(purchases: false)
         try assertScreen("too-small", render(state, size: Size(width: 50, height: 14)).text)

@@ -22,12 +22,17 @@ protocol ScreenView {
     static func draw(_ state: AppState, in rect: Rect, on canvas: inout Canvas)
 }
 
+/// The widest a screen's list grows, in columns.
+let readableWidth = 100
+
 extension ScreenView {
     static var firstItem: Int { 0 }
     static func isHeading(_ item: Int, _ state: AppState) -> Bool { false }
 
-    static func draw(_ state: AppState, in rect: Rect, on canvas: inout Canvas) {
+    static func draw(_ state: AppState, in area: Rect, on canvas: inout Canvas) {
         let screen = state.screen
+        // A readable measure: on a wide terminal a price stays beside its product's name, not a screen away.
+        let rect = Rect(x: area.x, y: area.y, width: min(area.width, readableWidth), height: area.height)
         // The selection shows only while no sheet has the keys; the hint goes on the row above the list.
         ListView(lines(state, width: rect.width, rows: rect.height), selected: state.selected(screen), showsSelection: state.top == nil)
             .draw(in: rect, on: &canvas, hintRow: Rect(x: rect.x, y: rect.y - 1, width: rect.width, height: 1))
