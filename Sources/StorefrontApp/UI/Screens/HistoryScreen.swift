@@ -85,7 +85,8 @@ enum HistoryScreen: ScreenView {
             let qty = p.quantity > 1 ? " ×\(p.quantity)" : ""
             let row = "  " + Format.dateTime(p.purchaseDate) + "  " + DisplayWidth.pad(DisplayWidth.truncate(name + qty, toWidth: 24), toWidth: 24)
                 + "  " + DisplayWidth.pad(item.status, toWidth: 16) + "  " + item.verificationText
-            lines.append(ListView.Line(row, item: i))
+            let meaning = Meaning.of(status: item.status) ?? (item.verificationText.hasPrefix("unverified") ? .bad : nil)
+            lines.append(ListView.Line(row, style: meaning?.style ?? .plain, item: i))
             var extra: [String] = ["#\(p.transactionID)", "order \(OrderID.of(transactionID: p.transactionID))"]
             if p.reason == .renewal { extra.append("renewal") }
             if let offer = p.offerType { extra.append("offer: \(offer.rawValue)" + (p.offerID.map { " \($0)" } ?? "")) }

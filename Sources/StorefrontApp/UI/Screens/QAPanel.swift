@@ -16,6 +16,7 @@ enum QAPanel {
         var label: String
         var value: String = ""
         var heading = false
+        var meaning: Meaning?
         var activate: Reaction?
         var previous: Reaction?
         var next: Reaction?
@@ -107,7 +108,8 @@ enum QAPanel {
         if entries.isEmpty { rows.append(Row(label: "  none")) }
         for entry in entries {
             let name = state.product(entry.payload.productID)?.displayName ?? entry.payload.productID
-            rows.append(Row(label: "#\(entry.id) \(name)", value: entryStatus(entry, locale: state.snapshot.locale),
+            let status = entryStatus(entry, locale: state.snapshot.locale)
+            rows.append(Row(label: "#\(entry.id) \(name)", value: status, meaning: Meaning.of(status: status),
                             activate: .sheet(.menu(title: "#\(entry.id) \(name)", items: actions(entry, state), selected: 0))))
         }
         return rows
@@ -200,7 +202,8 @@ extension QAPanel: ScreenView {
         return rows.enumerated().map { i, row in
             row.heading
                 ? ListView.Line(row.label, style: .bold, item: i)
-                : ListView.Line("  " + DisplayWidth.pad(DisplayWidth.truncate(row.label, toWidth: labelWidth - 2), toWidth: labelWidth - 2) + "  " + row.value, item: i)
+                : ListView.Line("  " + DisplayWidth.pad(DisplayWidth.truncate(row.label, toWidth: labelWidth - 2), toWidth: labelWidth - 2) + "  " + row.value,
+                                style: row.meaning?.style ?? .plain, item: i)
         }
     }
 }

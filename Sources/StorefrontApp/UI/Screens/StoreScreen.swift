@@ -71,16 +71,15 @@ enum StoreScreen: ScreenView {
                 lines.append(ListView.Line(section, style: .bold))
                 heading = section
             }
-            lines.append(ListView.Line(lazy: {
-                let mark = marks(p, state)
-                return "  " + p.displayName + (mark.isEmpty ? "" : "  " + mark)
-            }, item: i, trailing: p.priceWithPeriod))
+            let (mark, meaning) = marks(p, state)
+            lines.append(ListView.Line("  " + p.displayName + (mark.isEmpty ? "" : "  " + mark), style: meaning?.style ?? .plain,
+                                       item: i, trailing: p.priceWithPeriod))
             lines.append(ListView.Line(lazy: { "    " + p.description }, style: .dim, item: i))
             if let intro = p.subscription?.introductoryOffer, state.snapshot.introEligibility[p.subscription!.groupID] == true {
-                lines.append(ListView.Line(lazy: { "    Intro offer: " + p.offerText(intro) }, style: Style(foreground: .green), item: i))
+                lines.append(ListView.Line(lazy: { "    Intro offer: " + p.offerText(intro) }, style: Meaning.good.style, item: i))
             }
             for offer in winBackOffers(p, state) {
-                lines.append(ListView.Line(lazy: { "    Win-back offer: " + p.offerText(offer) }, style: Style(foreground: .green), item: i))
+                lines.append(ListView.Line(lazy: { "    Win-back offer: " + p.offerText(offer) }, style: Meaning.good.style, item: i))
             }
         }
         if products.isEmpty {
@@ -97,8 +96,9 @@ enum StoreScreen: ScreenView {
         return terms.winBackOffers.filter { $0.id.map(eligible.contains) == true }
     }
 
-    /// What the customer owns of `product`, as the App Store shows it next to the price.
-    static func marks(_ p: Product, _ state: AppState) -> String {
+    /// What the customer owns of `product`, as the App Store shows it next to the price, and what that means:
+    /// owning is good; something waiting (approval, billing) wins over it.
+    static func marks(_ p: Product, _ state: AppState) -> (text: String, meaning: Meaning?) {
         let snap = state.snapshot
         var marks: [String] = []
         switch p.type {
@@ -123,10 +123,12 @@ enum StoreScreen: ScreenView {
                 marks.append("✓ Active" + (end.map { " until " + Format.date($0) } ?? ""))
             }
         }
+        var meaning: Meaning? = marks.contains { $0.hasPrefix("✓") } ? .good : nil
+        if marks.contains(where: { $0 == "In grace period" || $0 == "Billing retry" }) { meaning = .waiting }
         for entry in state.ledger where entry.payload.productID == p.id {
-            if entry.status == .pendingApproval { marks.append("Pending approval") }
-            if entry.status == .interrupted { marks.append("Interrupted") }
+            if entry.status == .pendingApproval { marks.append("Pending approval"); meaning = .waiting }
+            if entry.status == .interrupted { marks.append("Interrupted"); meaning = .waiting }
         }
-        return marks.joined(separator: " · ")
+        return (marks.joined(separator: " · "), meaning)
     }
 }

@@ -13,7 +13,7 @@ struct ProductDetailSheet: SheetView, Equatable {
         if let group = p.groupName, let terms = p.subscription { lines.append("Group: \(group), level \(terms.level)") }
         if let d = p.duration { lines.append("Lasts: \(d.words)") }
         if p.isFamilyShareable { lines.append("Family Sharing: yes") }
-        let mark = StoreScreen.marks(p, state)
+        let mark = StoreScreen.marks(p, state).text
         if !mark.isEmpty { lines.append("Status: \(mark)") }
         return lines
     }
