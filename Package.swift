@@ -18,7 +18,9 @@ let package = Package(
         .systemLibrary(name: "CMicroHTTPD", path: "Sources/CMicroHTTPD", pkgConfig: "libmicrohttpd"),
 
         // Domain: catalog, products, prices, transaction models, JSON.
-        .target(name: "StoreCore", resources: [.copy("Catalog/catalog.schema.json")]),
+        // Period names come from the toolchain's own ICU (`_FoundationICU`), the one Foundation formats with.
+        .target(name: "StoreCore", resources: [.copy("Catalog/catalog.schema.json")],
+                linkerSettings: [.linkedLibrary("_FoundationICU", .when(platforms: [.linux]))]),
         // ES256 JWS and X.509, through libcrypto.
         .target(name: "StoreSigning", dependencies: ["CLibCrypto"]),
         // The store side: TransactionSource, LocalAppStore (ledger, clock, signer), ScriptedSource.

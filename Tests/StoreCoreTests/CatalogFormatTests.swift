@@ -137,9 +137,23 @@ struct ProductTests {
     @Test("intro offer text reads like the App Store's")
     func offerText() throws {
         let plus = try #require(catalog.products(for: ["com.lumenquest.plus.monthly"], storefront: "JPN", locale: "ja_JP").first)
-        #expect(plus.offerText(plus.subscription!.introductoryOffer!) == "1 week free, then ¥800/month")
+        #expect(plus.offerText(plus.subscription!.introductoryOffer!) == "1週間 free, then ¥800/か月")
         let pro = try #require(catalog.products(for: ["com.lumenquest.pro.monthly"], storefront: "USA", locale: "en_US").first)
         #expect(pro.offerText(pro.subscription!.introductoryOffer!) == "$4.99/month for 3 months, then $14.99/month")
+    }
+
+    /// Seen: "99,99 €/year" in German; the periods are the platform's words for the customer's locale.
+    @Test("subscription periods are named in the product's locale")
+    func periodsInTheCustomersLanguage() throws {
+        let yearly = try #require(catalog.products(for: ["com.lumenquest.pro.yearly"], storefront: "DEU", locale: "de_DE").first)
+        #expect(yearly.priceWithPeriod.hasSuffix("/Jahr"), "\(yearly.priceWithPeriod)")
+        let monthly = try #require(catalog.products(for: ["com.lumenquest.pro.monthly"], storefront: "FRA", locale: "fr_FR").first)
+        let french = monthly.offerText(monthly.subscription!.introductoryOffer!).replacingOccurrences(of: "\u{A0}", with: " ")
+            .replacingOccurrences(of: "\u{202F}", with: " ")  // French keeps a number and its unit together
+        #expect(french.contains("/mois for 3 mois, then "), "\(french.unicodeScalars.map { String($0.value, radix: 16) })")
+        #expect(PeriodNames.duration(Period(2, .week), locale: "ko_KR") == "2주")
+        #expect(PeriodNames.per(Period(3, .month), locale: "en_US") == "3 months", "more than one: the duration")
+        #expect(PeriodNames.per(Period(1, .day), locale: "pt_BR") == "dia")
     }
 
     @Test("periods parse and advance by calendar months in UTC")

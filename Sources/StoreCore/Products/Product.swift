@@ -59,23 +59,24 @@ extension CatalogProduct {
 
 extension Product {
     /// "1 week free, then $9.99/month": the App Store's wording for an offer followed by the regular price.
+    /// Periods are in the product's locale ("9,99 €/Monat"); the sentence around them is the tool's.
     public func offerText(_ offer: SubscriptionOffer) -> String {
-        let then = subscription.map { ", then \(displayPrice)/\($0.period.perWords)" } ?? ""
+        let then = priceWithPeriod == displayPrice ? "" : ", then " + priceWithPeriod
         let price = format(offer.price(in: storefront))
+        let length = words(Period(offer.period.value * offer.periodCount, offer.period.unit))
         switch offer.paymentMode {
-        case .freeTrial:
-            return "\(Period(offer.period.value * offer.periodCount, offer.period.unit).words) free" + then
-        case .payAsYouGo:
-            return "\(price)/\(offer.period.perWords) for \(Period(offer.period.value * offer.periodCount, offer.period.unit).words)" + then
-        case .payUpFront:
-            return "\(price) for \(Period(offer.period.value * offer.periodCount, offer.period.unit).words)" + then
-        case .oneTime:
-            return "\(price) once"
+        case .freeTrial: return "\(length) free" + then
+        case .payAsYouGo: return "\(price)/\(PeriodNames.per(offer.period, locale: locale)) for \(length)" + then
+        case .payUpFront: return "\(price) for \(length)" + then
+        case .oneTime: return "\(price) once"
         }
     }
 
-    /// "$9.99/month" for subscriptions, the plain display price otherwise.
+    /// "$9.99/month" ("9,99 €/Monat") for subscriptions, the plain display price otherwise.
     public var priceWithPeriod: String {
-        subscription.map { "\(displayPrice)/\($0.period.perWords)" } ?? displayPrice
+        subscription.map { "\(displayPrice)/\(PeriodNames.per($0.period, locale: locale))" } ?? displayPrice
     }
+
+    /// A length of time in the product's locale: "3 months", "3 Monate".
+    public func words(_ period: Period) -> String { PeriodNames.duration(period, locale: locale) }
 }

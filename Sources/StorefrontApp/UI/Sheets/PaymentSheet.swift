@@ -86,12 +86,12 @@ struct PaymentSheet: SheetView, Equatable {
                 if let intro = terms.introductoryOffer, introductory {
                     lines.append("Intro offer: " + p.offerText(intro))
                 } else {
-                    lines.append("Price: \(p.displayPrice) per \(terms.period.perWords)")
+                    lines.append("Price: " + p.priceWithPeriod)
                 }
             }
             lines.append("Renews automatically until cancelled.")
         } else if let duration = p.duration {
-            lines.append("Price: \(p.displayPrice) for \(duration.words) (does not renew)")
+            lines.append("Price: \(p.displayPrice) for \(p.words(duration)) (does not renew)")
         } else if p.type == .nonRenewing {
             lines.append("Price: \(p.displayPrice) (does not renew)")
         } else if p.type == .consumable {

@@ -11,7 +11,7 @@ struct ProductDetailSheet: SheetView, Equatable {
         guard let p = state.product(productID) else { return ["Product \(productID) is not sold in this storefront."] }
         var lines = [p.displayName, p.description, "", "Price: \(p.priceWithPeriod)", "Type: \(p.type.signedName)", "ID: \(p.id)"]
         if let group = p.groupName, let terms = p.subscription { lines.append("Group: \(group), level \(terms.level)") }
-        if let d = p.duration { lines.append("Lasts: \(d.words)") }
+        if let d = p.duration { lines.append("Lasts: \(p.words(d))") }
         if p.isFamilyShareable { lines.append("Family Sharing: yes") }
         let mark = StoreScreen.marks(p, state).text
         if !mark.isEmpty { lines.append("Status: \(mark)") }
