@@ -47,6 +47,8 @@ struct AppState: Sendable {
     var storefronts: [String] = ["USA"]
     var locales: [String] = ["en_US"]
     var appName = "Storefront"
+    /// The catalog's offer codes: shown with their product and in the QA panel (a `.storekit` file's codes are made up at load).
+    var offerCodes: [OfferCode] = []
     /// The last thing that happened; every message also goes to the event log (screen 5).
     var status = "Press ? for keys." {
         didSet {

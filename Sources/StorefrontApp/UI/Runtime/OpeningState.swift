@@ -8,6 +8,7 @@ extension AppState {
     init(catalog: Catalog) {
         self.init()
         appName = catalog.app.name
+        offerCodes = catalog.offerCodes
         storefronts = catalog.storefronts.map(\.code)
         locales = catalog.storefronts.map(\.locale).reduce(into: []) { if !$0.contains($1) { $0.append($1) } }
     }

@@ -102,6 +102,15 @@ enum QAPanel {
             title: "Clear transactions", message: "Delete every transaction in the ledger?", effect: .command(.clear)))))
         rows.append(Row(label: "Reset store", activate: .sheet(.confirm(
             title: "Reset store", message: "Delete all transactions and restore the catalog's settings and clock?", effect: .command(.reset)))))
+        if !state.offerCodes.isEmpty {
+            rows.append(Row(label: "Offer codes (Enter redeems as the customer)", heading: true))
+            for code in state.offerCodes {
+                let name = state.product(code.productID)?.displayName ?? code.productID
+                let what = state.product(code.productID).map { ProductDetailSheet.describe(code, $0, now: state.snapshot.now) } ?? code.code
+                rows.append(Row(label: "\(code.code) · \(name)", value: String(what.drop { $0 != "·" }.dropFirst(2)),
+                                activate: .effect(.command(.redeem(code.code)))))
+            }
+        }
         rows.append(Row(label: "Transactions (Enter for actions)", heading: true))
         // Oldest first, so the newest transaction is the panel's last row, where End and G go.
         let entries = state.ledger.sorted { $0.id < $1.id }

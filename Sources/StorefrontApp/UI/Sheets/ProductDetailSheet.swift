@@ -1,3 +1,4 @@
+import Foundation
 import StoreCore
 import TerminalUI
 
@@ -15,7 +16,27 @@ struct ProductDetailSheet: SheetView, Equatable {
         if p.isFamilyShareable { lines.append("Family Sharing: yes") }
         let mark = StoreScreen.marks(p, state).text
         if !mark.isEmpty { lines.append("Status: \(mark)") }
+        let codes = state.offerCodes.filter { $0.productID == p.id }
+        if !codes.isEmpty { lines += ["", "Offer codes (redeem with c):"] + codes.map { "  " + Self.describe($0, p, now: state.snapshot.now) } }
         return lines
+    }
+
+    static func words(_ who: CustomerEligibility) -> String {
+        switch who {
+        case .new: "new customers"
+        case .existing: "subscribers"
+        case .expired: "lapsed subscribers"
+        }
+    }
+
+    /// "LUMENWEEK · new customers · 1 week free" (and the reference name, when it is another way to type it).
+    static func describe(_ code: OfferCode, _ p: Product, now: Date) -> String {
+        let who = code.eligibility.count == CustomerEligibility.allCases.count ? "anyone"
+            : CustomerEligibility.allCases.filter(code.eligibility.contains).map(Self.words).joined(separator: ", ")
+        let what = code.offer.map(p.offerText) ?? "the product, free"
+        let alias = code.referenceName != code.code ? " (or \(code.referenceName))" : ""
+        let end = code.expires.map { ($0 <= now ? " · expired " : " · until ") + Format.date($0) } ?? ""
+        return "\(code.code)\(alias) · \(who) · \(what)\(end)"
     }
 
     func draw(_ state: AppState, in area: Rect, on canvas: inout Canvas) {
