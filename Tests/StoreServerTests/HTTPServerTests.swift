@@ -160,6 +160,14 @@ struct Echo: Codable, Equatable {
         }
     }
 
+    @Test func limitsThatAreNotPositiveAreAnError() {
+        var limits = HTTPServer.Limits()
+        limits.maximumConnectionsPerIP = 0
+        #expect(throws: HTTPServer.StartError("cannot start the HTTP server on 127.0.0.1:0: maximumConnectionsPerIP must be positive, not 0")) {
+            _ = try HTTPServer.start(port: 0, limits: limits, handler: Echo.handler)
+        }
+    }
+
     @Test func itServesIPv6LoopbackAndLocalhost() async throws {
         try await Self.withServer(host: "::1") { server in
             let answer = try await offPool {

@@ -29,6 +29,15 @@ public final class HTTPServer: Sendable {
 
         public init() {}
         public static let `default` = Limits()
+
+        /// What is wrong with these limits, if anything: every one must be positive.
+        var problem: String? {
+            let named = [("maximumBodyBytes", maximumBodyBytes), ("maximumHeaderBytes", maximumHeaderBytes),
+                         ("maximumConnections", maximumConnections), ("maximumConnectionsPerIP", maximumConnectionsPerIP),
+                         ("connectionTimeout", connectionTimeout)]
+            if let (name, value) = named.first(where: { $0.1 <= 0 || $0.1 > Int(UInt32.max) }) { return "\(name) must be positive, not \(value)" }
+            return handlerTimeout > 0 ? nil : "handlerTimeout must be positive, not \(handlerTimeout)"
+        }
     }
 
     /// Why the server did not start; names the host and port.
@@ -62,6 +71,7 @@ public final class HTTPServer: Sendable {
     /// Starts serving `host` (loopback by default) on `port` (0: any free port).
     public static func start(host: String = "127.0.0.1", port: UInt16, limits: Limits = .default,
                              handler: @escaping HTTPHandler) throws(StartError) -> HTTPServer {
+        if let problem = limits.problem { throw StartError("cannot start the HTTP server on \(ListenSocket.endpoint(host, port)): \(problem)") }
         let socket = try ListenSocket.open(host: host, port: port)
         let core = ServerCore(handler: handler, limits: limits)
         let context = Unmanaged.passRetained(core)  // released once the daemon has stopped
