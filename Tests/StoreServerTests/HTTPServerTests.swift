@@ -2,6 +2,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import StoreCore
 import Synchronization
 import Testing
 @testable import StoreServer
@@ -47,7 +48,8 @@ struct Echo: Codable, Equatable {
 
     @Test func urlSessionGetsTheHandlersAnswer() async throws {
         try await Self.withServer { server in
-            var request = URLRequest(url: URL(string: "http://127.0.0.1:\(server.port)/inApps/v1/history/42?revision=abc&productId=a")!)
+            #expect(server.baseURL == "http://127.0.0.1:\(server.port)")
+            var request = URLRequest(url: URL(string: server.baseURL + "/inApps/v1/history/42?revision=abc&productId=a")!)
             request.httpMethod = "POST"
             request.setValue("Bearer token", forHTTPHeaderField: "Authorization")
             request.httpBody = Data(#"{"hello":"world"}"#.utf8)
@@ -248,6 +250,39 @@ struct Echo: Codable, Equatable {
             let slowAnswer = try await offPool { slow.readToEnd() }
             #expect(slowAnswer.statusCode != 200)
             slow.close()
+        }
+    }
+
+    @Test func randomlyMutatedRequestsNeverStopTheServer() async throws {
+        let valid = Array("POST /inApps/v1/history/42?revision=abc&productId=a%20b HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer e30.e30.AA\r\nContent-Type: application/json\r\nContent-Length: 17\r\n\r\n{\"hello\":\"world\"}".utf8)
+        let interesting = Array(" \r\n:%?&=+\0\u{7f}\u{ff}0123456789-".utf8)
+        try await Self.withServer { server in
+            let statuses = try await offPool {
+                var random = SeededRandom(seed: 15)
+                var statuses: Set<Int> = []
+                for _ in 0..<300 {
+                    var bytes = valid
+                    for _ in 0..<Int.random(in: 1...6, using: &random) {
+                        let at = Int.random(in: 0..<bytes.count, using: &random)
+                        switch Int.random(in: 0..<4, using: &random) {
+                        case 0: bytes[at] = interesting.randomElement(using: &random)!
+                        case 1: bytes.remove(at: at)
+                        case 2: bytes.insert(interesting.randomElement(using: &random)!, at: at)
+                        default: bytes = Array(bytes[..<at])
+                        }
+                        if bytes.isEmpty { break }
+                    }
+                    let client = try RawClient(port: server.port, timeout: 5)
+                    client.send(bytes)
+                    shutdown(client.fd, Int32(SHUT_WR))
+                    statuses.insert(client.readToEnd().statusCode ?? 0)
+                    client.close()
+                }
+                return statuses
+            }
+            #expect(statuses.contains(200) && statuses.contains(400))  // the mutations reached both sides
+            let answer = try await RawClient.ask("GET /still HTTP/1.1\r\nHost: x\r\n\r\n", port: server.port)
+            #expect(answer.statusCode == 200)
         }
     }
 

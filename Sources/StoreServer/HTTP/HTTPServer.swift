@@ -49,6 +49,8 @@ public final class HTTPServer: Sendable {
     public let host: String
     /// The port it listens on (the one the system chose when started with port 0).
     public let port: UInt16
+    /// `http://127.0.0.1:8080`, `http://[::1]:8080`: what a client's base URL is.
+    public var baseURL: String { "http://" + ListenSocket.endpoint(host, port) }
     private let core: ServerCore
     private let state: Mutex<State>
 
