@@ -112,6 +112,14 @@ struct Echo: Codable, Equatable {
         }
     }
 
+    @Test func aBodyOfTheWholeDefaultMebibyteIsReadWhole() async throws {
+        let body = String(repeating: "0123456789abcdef", count: (1 << 20) / 16)
+        try await Self.withServer(handler: { request in .json(200, "\(request.body.count) \(request.body == Data(body.utf8))") }) { server in
+            let answer = try await RawClient.ask("POST /big HTTP/1.1\r\nHost: x\r\nContent-Length: \(body.utf8.count)\r\n\r\n" + body, port: server.port)
+            #expect(answer.body == "1048576 true")
+        }
+    }
+
     @Test func aChunkedBodyOverTheLimitDropsTheConnectionUnanswered() async throws {
         var limits = HTTPServer.Limits()
         limits.maximumBodyBytes = 100

@@ -24,8 +24,9 @@ public final class HTTPServer: Sendable {
         public var maximumConnectionsPerIP = 32
         /// Seconds a connection may stay silent (before or between requests) before MHD drops it.
         public var connectionTimeout = 15
-        /// Seconds the handler may take before the client gets 500 (the handler is cancelled).
-        public var handlerTimeout: Double = 30
+        /// Seconds the handler may take before the client gets 500 (the handler is cancelled);
+        /// under Apple's client's own 30 s, so it sees the 500 rather than a timeout of its own.
+        public var handlerTimeout: Double = 20
 
         public init() {}
         public static let `default` = Limits()
