@@ -97,7 +97,8 @@ public final class HTTPServer: Sendable {
             }
         }
         guard let daemon else {
-            close(socket.descriptor)
+            // Not closed here: MHD closes a listening socket it was given on most of its failure
+            // paths, and closing a descriptor twice could close another thread's file.
             context.release()
             throw StartError("cannot start the HTTP server on \(ListenSocket.endpoint(host, socket.port)) (libmicrohttpd refused the options)")
         }
