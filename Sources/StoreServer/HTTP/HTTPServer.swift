@@ -8,11 +8,12 @@ import Synchronization
 ///
 /// How the C callbacks meet the async handler: MHD runs one thread per connection (at most
 /// `Limits.maximumConnections`). Once a request is complete, that thread starts the handler in a
-/// `Task` and blocks on a semaphore until the handler answers, `Limits.handlerTimeout` passes, or
-/// the server stops. Blocking there is safe: the thread is MHD's own, never one of the cooperative
-/// pool's, and the handler needs nothing from it. MHD requires responses to be queued from the
-/// connection's thread, which this satisfies without suspend/resume. The per-request state lives
-/// only on that thread; what crosses to the Task is the Sendable `HTTPRequest` and an `Exchange`.
+/// `Task` whose executor is the thread itself (`ConnectionExecutor`): it runs the handler's jobs
+/// until the handler answers, `Limits.handlerTimeout` passes, or the server stops. So the server
+/// never waits for the cooperative pool, which blocking work elsewhere in the process (two
+/// threads on two cores) can starve, and MHD's rule that a response is queued from the
+/// connection's own thread holds without suspend/resume. The per-request state lives only on that
+/// thread; what crosses into the Task is the Sendable `HTTPRequest`.
 public final class HTTPServer: Sendable {
     public struct Limits: Sendable, Equatable {
         /// A larger declared body gets 413 before it is read; a larger chunked body drops the connection.
@@ -175,7 +176,7 @@ private final class RequestState {
 private final class ServerCore: Sendable {
     let handler: HTTPHandler
     let limits: HTTPServer.Limits
-    private let waiting = Mutex<(stopping: Bool, exchanges: [ObjectIdentifier: Exchange])>((false, [:]))
+    private let waiting = Mutex<(stopping: Bool, executors: [ObjectIdentifier: ConnectionExecutor])>((false, [:]))
 
     init(handler: @escaping HTTPHandler, limits: HTTPServer.Limits) {
         self.handler = handler
@@ -207,29 +208,29 @@ private final class ServerCore: Sendable {
         return queue(respond(to: request), on: connection)
     }
 
-    /// Runs the handler and blocks this (MHD connection) thread until it answers; see `HTTPServer`.
+    /// Runs the handler on this (MHD connection) thread until it answers; see `HTTPServer`.
     private func respond(to request: HTTPRequest) -> HTTPResponse {
-        let exchange = Exchange()
+        let executor = ConnectionExecutor()
         let admitted = waiting.withLock { waiting in
-            if !waiting.stopping { waiting.exchanges[ObjectIdentifier(exchange)] = exchange }
+            if !waiting.stopping { waiting.executors[ObjectIdentifier(executor)] = executor }
             return !waiting.stopping
         }
         guard admitted else { return Self.stopping }
         let handler = self.handler
-        let task = Task { exchange.answer(await handler(request)) }
-        let response = exchange.wait(seconds: limits.handlerTimeout, orElse: Self.timedOut)
+        let task = Task(executorPreference: executor) { executor.answer(await handler(request)) }
+        let response = executor.run(seconds: limits.handlerTimeout, orElse: Self.timedOut)
         task.cancel()  // a no-op when it answered
-        _ = waiting.withLock { $0.exchanges.removeValue(forKey: ObjectIdentifier(exchange)) }
+        _ = waiting.withLock { $0.executors.removeValue(forKey: ObjectIdentifier(executor)) }
         return response
     }
 
     /// Releases every waiting connection thread with 503, and admits no new request.
     func stopWaiting() {
-        let exchanges = waiting.withLock { waiting in
+        let executors = waiting.withLock { waiting in
             waiting.stopping = true
-            return Array(waiting.exchanges.values)
+            return Array(waiting.executors.values)
         }
-        for exchange in exchanges { exchange.answer(Self.stopping) }
+        for executor in executors { executor.answer(Self.stopping) }
     }
 
     // App Store Server API-style error bodies (Apple's client parses errors only as JSON).
@@ -286,24 +287,58 @@ private func text(_ pointer: UnsafePointer<CChar>?, _ count: Int) -> String {
     return String(decoding: UnsafeRawBufferPointer(start: pointer, count: count), as: UTF8.self)
 }
 
-/// A handler's answer for one waiting connection thread; the first answer wins (the handler's, a
-/// timeout's, or the server stopping's).
-private final class Exchange: Sendable {
-    private let response = Mutex<HTTPResponse?>(nil)
-    private let answered = DispatchSemaphore(value: 0)
+/// The executor of one request's handler: the MHD connection thread waiting for its answer runs
+/// the handler's jobs itself (`run`). Once the answer is in (the handler's, a timeout's, or the
+/// server stopping's; the first wins), that thread leaves, and jobs still to come (a handler that
+/// timed out and is being cancelled, the tasks it left behind) run on Dispatch threads instead, so
+/// none is stranded.
+private final class ConnectionExecutor: TaskExecutor {
+    private struct State {
+        var jobs: [UnownedJob] = []
+        var answer: HTTPResponse?
+        var handedOver = false
+    }
+    private let state = Mutex(State())
+    private let wake = DispatchSemaphore(value: 0)
 
-    func answer(_ answer: HTTPResponse) {
-        let first = response.withLock { response in
-            guard response == nil else { return false }
-            response = answer
-            return true
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        let handedOver = state.withLock { state in
+            if !state.handedOver { state.jobs.append(job) }
+            return state.handedOver
         }
-        if first { answered.signal() }
+        if handedOver { runElsewhere(job) } else { wake.signal() }
     }
 
-    func wait(seconds: Double, orElse fallback: HTTPResponse) -> HTTPResponse {
-        _ = answered.wait(timeout: .now() + seconds)
-        answer(fallback)  // ignored when an answer came in time
-        return response.withLock { $0 } ?? fallback
+    func answer(_ response: HTTPResponse) {
+        state.withLock { state in
+            if state.answer == nil { state.answer = response }
+        }
+        wake.signal()
+    }
+
+    /// Runs jobs on the calling thread until there is an answer, or `fallback` after `seconds`.
+    func run(seconds: Double, orElse fallback: HTTPResponse) -> HTTPResponse {
+        let deadline = DispatchTime.now() + seconds
+        while state.withLock({ $0.answer == nil }) {
+            if wake.wait(timeout: deadline) == .timedOut { answer(fallback) }
+            let jobs = state.withLock { state -> [UnownedJob] in
+                guard state.answer == nil else { return [] }  // left for the hand-over below
+                defer { state.jobs.removeAll() }
+                return state.jobs
+            }
+            for job in jobs { job.runSynchronously(on: asUnownedTaskExecutor()) }
+        }
+        let (answer, leftovers) = state.withLock { state in
+            state.handedOver = true
+            defer { state.jobs.removeAll() }
+            return (state.answer!, state.jobs)
+        }
+        for job in leftovers { runElsewhere(job) }
+        return answer
+    }
+
+    private func runElsewhere(_ job: UnownedJob) {
+        DispatchQueue.global().async { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
     }
 }
