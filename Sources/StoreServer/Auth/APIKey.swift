@@ -51,8 +51,8 @@ public struct APIKey: Sendable {
 
     // MARK: - Tokens
 
-    /// A bearer token as Apple's App Store Server Library makes one (`kid`, `typ` JWT; `iss`, `aud`,
-    /// `bid`, `iat`, `exp`), for tests and tools that call the server.
+    /// A bearer token like those of Apple's App Store Server Library (`kid`, `typ` JWT; `iss`, `aud`,
+    /// `bid`, `exp`), plus the `iat` Apple's documentation asks for: for tests and tools that call the server.
     public func token(bundleID: String, issuedAt: Date = Date(), lifetime: TimeInterval = 300) throws -> String {
         let header: [String: Any] = ["alg": "ES256", "kid": keyID, "typ": "JWT"]
         let claims: [String: Any] = ["iss": issuerID, "aud": APIAuthenticator.audience, "bid": bundleID,
