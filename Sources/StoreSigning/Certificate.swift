@@ -205,8 +205,6 @@ public struct Certificate: Sendable, Hashable {
 
     /// SHA-256 of the DER public key, in hex: names a key without showing it.
     public var keyFingerprint: String {
-        guard let key = publicKey else { return "" }
-        let digest = key.derRepresentation.withUnsafeBytes { ECDSA.sha256($0) }
-        return digest.map { String(format: "%02x", $0) }.joined()
+        publicKey?.fingerprint.map { String(format: "%02x", $0) }.joined() ?? ""
     }
 }

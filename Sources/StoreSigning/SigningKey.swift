@@ -72,6 +72,9 @@ public struct PublicKey: Sendable {
     /// DER SubjectPublicKeyInfo.
     public var derRepresentation: Data { (try? Data(Self.spki(of: handle))) ?? Data() }
 
+    /// SHA-256 of the DER SubjectPublicKeyInfo: names a key without showing it.
+    public var fingerprint: [UInt8] { derRepresentation.withUnsafeBytes { ECDSA.sha256($0) } }
+
     /// Checks a 64-byte raw r‖s ES256 signature over `data`.
     public func isValidSignature(_ signature: Data, for data: Data) -> Bool {
         guard signature.count == 64, let der = ECDSA.derSignature(fromRaw: Array(signature)) else { return false }

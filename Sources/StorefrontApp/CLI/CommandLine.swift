@@ -26,6 +26,7 @@ public struct CommandLineOptions: Sendable, Equatable {
 
 public enum Command: String, CaseIterable, Sendable {
     case store, catalog, verify, cert, export, run, walk, demo
+    case apiKey = "api-key"
 
     var usage: String {
         switch self {
@@ -37,6 +38,7 @@ public enum Command: String, CaseIterable, Sendable {
         case .run: "storefront run FILE... [--junit FILE] [--report FILE]"
         case .walk: "storefront walk FILE"
         case .demo: "storefront demo FILE [--speed X]"
+        case .apiKey: "storefront api-key [--state DIR] [--json]"
         }
     }
 
@@ -50,6 +52,7 @@ public enum Command: String, CaseIterable, Sendable {
         case .run: "run scenario files headless; exit non-zero on any failure"
         case .walk: "open the storefront with a scenario as a checklist to perform by hand"
         case .demo: "play a scenario in the storefront at human pace"
+        case .apiKey: "print the App Store Server API key (key ID, issuer ID, .p8 path) for a backend to call serve with"
         }
     }
 }
@@ -74,7 +77,7 @@ public enum CommandLineParser {
         OptionSpec(names: ["--catalog"], value: "FILE", help: "catalog.json or Xcode .storekit file (default: ./catalog.json)") { $0.catalogPath = $1 },
         OptionSpec(names: ["--storefront"], value: "CODE", help: "storefront, ISO 3166-1 alpha-3 (default: the catalog's, else USA)", commands: [.store, .catalog, .run, .walk, .demo]) { $0.storefront = $1.uppercased() },
         OptionSpec(names: ["--locale"], value: "ID", help: "locale for text and prices, e.g. ja_JP (default: the storefront's)", commands: [.store, .catalog, .run, .walk, .demo]) { $0.locale = $1 },
-        OptionSpec(names: ["--state"], value: "DIR", help: "state directory (ledger, signing key); default under $XDG_STATE_HOME/storefront", commands: [.store, .verify, .cert, .export, .run, .walk, .demo]) { o, v throws(UsageError) in
+        OptionSpec(names: ["--state"], value: "DIR", help: "state directory (ledger, signing key); default under $XDG_STATE_HOME/storefront", commands: [.store, .verify, .cert, .export, .run, .walk, .demo, .apiKey]) { o, v throws(UsageError) in
             guard !v.isEmpty else { throw UsageError(description: "--state needs a directory path, got an empty string") }
             o.statePath = v
         },
@@ -89,7 +92,7 @@ public enum CommandLineParser {
         OptionSpec(names: ["--no-color"], value: nil, help: "monochrome interface (also NO_COLOR or TERM=dumb)", commands: [.store, .walk, .demo]) { o, _ in o.noColor = true },
         OptionSpec(names: ["--no-mouse"], value: nil, help: "leave the mouse to the terminal (select and copy text)", commands: [.store, .walk, .demo]) { o, _ in o.noMouse = true },
         OptionSpec(names: ["--record"], value: "FILE", help: "record the screen as an asciicast v2 file (FILE.cast) any asciinema player plays", commands: [.store, .walk, .demo]) { $0.recordPath = $1 },
-        OptionSpec(names: ["--json"], value: nil, help: "catalog, export: print JSON", commands: [.catalog, .export]) { o, _ in o.json = true },
+        OptionSpec(names: ["--json"], value: nil, help: "catalog, export, api-key: print JSON", commands: [.catalog, .export, .apiKey]) { o, _ in o.json = true },
         OptionSpec(names: ["--root"], value: "PEM", help: "verify: trusted root certificate (default: the local store's)", commands: [.verify]) { $0.rootCertificate = $1 },
         OptionSpec(names: ["--at-signed-date"], value: nil, help: "verify: check certificates at the payload's signedDate", commands: [.verify]) { o, _ in o.atSignedDate = true },
         OptionSpec(names: ["--junit"], value: "FILE", help: "run: write a JUnit XML report", commands: [.run]) { $0.junitPath = $1 },
@@ -175,7 +178,7 @@ public enum CommandLineParser {
         switch o.command {
         case .store:
             if let file = o.files.first { throw UsageError(description: "unexpected argument '\(file)' (use --catalog FILE to open a catalog)") }
-        case .catalog, .cert, .export:
+        case .catalog, .cert, .export, .apiKey:
             if o.files.count > (o.command == .catalog ? 1 : 0) { throw UsageError(description: "unexpected argument '\(o.files.last!)'") }
         case .verify, .walk, .demo:
             if o.files.isEmpty { throw UsageError(description: "\(o.command.rawValue) needs a FILE") }

@@ -1,0 +1,143 @@
+import Foundation
+import StoreSigning
+
+/// Why a request was not let in: for the log. The client only ever sees `AuthFailure.response`.
+public struct AuthFailure: Error, Sendable, Equatable, CustomStringConvertible {
+    public enum Reason: String, Sendable, Equatable {
+        /// No `Authorization: Bearer …` header.
+        case missingToken
+        /// Not a compact JWS with JSON header and claims, or a claim of the wrong type.
+        case malformedToken
+        /// `alg` is not ES256.
+        case wrongAlgorithm
+        /// `kid` names another key.
+        case foreignKey
+        /// The signature does not match this server's key.
+        case badSignature
+        case wrongIssuer
+        case wrongAudience
+        /// `bid` is not the catalog's bundle ID.
+        case wrongBundle
+        case expired
+        /// `iat` lies in the future.
+        case notYetValid
+        /// `exp` is more than 60 minutes after `iat` (or after now, without `iat`).
+        case lifetimeTooLong
+    }
+
+    public let reason: Reason
+    public let detail: String
+    public var description: String { "\(reason.rawValue): \(detail)" }
+
+    /// 401 as the App Store Server API answers it, revealing nothing about the token.
+    public var response: HTTPResponse {
+        HTTPResponse(status: 401, headers: ["content-type": "text/plain; charset=utf-8", "www-authenticate": "Bearer"],
+                     body: Data("Unauthenticated\n".utf8))
+    }
+}
+
+/// Checks the App Store Server API's bearer tokens (ES256 JWTs signed with the API key), as Apple's
+/// server does. Time is wall-clock time: the tokens are real JWTs, made by a real backend's clock.
+public struct APIAuthenticator: Sendable {
+    public let keyID: String
+    public let issuerID: String
+    public let bundleID: String
+    private let publicKey: PublicKey
+    /// Tolerated disagreement between the backend's clock and this one.
+    public var clockSkew: TimeInterval = 60
+
+    public static let audience = "appstoreconnect-v1"
+    /// Apple refuses tokens that live longer than 60 minutes.
+    public static let maximumLifetime: TimeInterval = 3600
+    /// Anything longer is not a token this server made room for.
+    static let maximumTokenLength = 8192
+
+    public init(key: APIKey, bundleID: String) {
+        keyID = key.keyID
+        issuerID = key.issuerID
+        self.bundleID = bundleID
+        publicKey = key.privateKey.publicKey
+    }
+
+    /// nil when the request carries a valid token for this key and bundle.
+    public func check(_ request: HTTPRequest, now: Date = Date()) -> AuthFailure? {
+        guard let authorization = request.header("authorization") else {
+            return AuthFailure(reason: .missingToken, detail: "no Authorization header")
+        }
+        let parts = authorization.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
+        guard parts.count == 2, parts[0].lowercased() == "bearer" else {
+            return AuthFailure(reason: .missingToken, detail: "the Authorization header is not 'Bearer <token>'")
+        }
+        return check(token: parts[1].trimmingCharacters(in: .whitespaces), now: now)
+    }
+
+    private struct Header: Decodable {
+        var alg: String
+        var kid: String?
+        var typ: String?
+    }
+
+    private struct Claims: Decodable {
+        var iss: String?
+        var aud: Audience?
+        var bid: String?
+        var iat: Double?
+        var exp: Double?
+    }
+
+    /// RFC 7519 allows one audience or several.
+    private struct Audience: Decodable {
+        var values: [String]
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.singleValueContainer()
+            if let several = try? container.decode([String].self) { values = several } else { values = [try container.decode(String.self)] }
+        }
+    }
+
+    public func check(token: String, now: Date = Date()) -> AuthFailure? {
+        func fail(_ reason: AuthFailure.Reason, _ detail: String) -> AuthFailure { AuthFailure(reason: reason, detail: detail) }
+        guard token.utf8.count <= Self.maximumTokenLength else {
+            return fail(.malformedToken, "the token is longer than \(Self.maximumTokenLength) bytes")
+        }
+        let parts = token.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+        guard parts.count == 3, let headerData = Base64URL.decode(parts[0]), let claimsData = Base64URL.decode(parts[1]),
+              let signature = Base64URL.decode(parts[2]) else {
+            return fail(.malformedToken, "not a compact JWS (three base64url parts)")
+        }
+        guard let header = try? JSONDecoder().decode(Header.self, from: headerData) else {
+            return fail(.malformedToken, "the header is not a JSON object with alg")
+        }
+        guard header.alg == "ES256" else { return fail(.wrongAlgorithm, "alg is \(header.alg), not ES256") }
+        if let typ = header.typ, typ.uppercased() != "JWT" { return fail(.malformedToken, "typ is \(typ), not JWT") }
+        guard header.kid == keyID else {
+            return fail(.foreignKey, "signed with key \(header.kid ?? "(no kid)"), not this server's key \(keyID)")
+        }
+        guard publicKey.isValidSignature(signature, for: Data((parts[0] + "." + parts[1]).utf8)) else {
+            return fail(.badSignature, "the signature does not match key \(keyID)")
+        }
+        guard let claims = try? JSONDecoder().decode(Claims.self, from: claimsData) else {
+            return fail(.malformedToken, "the claims are not a JSON object of the expected types")
+        }
+        guard claims.iss == issuerID else { return fail(.wrongIssuer, "iss is \(claims.iss ?? "missing"), not the issuer ID \(issuerID)") }
+        guard claims.aud?.values.contains(Self.audience) == true else {
+            return fail(.wrongAudience, "aud is \(claims.aud?.values.joined(separator: ", ") ?? "missing"), not \(Self.audience)")
+        }
+        guard claims.bid == bundleID else { return fail(.wrongBundle, "bid is \(claims.bid ?? "missing"), not the catalog's bundle ID \(bundleID)") }
+        return checkTimes(issued: claims.iat, expires: claims.exp, now: now.timeIntervalSince1970)
+    }
+
+    /// Apple's library sends no `iat`; then the lifetime counts from now.
+    private func checkTimes(issued: Double?, expires: Double?, now: Double) -> AuthFailure? {
+        guard let expires else { return AuthFailure(reason: .malformedToken, detail: "no exp claim") }
+        guard expires + clockSkew > now else {
+            return AuthFailure(reason: .expired, detail: "expired \(Int(now - expires)) s ago")
+        }
+        if let issued, issued - clockSkew > now {
+            return AuthFailure(reason: .notYetValid, detail: "iat is \(Int(issued - now)) s in the future")
+        }
+        guard expires - (issued ?? now) <= Self.maximumLifetime + (issued == nil ? clockSkew : 0) else {
+            return AuthFailure(reason: .lifetimeTooLong, detail: "exp is more than 60 minutes after \(issued == nil ? "now" : "iat")")
+        }
+        return nil
+    }
+}
