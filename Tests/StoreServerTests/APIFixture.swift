@@ -36,7 +36,7 @@ struct APIFixture {
         catalog.settings.networkDelay = 0
         catalog.settings.gracePeriod = false
         store = try LocalAppStore(catalog: catalog, stateDirectory: nil, time: ManualTime())
-        api = AppStoreServerAPI(store: store, isAuthorized: { _ in authorized })
+        api = AppStoreServerAPI(store: store, authenticate: { _ in authorized ? nil : HTTPResponse(status: 401) })
     }
 
     /// Buys as the customer would, in the app; returns the transaction's ID.

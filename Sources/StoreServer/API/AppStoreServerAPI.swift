@@ -6,16 +6,16 @@ import StoreEngine
 /// Apple's paths, JSON and error codes, so Apple's own `AppStoreServerAPIClient` works against it.
 public struct AppStoreServerAPI: Sendable {
     public let store: LocalAppStore
-    /// Checks the request's bearer token (see `APIAuthenticator`); a request it refuses gets 401.
-    let isAuthorized: @Sendable (HTTPRequest) -> Bool
+    /// Checks the request's bearer token (see `APIAuthenticator`): nil lets it through, else the refusal (401).
+    let authenticate: @Sendable (HTTPRequest) -> HTTPResponse?
 
-    public init(store: LocalAppStore, isAuthorized: @escaping @Sendable (HTTPRequest) -> Bool) {
+    public init(store: LocalAppStore, authenticate: @escaping @Sendable (HTTPRequest) -> HTTPResponse?) {
         self.store = store
-        self.isAuthorized = isAuthorized
+        self.authenticate = authenticate
     }
 
     public func respond(to request: HTTPRequest) async -> HTTPResponse {
-        guard isAuthorized(request) else { return HTTPResponse(status: 401) }
+        if let refusal = authenticate(request) { return refusal }
         do {
             let matches = Self.endpoints.compactMap { endpoint in endpoint.argument(in: request.path).map { (endpoint, $0) } }
             guard !matches.isEmpty else { throw APIError.noSuchEndpoint(request.method, request.path) }
@@ -49,8 +49,9 @@ public struct AppStoreServerAPI: Sendable {
             var argument = ""
             for (segment, expected) in zip(segments, pattern) {
                 if expected == "{}" {
-                    guard !segment.isEmpty else { return nil }
-                    argument = String(segment)
+                    // The path arrives as sent: its argument is percent-decoded here (the query already is).
+                    guard !segment.isEmpty, let decoded = String(segment).removingPercentEncoding else { return nil }
+                    argument = decoded
                 } else if segment != expected {
                     return nil
                 }

@@ -20,12 +20,15 @@ public struct CommandLineOptions: Sendable, Equatable {
     public var speed: Double = 1
     public var environment: StoreEnvironment?
     public var recordPath: String?
+    public var port: UInt16?
+    public var host: String?
 
     public init() {}
 }
 
 public enum Command: String, CaseIterable, Sendable {
     case store, catalog, verify, cert, export, run, walk, demo
+    case serve
     case apiKey = "api-key"
 
     var usage: String {
@@ -38,6 +41,7 @@ public enum Command: String, CaseIterable, Sendable {
         case .run: "storefront run FILE... [--junit FILE] [--report FILE]"
         case .walk: "storefront walk FILE"
         case .demo: "storefront demo FILE [--speed X]"
+        case .serve: "storefront serve [--state DIR] [--port N] [--host ADDR] [--notify URL]"
         case .apiKey: "storefront api-key [--state DIR] [--json]"
         }
     }
@@ -52,6 +56,7 @@ public enum Command: String, CaseIterable, Sendable {
         case .run: "run scenario files headless; exit non-zero on any failure"
         case .walk: "open the storefront with a scenario as a checklist to perform by hand"
         case .demo: "play a scenario in the storefront at human pace"
+        case .serve: "serve the App Store Server API on the store's state, for a backend to call"
         case .apiKey: "print the App Store Server API key (key ID, issuer ID, .p8 path) for a backend to call serve with"
         }
     }
@@ -77,21 +82,26 @@ public enum CommandLineParser {
         OptionSpec(names: ["--catalog"], value: "FILE", help: "catalog.json or Xcode .storekit file (default: ./catalog.json)") { $0.catalogPath = $1 },
         OptionSpec(names: ["--storefront"], value: "CODE", help: "storefront, ISO 3166-1 alpha-3 (default: the catalog's, else USA)", commands: [.store, .catalog, .run, .walk, .demo]) { $0.storefront = $1.uppercased() },
         OptionSpec(names: ["--locale"], value: "ID", help: "locale for text and prices, e.g. ja_JP (default: the storefront's)", commands: [.store, .catalog, .run, .walk, .demo]) { $0.locale = $1 },
-        OptionSpec(names: ["--state"], value: "DIR", help: "state directory (ledger, signing key); default under $XDG_STATE_HOME/storefront", commands: [.store, .verify, .cert, .export, .run, .walk, .demo, .apiKey]) { o, v throws(UsageError) in
+        OptionSpec(names: ["--state"], value: "DIR", help: "state directory (ledger, signing key); default under $XDG_STATE_HOME/storefront", commands: [.store, .verify, .cert, .export, .run, .walk, .demo, .serve, .apiKey]) { o, v throws(UsageError) in
             guard !v.isEmpty else { throw UsageError(description: "--state needs a directory path, got an empty string") }
             o.statePath = v
         },
-        OptionSpec(names: ["--environment"], value: "ENV", help: "environment in signed data: Sandbox (default), Production, Xcode, LocalTesting", commands: [.store, .export, .run, .walk, .demo]) { o, v throws(UsageError) in
+        OptionSpec(names: ["--environment"], value: "ENV", help: "environment in signed data: Sandbox (default), Production, Xcode, LocalTesting", commands: [.store, .export, .run, .walk, .demo, .serve]) { o, v throws(UsageError) in
             guard let environment = StoreEnvironment(rawValue: v) else {
                 throw UsageError(description: "unknown environment '\(v)' (use one of: \(StoreEnvironment.names))")
             }
             o.environment = environment
         },
         OptionSpec(names: ["--ephemeral"], value: nil, help: "keep everything in memory; nothing is saved", commands: [.store, .verify, .cert]) { o, _ in o.ephemeral = true },
-        OptionSpec(names: ["--time-rate"], value: "RATE", help: "store clock speed: an Xcode time rate name or integer", commands: [.store, .run, .walk, .demo]) { $0.timeRate = $1 },
+        OptionSpec(names: ["--time-rate"], value: "RATE", help: "store clock speed: an Xcode time rate name or integer", commands: [.store, .run, .walk, .demo, .serve]) { $0.timeRate = $1 },
         OptionSpec(names: ["--no-color"], value: nil, help: "monochrome interface (also NO_COLOR or TERM=dumb)", commands: [.store, .walk, .demo]) { o, _ in o.noColor = true },
         OptionSpec(names: ["--no-mouse"], value: nil, help: "leave the mouse to the terminal (select and copy text)", commands: [.store, .walk, .demo]) { o, _ in o.noMouse = true },
         OptionSpec(names: ["--record"], value: "FILE", help: "record the screen as an asciicast v2 file (FILE.cast) any asciinema player plays", commands: [.store, .walk, .demo]) { $0.recordPath = $1 },
+        OptionSpec(names: ["--port"], value: "N", help: "serve: the port (default 8765; 0 picks a free one)", commands: [.serve]) { o, v throws(UsageError) in
+            guard let port = UInt16(v) else { throw UsageError(description: "--port needs a port number from 0 to 65535, got '\(v)'") }
+            o.port = port
+        },
+        OptionSpec(names: ["--host"], value: "ADDR", help: "serve: the address to listen on (default 127.0.0.1, loopback only)", commands: [.serve]) { $0.host = $1 },
         OptionSpec(names: ["--json"], value: nil, help: "catalog, export, api-key: print JSON", commands: [.catalog, .export, .apiKey]) { o, _ in o.json = true },
         OptionSpec(names: ["--root"], value: "PEM", help: "verify: trusted root certificate (default: the local store's)", commands: [.verify]) { $0.rootCertificate = $1 },
         OptionSpec(names: ["--at-signed-date"], value: nil, help: "verify: check certificates at the payload's signedDate", commands: [.verify]) { o, _ in o.atSignedDate = true },
@@ -178,7 +188,7 @@ public enum CommandLineParser {
         switch o.command {
         case .store:
             if let file = o.files.first { throw UsageError(description: "unexpected argument '\(file)' (use --catalog FILE to open a catalog)") }
-        case .catalog, .cert, .export, .apiKey:
+        case .catalog, .cert, .export, .apiKey, .serve:
             if o.files.count > (o.command == .catalog ? 1 : 0) { throw UsageError(description: "unexpected argument '\(o.files.last!)'") }
         case .verify, .walk, .demo:
             if o.files.isEmpty { throw UsageError(description: "\(o.command.rawValue) needs a FILE") }

@@ -1,0 +1,87 @@
+import Dispatch
+import Foundation
+import StoreCore
+import StoreEngine
+import StoreServer
+
+/// `storefront serve`: the App Store's server side for a team's backend, on the same state the
+/// storefront uses (as another process on the ledger): the App Store Server API over HTTP, and
+/// notifications delivered to `--notify`. Runs until Ctrl-C or SIGTERM.
+enum ServeCommand {
+    static let defaultPort: UInt16 = 8765
+
+    static func run(_ options: CommandLineOptions) async throws -> Int32 {
+        let context = try StoreContext.resolve(options)
+        let directory = try SigningCommands.stateDirectory(options)
+        let store = try LocalAppStore(catalog: context.catalog, stateDirectory: directory,
+                                      storefront: context.storefront.code, locale: context.locale)
+        try await StoreContext.applyOverrides(options, to: store)
+        let key = try APIKey.load(stateDirectory: directory)
+        let authenticator = APIAuthenticator(key: key, bundleID: context.catalog.app.bundleID)
+        let api = AppStoreServerAPI(store: store) { request in
+            guard let failure = authenticator.check(request, now: Date()) else { return nil }
+            log(request, failure.response.status, because: failure.description)
+            return failure.response
+        }
+        let host = options.host ?? "127.0.0.1"
+        let server: HTTPServer
+        do {
+            server = try HTTPServer.start(host: host, port: options.port ?? defaultPort) { request in
+                let response = await api.respond(to: request)
+                if response.status != 401 { log(request, response.status) }
+                return response
+            }
+        } catch {
+            await store.shutdown()
+            throw UsageError(description: error.description)
+        }
+        let ticker = Task {
+            // Renewals, billing retries and expiries fall due while serving, and become notifications.
+            while !Task.isCancelled {
+                await store.tick()
+                try? await Task.sleep(for: .milliseconds(250))
+            }
+        }
+        say("""
+            Serving the App Store Server API for \(context.catalog.app.bundleID) at \(server.baseURL)
+              state:   \(directory)
+              API key: key ID \(key.keyID), issuer ID \(key.issuerID), private key \(key.privateKeyPath ?? "?")
+              trust:   storefront cert --state \(directory)
+            Ctrl-C stops.
+            """)
+        let signal = await TerminationSignal.wait()
+        ticker.cancel()
+        await ticker.value
+        await server.stop()
+        await store.shutdown()
+        say("Stopped (\(signal == SIGINT ? "Ctrl-C" : "SIGTERM")).")
+        return 0
+    }
+}
+
+/// One line a request, for the tester watching their backend call in: "GET /inApps/v1/… → 200".
+private func log(_ request: HTTPRequest, _ status: Int, because reason: String? = nil) {
+    say("\(request.method) \(request.path) → \(status)" + (reason.map { " (\($0))" } ?? ""))
+}
+
+/// A line on standard output, written at once (a log read through a pipe must not wait for a buffer).
+private func say(_ line: String) {
+    FileHandle.standardOutput.write(Data((line + "\n").utf8))
+}
+
+/// Waits for SIGINT or SIGTERM, taking them from their default action (ending the process mid-write).
+enum TerminationSignal {
+    static func wait() async -> Int32 {
+        let (signals, continuation) = AsyncStream<Int32>.makeStream()
+        let sources = [SIGINT, SIGTERM].map { number in
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { continuation.yield(number) }
+            source.resume()
+            return source
+        }
+        defer { sources.forEach { $0.cancel() } }
+        for await number in signals { return number }
+        return SIGTERM
+    }
+}
