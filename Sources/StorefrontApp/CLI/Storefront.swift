@@ -23,6 +23,7 @@ public enum StorefrontProgram {
             case .verify: return try SigningCommands.verify(options)
             case .cert: return try SigningCommands.cert(options)
             case .export: return try await ExportCommand.run(options)
+            case .notifications: return try await NotificationsCommand.run(options)
             case .run: return try await RunCommand.run(options)
             case .store: return try await StorefrontTUI.run(options: options)
             case .walk, .demo: return try await WalkCommand.run(options)
@@ -91,5 +92,6 @@ struct StoreContext {
             }
             await store.update { $0.environment = environment }
         }
+        if let url = options.notifyURL { await store.update { $0.notificationURL = url } }
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import StoreClient
 import StoreCore
 import StoreEngine
+import StoreServer
 import TerminalUI
 
 /// The interactive storefront: wires the store, the terminal and the pure reduce/render loop.
@@ -17,15 +18,20 @@ enum StorefrontTUI {
                                               storefront: context.storefront.code, locale: context.locale)
         let (store, manager) = (stack.store, stack.manager)
         do { try await StoreContext.applyOverrides(options, to: store) } catch { await stack.close(); throw error }
+        // Notifications go to the backend beside the UI, never in its way.
+        let notifier = NotificationDispatcher(store: store)
+        await notifier.start()
         var walk: WalkSession?
         if let scenario {
             walk = await WalkSession(scenario: scenario, catalog: context.catalog, catalogPath: catalogPath, store: store, manager: manager, options: options)
         }
         let status: Int32
         do { status = try await runTerminal(context: context, store: store, manager: manager, options: options, walk: walk) } catch {
+            await notifier.stop()
             await stack.close()
             throw error
         }
+        await notifier.stop()
         await stack.close()
         return status
     }
