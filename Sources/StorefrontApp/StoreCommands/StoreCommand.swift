@@ -13,6 +13,8 @@ public enum StoreCommand: Sendable, Equatable {
     case toggle(TestSetting)
     case timeRate(TimeRate)
     case fail(StoreAPI, StoreFailure?)
+    /// Where App Store Server Notifications V2 go; nil: recorded, not sent.
+    case notificationURL(String?)
     /// What AppTransaction reports of the first download (business-model migrations); nil keeps a field.
     case originalApp(version: String?, platform: String?, date: Date?)
 
@@ -55,7 +57,7 @@ public enum StoreCommand: Sendable, Equatable {
     /// Commands that prepare the store rather than act in it (a walk applies them when reached).
     public var isSetUp: Bool {
         switch self {
-        case .storefront, .set, .toggle, .timeRate, .fail, .originalApp: true
+        case .storefront, .set, .toggle, .timeRate, .fail, .notificationURL, .originalApp: true
         default: false
         }
     }

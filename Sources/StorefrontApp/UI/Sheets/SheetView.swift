@@ -39,6 +39,7 @@ struct SheetStep {
 enum SheetState: Sendable, Equatable {
     case payment(PaymentSheet)
     case redeem(RedeemSheet)
+    case notificationURL(NotificationURLSheet)
     case productDetail(ProductDetailSheet)
     case transactionDetail(TransactionDetailSheet)
     case confirm(ConfirmSheet)
@@ -53,6 +54,7 @@ enum SheetState: Sendable, Equatable {
         switch self {
         case .payment(let sheet): sheet
         case .redeem(let sheet): sheet
+        case .notificationURL(let sheet): sheet
         case .productDetail(let sheet): sheet
         case .transactionDetail(let sheet): sheet
         case .confirm(let sheet): sheet
