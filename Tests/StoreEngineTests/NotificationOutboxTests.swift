@@ -89,6 +89,33 @@ struct NotificationOutboxTests {
         await store.shutdown()
     }
 
+    @Test("buying the current plan while a downgrade waits calls it off: DID_CHANGE_RENEWAL_PREF without a subtype")
+    func backToTheCurrentPlan() async throws {
+        let store = try store()
+        try await buy(store, ID.proMonthly)
+        try await buy(store, ID.plusMonthly)
+        try await buy(store, ID.proMonthly)
+        try await store.manageSubscription(groupID: ID.group, .cancel)
+        try await store.manageSubscription(groupID: ID.group, .cancel)
+        try await store.advanceTime(by: Period(1, .month))
+        #expect(await names(store) == ["SUBSCRIBED INITIAL_BUY", "DID_CHANGE_RENEWAL_PREF DOWNGRADE", "DID_CHANGE_RENEWAL_PREF",
+                                       "DID_CHANGE_RENEWAL_STATUS AUTO_RENEW_DISABLED", "EXPIRED VOLUNTARY"])
+        #expect(await store.ledgerEntries(limit: 1).first?.payload.productID == ID.proMonthly)
+        await store.shutdown()
+    }
+
+    @Test("a promotional offer bought by a subscriber who lapsed is OFFER_REDEEMED RESUBSCRIBE")
+    func promotionalOfferRedeemed() async throws {
+        let store = try store()
+        try await buy(store, ID.proMonthly)
+        try await store.expireSubscription(productID: ID.proMonthly)
+        let signature = try await store.signPromotionalOffer(productID: ID.proMonthly, offerID: "pro.comeback50")
+        let options = PurchaseOptions(promotionalOffer: (id: "pro.comeback50", signature: signature))
+        _ = try await store.purchase(ID.proMonthly, options: options, answer: .confirm)
+        #expect(await names(store).last == "OFFER_REDEEMED RESUBSCRIBE")
+        await store.shutdown()
+    }
+
     @Test("a notification is signed once: every read gives the same token, which verifies against the store's certificate")
     func signedOnceAndKept() async throws {
         let store = try store()

@@ -69,8 +69,11 @@ extension LocalAppStore {
         var record = change.current
         switch change.kind {
         case .alreadySubscribed:
-            // Subscribed already: nothing to charge or change; an approved request for it goes.
-            if let pending { try ledger.delete(pending) }
+            // Subscribed already: nothing to charge; a change waiting for the renewal is called off, and an approved request goes.
+            try ledger.db.transaction {
+                try callOffChange(record, keeping: item.id)
+                if let pending { try ledger.delete(pending) }
+            }
             guard let jws = try ledger.jws(record.latestTransactionID) else { throw StoreFailure.storeKit(.unknown) }
             return .success(jws: present(jws))
         case .atRenewal:
@@ -90,6 +93,14 @@ extension LocalAppStore {
             pumpEvents()
             return outcome
         }
+    }
+
+    /// Buying the current plan again calls off a change waiting for the renewal (a downgrade, a crossgrade).
+    func callOffChange(_ record: SubscriptionRecord, keeping productID: String) throws {
+        guard record.autoRenewProductID != productID else { return }
+        var record = record
+        record.autoRenewProductID = productID
+        try save(record, notifying: .renewalPreferenceChanged(backToCurrent: true))
     }
 
     /// The old transaction is marked upgraded and the new one starts now, on the same original ID, in one write.
