@@ -70,6 +70,11 @@ extension Ledger {
                   .int(until.map(Self.ms) ?? Int64.max), .int(Int64(limit ?? -1))])
     }
 
+    /// The newest `limit` notifications, newest first.
+    func newestNotifications(limit: Int) throws -> [OutboxRow] {
+        try outboxRows("SELECT \(Self.outboxColumns) FROM notifications ORDER BY seq DESC LIMIT ?", [.int(Int64(limit))])
+    }
+
     func notification(seq: Int64) throws -> OutboxRow? {
         try outboxRows("SELECT \(Self.outboxColumns) FROM notifications WHERE seq = ?", [.int(seq)]).first
     }

@@ -72,6 +72,10 @@ extension LocalAppStore {
         read(nil) { try ledger.notification(testToken: testToken).map(notification) }
     }
 
+    public func recentNotifications(limit: Int) -> [StoreNotification] {
+        read([]) { try ledger.newestNotifications(limit: limit).map(notification) }
+    }
+
     public func notification(sequence: Int64) -> StoreNotification? {
         read(nil) { try ledger.notification(seq: sequence).map(notification) }
     }

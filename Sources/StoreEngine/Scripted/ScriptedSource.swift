@@ -185,6 +185,13 @@ public actor ScriptedSource: TransactionSource, StoreTestControls {
         broadcast(entries[i].jws!)
     }
 
+    /// A scripted source makes no server notifications.
+    public func recentNotifications(limit: Int) -> [StoreNotification] { [] }
+
+    public func resendNotification(sequence: Int64) throws {
+        throw TestControlError("a scripted source sends no server notifications")
+    }
+
     public func deleteTransaction(_ transactionID: Int64) { entries.removeAll { $0.id == transactionID } }
     public func clearTransactions() { entries.removeAll() }
 

@@ -98,6 +98,9 @@ public struct CommandPerformer: Sendable {
         case .advance(let period):
             try await c.advanceTime(by: period)
             return "Advanced time by \(period.words)"
+        case .resendNotification(let sequence):
+            try await c.resendNotification(sequence: sequence)
+            return "Notification #\(sequence) will be sent again"
         case .clear:
             try await c.clearTransactions()
             try await manager.resetWallet()

@@ -44,6 +44,8 @@ public enum StoreCommand: Sendable, Equatable {
     case buyElsewhere(String, family: Bool)
     case advance(Period)
     case clear, reset
+    /// Sends a server notification again now (the Notifications screen's S).
+    case resendNotification(Int64)
 
     /// The product a command names, checked against the catalog before a scenario runs.
     public var productID: String? {

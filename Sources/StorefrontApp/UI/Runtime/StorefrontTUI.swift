@@ -57,6 +57,14 @@ enum StorefrontTUI {
         var tasks: [Task<Void, Never>] = []
         // Input ends when the terminal hangs up (the window closed): end the loop, don't spin on.
         tasks.append(Task { for await _ in terminal.inputReady { sink.yield(.inputReady) }; sink.finish() })
+        // Sending happens beside the UI: the screen of notifications (6) follows it once a second.
+        tasks.append(Task { [initial = state.notifications] in
+            var shown = initial
+            while (try? await Task.sleep(for: .seconds(1))) != nil {
+                let now = await store.recentNotifications(limit: NotificationsScreen.limit)
+                if now != shown { shown = now; sink.yield(.notifications(now)) }
+            }
+        })
         tasks.append(Task {
             for await event in await manager.events() {
                 sink.yield(.storeEvent(event))

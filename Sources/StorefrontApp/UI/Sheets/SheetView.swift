@@ -42,6 +42,7 @@ enum SheetState: Sendable, Equatable {
     case notificationURL(NotificationURLSheet)
     case productDetail(ProductDetailSheet)
     case transactionDetail(TransactionDetailSheet)
+    case notificationDetail(NotificationDetailSheet)
     case confirm(ConfirmSheet)
     /// QA actions on a transaction, buy outside the app, the refund request and manage-subscriptions sheets.
     case menu(MenuSheet)
@@ -57,6 +58,7 @@ enum SheetState: Sendable, Equatable {
         case .notificationURL(let sheet): sheet
         case .productDetail(let sheet): sheet
         case .transactionDetail(let sheet): sheet
+        case .notificationDetail(let sheet): sheet
         case .confirm(let sheet): sheet
         case .menu(let sheet): sheet
         case .appInfo: AppInfoSheet()
