@@ -52,6 +52,13 @@ struct NotificationOutboxTests {
             "DID_CHANGE_RENEWAL_PREF UPGRADE", "DID_CHANGE_RENEWAL_PREF DOWNGRADE", "ONE_TIME_CHARGE", "REFUND", "REFUND_REVERSED",
             "ONE_TIME_CHARGE", "CONSUMPTION_REQUEST", "REFUND_DECLINED", "SUBSCRIBED INITIAL_BUY", "REVOKE", "TEST",
         ])
+        // A renewal's notification, made inside a catch-up, carries the renewal info as it was then.
+        let renewal = try #require(await store.notifications().first { $0.type == "DID_RENEW" })
+        let body = try JSONParser.parse(try #require(Base64URL.decode(String(renewal.signedPayload.split(separator: ".")[1]))))
+        let info = try #require(body["data"]?["signedRenewalInfo"]?.stringValue)
+        let claims = try JSONParser.parse(try #require(Base64URL.decode(String(info.split(separator: ".")[1]))))
+        #expect(claims["productId"]?.stringValue == ID.plusMonthly && claims["autoRenewStatus"]?.intValue == 1)
+        #expect(body["data"]?["status"]?.intValue == 1)
         await store.shutdown()
     }
 
@@ -135,6 +142,30 @@ struct NotificationOutboxTests {
             let token = try #require(data[nested]?.stringValue)
             #expect(JWSVerifier(trustedRoots: [store.certificate]).verify(token, at: .now).isVerified, "\(nested)")
         }
+        await store.shutdown()
+    }
+
+    /// What the transaction said in a notification's nested `signedTransactionInfo`.
+    func nestedTransaction(_ n: StoreNotification) throws -> JSONValue {
+        let body = try JSONParser.parse(try #require(Base64URL.decode(String(n.signedPayload.split(separator: ".")[1]))))
+        let token = try #require(body["data"]?["signedTransactionInfo"]?.stringValue)
+        return try JSONParser.parse(try #require(Base64URL.decode(String(token.split(separator: ".")[1]))))
+    }
+
+    @Test("a notification says what the transaction was when it was made, though it is signed later and the transaction changed or went")
+    func notificationKeepsTheTransactionAsItWas() async throws {
+        let store = try store()
+        let bought = try await buy(store, ID.removeAds)
+        try await store.refund(transactionID: bought, prorated: false)
+        let coins = try await buy(store, ID.coins)
+        try await store.deleteTransaction(coins)
+        let list = await store.notifications()  // signed only now
+        #expect(list.map(\.type) == ["ONE_TIME_CHARGE", "REFUND", "ONE_TIME_CHARGE"])
+        #expect(try nestedTransaction(list[0])["revocationDate"] == nil)
+        #expect(try nestedTransaction(list[1])["revocationDate"] != nil)
+        #expect(try nestedTransaction(list[2])["productId"]?.stringValue == ID.coins)
+        #expect(Set(list.map(\.uuid)).count == 3)
+        #expect(await store.notifications().map(\.uuid) == list.map(\.uuid), "the UUID is given once")
         await store.shutdown()
     }
 

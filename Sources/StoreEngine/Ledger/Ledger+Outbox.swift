@@ -2,14 +2,17 @@ import Foundation
 import StoreCore
 
 /// The outbox of App Store Server Notifications V2. A row is written in the same write transaction
-/// as the store event it tells of, with what the notification says at that moment (the payloads as
-/// JSON); it is signed when first read or sent, and the token kept. Attempts and the next attempt's
+/// as the store event it tells of, with what the notification says at that moment; it is signed
+/// (and given its UUID) when first read or sent, and the token kept. The transaction's payload is
+/// not copied: the row names the transaction, and a trigger copies its payload into the row before
+/// the transaction changes or goes, so the notification still says what it said when it was made
+/// (a simulated year writes twelve thousand of these; copying every payload doubled its writing). Attempts and the next attempt's
 /// date live in the row, so a restart resumes; a sender claims a row with a short lease under the
 /// write lock, so two processes never make the same attempt.
 extension Ledger {
     static let outboxSchema = """
         CREATE TABLE IF NOT EXISTS notifications(
-            seq INTEGER PRIMARY KEY, uuid TEXT NOT NULL, type TEXT NOT NULL, subtype TEXT,
+            seq INTEGER PRIMARY KEY, uuid TEXT, type TEXT NOT NULL, subtype TEXT,
             product_id TEXT, original_id INTEGER, transaction_id INTEGER, created INTEGER NOT NULL,
             environment TEXT NOT NULL, transaction_payload TEXT, renewal_payload TEXT, status INTEGER,
             test_token TEXT, signed TEXT, delivery TEXT NOT NULL, attempts TEXT NOT NULL DEFAULT '',
@@ -17,11 +20,18 @@ extension Ledger {
         CREATE INDEX IF NOT EXISTS notifications_due ON notifications(next_attempt) WHERE delivery = 'pending';
         CREATE INDEX IF NOT EXISTS notifications_in_line ON notifications(original_id, seq) WHERE delivery = 'pending';
         CREATE INDEX IF NOT EXISTS notifications_test ON notifications(test_token) WHERE test_token IS NOT NULL;
+        CREATE INDEX IF NOT EXISTS notifications_by_transaction ON notifications(transaction_id) WHERE transaction_payload IS NULL;
+        CREATE TRIGGER IF NOT EXISTS notifications_keep_changed_payload BEFORE UPDATE OF payload ON transactions
+            WHEN old.payload IS NOT new.payload
+            BEGIN UPDATE notifications SET transaction_payload = old.payload WHERE transaction_id = old.id AND transaction_payload IS NULL; END;
+        CREATE TRIGGER IF NOT EXISTS notifications_keep_deleted_payload BEFORE DELETE ON transactions
+            BEGIN UPDATE notifications SET transaction_payload = old.payload WHERE transaction_id = old.id AND transaction_payload IS NULL; END;
         """
 
     struct OutboxRow {
         var seq: Int64 = 0
-        var uuid: String
+        /// Given when first signed.
+        var uuid: String?
         var type: String
         var subtype: String?
         var productID: String?
@@ -39,14 +49,15 @@ extension Ledger {
         var nextAttempt: Date?
     }
 
+    /// Inserts a notification; its transaction's payload is read from the transaction (see above).
     func insertNotification(_ row: OutboxRow) throws {
         try db.query("""
-            INSERT INTO notifications(uuid, type, subtype, product_id, original_id, transaction_id, created, environment,
-                transaction_payload, renewal_payload, status, test_token, delivery, next_attempt)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """, [.text(row.uuid), .text(row.type), text(row.subtype), text(row.productID), int(row.originalID),
+            INSERT INTO notifications(type, subtype, product_id, original_id, transaction_id, created, environment,
+                renewal_payload, status, test_token, delivery, next_attempt)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """, [.text(row.type), text(row.subtype), text(row.productID), int(row.originalID),
                   int(row.transactionID), .int(Self.ms(row.created)), .text(row.environment),
-                  text(row.transactionPayload), text(row.renewalPayload), int(row.status.map(Int64.init)), text(row.testToken),
+                  text(row.renewalPayload), int(row.status.map(Int64.init)), text(row.testToken),
                   .text(row.delivery.rawValue), row.nextAttempt.map { .int(Self.ms($0)) } ?? .null])
     }
 
@@ -58,7 +69,8 @@ extension Ledger {
     private func int(_ value: Int64?) -> SQLiteDatabase.Value { value.map { .int($0) } ?? .null }
 
     private static let outboxColumns = """
-        seq, uuid, type, subtype, product_id, original_id, transaction_id, created, environment, transaction_payload,
+        seq, uuid, type, subtype, product_id, original_id, transaction_id, created, environment,
+        COALESCE(transaction_payload, (SELECT payload FROM transactions WHERE id = transaction_id)),
         renewal_payload, status, test_token, signed, delivery, attempts, next_attempt
         """
 
@@ -83,10 +95,11 @@ extension Ledger {
         try outboxRows("SELECT \(Self.outboxColumns) FROM notifications WHERE test_token = ?", [.text(testToken)]).first
     }
 
-    /// Keeps a notification's token; the first one written wins, so every reader gives the same one.
-    func setSignedPayload(_ jws: String, seq: Int64) throws -> String {
-        try db.query("UPDATE notifications SET signed = ? WHERE seq = ? AND signed IS NULL", [.text(jws), .int(seq)])
-        return try db.query("SELECT signed FROM notifications WHERE seq = ?", [.int(seq)]).first?.first?.text ?? jws
+    /// Keeps a notification's token and UUID; the first written win, so every reader gives the same.
+    func setSignedPayload(_ jws: String, uuid: String, seq: Int64) throws -> (jws: String, uuid: String) {
+        try db.query("UPDATE notifications SET signed = ?, uuid = ? WHERE seq = ? AND signed IS NULL", [.text(jws), .text(uuid), .int(seq)])
+        let kept = try db.query("SELECT signed, uuid FROM notifications WHERE seq = ?", [.int(seq)]).first
+        return (kept?[0].text ?? jws, kept?[1].text ?? uuid)
     }
 
     /// Takes up to `limit` notifications due by `storeNow`, each the first of its original
@@ -123,7 +136,7 @@ extension Ledger {
 
     private func outboxRows(_ sql: String, _ arguments: [SQLiteDatabase.Value]) throws -> [OutboxRow] {
         try db.query(sql, arguments).map { c in
-            guard let seq = c[0].int, let uuid = c[1].text, let type = c[2].text, let created = c[7].int, let environment = c[8].text,
+            guard let seq = c[0].int, let type = c[2].text, let created = c[7].int, let environment = c[8].text,
                   let delivery = c[14].text.flatMap(NotificationDelivery.init(rawValue:)) else {
                 throw damagedRow("notifications", key: c[0].int, "a column is missing or unknown")
             }
@@ -132,7 +145,7 @@ extension Ledger {
                 guard parts.count == 2, let ms = Int64(parts[0]) else { return nil }
                 return SendAttempt(date: Self.date(ms), result: String(parts[1]))
             }
-            return OutboxRow(seq: seq, uuid: uuid, type: type, subtype: c[3].text, productID: c[4].text, originalID: c[5].int,
+            return OutboxRow(seq: seq, uuid: c[1].text, type: type, subtype: c[3].text, productID: c[4].text, originalID: c[5].int,
                              transactionID: c[6].int, created: Self.date(created), environment: environment,
                              transactionPayload: c[9].text, renewalPayload: c[10].text, status: c[11].int.map(Int.init),
                              testToken: c[12].text, signed: c[13].text, delivery: delivery, attempts: attempts,

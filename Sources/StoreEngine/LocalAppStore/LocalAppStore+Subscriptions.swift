@@ -192,8 +192,15 @@ extension LocalAppStore {
             let pipeline = SigningPipeline(identity.signer)
             signingPipeline = pipeline
             defer { signingPipeline = nil }
+            batchNotifications = []
+            defer { batchNotifications = [] }
             for record in due { try process(record, until: now) }
             for signed in try pipeline.finish() { try ledger.setToken(asSigned(signed.jws), for: signed.id, payload: signed.payload) }
+            let renewals = pipeline.renderedTexts()
+            for (slot, var row) in batchNotifications.enumerated() {
+                row.renewalPayload = renewals[slot] ?? row.renewalPayload
+                try ledger.insertNotification(row)
+            }
         }
         pumpEvents()
     }

@@ -28,6 +28,8 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
     lazy var rogueSigner: JWSSigner? = try? StoreIdentity.ephemeral().signer
     /// Set during a catch-up: renewals are signed beside it and their tokens written before it commits.
     var signingPipeline: SigningPipeline?
+    /// During a catch-up, the notifications it makes, written in order before it commits (see `enqueueNotification`).
+    var batchNotifications: [Ledger.OutboxRow] = []
     /// Renewal info as last signed, by original transaction (see `signedRenewalInfo`).
     var signedRenewals: [Int64: (info: RenewalInfoPayload, jws: String)] = [:]
 
@@ -198,7 +200,7 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
                 if subscribes { try startOrExtendSubscription(with: payload) }
                 try enqueueNotification(.transaction(payload.productType, isRenewal: payload.reason == .renewal, offer: payload.offerType,
                                                      previous: previous, upgrade: upgrade),
-                                        transaction: payload, payloadJSON: text,
+                                        transaction: payload,
                                         record: subscribes ? try ledger.subscription(payload.originalTransactionID) : nil)
             }
             if let code { try ledger.recordRedemption(code: code, transactionID: payload.transactionID) }
