@@ -135,6 +135,12 @@ public protocol StoreTestControls: Sendable {
     func refund(transactionID: Int64, prorated: Bool) async throws
     func revokeFamilySharing(transactionID: Int64) async throws
     func decideRefundRequest(transactionID: Int64, approve: Bool) async throws
+    /// Reverses a refund: the transaction is no longer revoked (REFUND_REVERSED).
+    func reverseRefund(transactionID: Int64) async throws
+    /// The newest App Store Server Notifications, newest first.
+    func recentNotifications(limit: Int) async -> [StoreNotification]
+    /// Sends a notification again now, whatever became of it.
+    func resendNotification(sequence: Int64) async throws
     func deleteTransaction(_ transactionID: Int64) async throws
     func clearTransactions() async throws
     /// `SKTestSession.buyProduct`: a purchase made outside the app (another device, the App Store).

@@ -58,6 +58,8 @@ struct CatalogFormatTests {
         ("subscriptionGroups.0.subscriptions.3.introductoryOffer.paymentMode", "halfOff", "subscriptionGroups[0].subscriptions[3].introductoryOffer.paymentMode", "unknown payment mode"),
         ("settings.timeRate", "warp", "settings.timeRate", "unknown time rate"),
         ("settings.failures", ["purchase": "oops"], "settings.failures.purchase", "unknown error"),
+        ("settings.notificationURL", "ftp://example.com/n", "settings.notificationURL", "is not an http or https URL"),
+        ("settings.notificationURL", "localhost:8080", "settings.notificationURL", "is not an http or https URL"),
         ("products.0.prise", "1", "products[0].prise", "unknown field"),
         ("app.name", nil, "app.name", "missing required field"),
     ] as [(String, JSONValue?, String, String)])
@@ -66,6 +68,14 @@ struct CatalogFormatTests {
         #expect(error?.location == .field(path), "\(String(describing: error))")
         #expect(error?.message.contains(message) == true, "\(String(describing: error))")
         #expect(error?.file == "catalog.json")
+    }
+
+    @Test("settings.notificationURL, an http or https URL, is read and written back")
+    func notificationURLRoundTrips() throws {
+        var settings = TestSettings()
+        settings.notificationURL = "https://backend.example/appstore"
+        let again = try CatalogFormat.decodeSettings(CatalogFormat.encode(settings), storefronts: [], file: "settings")
+        #expect(again.notificationURL == "https://backend.example/appstore")
     }
 
     @Test("duplicate product IDs are rejected")

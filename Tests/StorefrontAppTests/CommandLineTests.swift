@@ -26,6 +26,8 @@ struct CommandLineTests {
         (["verify"], "verify needs a FILE"),
         (["--ephemeral", "--state", "x"], "--ephemeral and --state cannot be used together"),
         (["demo", "x.scenario", "--speed", "fast"], "--speed needs a number above 0, got 'fast'"),
+        (["--notify", "example.com"], "--notify: \"example.com\" is not an http or https URL (for example http://127.0.0.1:8080/notifications)"),
+        (["cert", "--notify", "http://127.0.0.1:1/n"], "--notify does nothing for cert (it is for the storefront, run, walk, demo)"),
     ])
     func usageErrors(arguments: [String], message: String) {
         #expect(throws: UsageError(description: message)) { try CommandLineParser.parse(arguments) }
@@ -34,7 +36,7 @@ struct CommandLineTests {
     /// `catalog --time-rate warp` exited 0: the option was never looked at.
     @Test("An option the command does not use is an error naming the option and the commands it is for", arguments: [
         (["catalog", "--time-rate", "warp"], "--time-rate does nothing for catalog (it is for the storefront, run, walk, demo)"),
-        (["verify", "t.jws", "--json"], "--json does nothing for verify (it is for catalog, export, api-key)"),
+        (["verify", "t.jws", "--json"], "--json does nothing for verify (it is for catalog, export, notifications, api-key)"),
         (["--speed", "2"], "--speed does nothing for the storefront (it is for demo)"),
         (["run", "a.scenario", "--no-color"], "--no-color does nothing for run (it is for the storefront, walk, demo)"),
         (["cert", "--storefront", "JPN"], "--storefront does nothing for cert (it is for the storefront, catalog, run, walk, demo)"),

@@ -56,6 +56,27 @@ import TerminalUI
         try assertScreen("history", render(state, size: Self.size).text)
     }
 
+    @Test func notifications() async throws {
+        var state = try await fixtureState()
+        press(&state, .character("6"))
+        try assertScreen("notifications", render(state, size: Self.size).text)
+    }
+
+    @Test func notificationDetail() async throws {
+        var state = try await fixtureState()
+        press(&state, .character("6"), .down, .enter)
+        // The UUID is new in every run.
+        let uuid = try #require(NotificationsScreen.items(state)[safe: 1]?.uuid)
+        try assertScreen("notification-detail", render(state, size: Size(width: 100, height: 32)).text.replacingOccurrences(of: uuid, with: "<uuid>"))
+    }
+
+    @Test func resendKeySendsTheSelectedNotificationAgain() async throws {
+        var state = try await fixtureState()
+        press(&state, .character("6"), .down)
+        let selected = try #require(NotificationsScreen.items(state)[safe: 1])
+        #expect(press(&state, .character("S")) == [.command(.resendNotification(selected.sequence))])
+    }
+
     @Test func qaPanel() async throws {
         var state = try await fixtureState()
         press(&state, .character("4"))

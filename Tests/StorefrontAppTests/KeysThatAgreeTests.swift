@@ -80,7 +80,7 @@ extension KeysThatAgreeTests {
 
     @Test func theFooterShowsTabAndTheScreenNumbers() async throws {
         let state = try await fixtureState()
-        #expect(KeyMap.footer(state).contains { $0.key == "Tab 1-5" })
+        #expect(KeyMap.footer(state).contains { $0.key == "Tab 1-6" })
     }
 
     /// The QA panel lists transactions oldest first, so End / G reach the newest.

@@ -12,7 +12,7 @@ import TerminalUI
         press(&state, .tab)
         #expect(state.screen == .subscriptions)
         press(&state, .backTab, .backTab)
-        #expect(state.screen == .log)
+        #expect(state.screen == .notifications)
         press(&state, .character("3"))
         #expect(state.screen == .history)
     }
@@ -165,8 +165,8 @@ import TerminalUI
     @Test func helpListsTheSameBindingsAsTheFooter() async throws {
         let state = try await fixtureState(purchases: false)
         let help = KeyMap.helpLines(for: state).joined(separator: "\n")
-        // "↑↓ Move" and "Tab 1-4 Screens" each stand for several rows of the help.
-        for hint in KeyMap.footer(state) where !["↑↓", "Tab 1-5"].contains(hint.key) { #expect(help.contains(hint.label)) }
+        // "↑↓ Move" and "Tab 1-6 Screens" each stand for several rows of the help.
+        for hint in KeyMap.footer(state) where !["↑↓", "Tab 1-6"].contains(hint.key) { #expect(help.contains(hint.label)) }
     }
 }
 

@@ -32,4 +32,17 @@ import TerminalUI
         #expect(state.top == .redeem(RedeemSheet(field: TextField(text: "QR1", maxLength: 24))))
         #expect(KeyMap.footer(state).map(\.label) == ["Redeem", "Cancel"])
     }
+
+    @Test("the notification URL sheet refuses what is not an http or https URL, saying why, and saves one that is")
+    func notificationURLIsValidatedBeforeSaving() {
+        var state = AppState()
+        state.sheets = [.notificationURL(NotificationURLSheet(current: nil))]
+        for c in "ftp://x" { _ = press(&state, .character(c)) }
+        #expect(press(&state, .enter).isEmpty)
+        guard case .notificationURL(let sheet)? = state.sheets.last else { Issue.record("the sheet closed"); return }
+        #expect(sheet.problem?.contains("is not an http or https URL") == true)
+        state.sheets = [.notificationURL(NotificationURLSheet(current: "http://127.0.0.1:8080/n"))]
+        #expect(press(&state, .enter) == [.command(.notificationURL("http://127.0.0.1:8080/n"))])
+        #expect(state.sheets.isEmpty)
+    }
 }

@@ -262,7 +262,7 @@ private struct Reader {
     }
 
     func settings(_ field: JSONField) throws -> TestSettings {
-        try field.allowOnly(Set(["storefront", "locale", "timeRate", "networkDelay", "failures", "environment"]
+        try field.allowOnly(Set(["storefront", "locale", "timeRate", "networkDelay", "failures", "environment", "notificationURL"]
                                 + TestSetting.allCases.map(\.rawValue)))
         var settings = TestSettings()
         if let sf = field.optional("storefront") {
@@ -293,6 +293,11 @@ private struct Reader {
                 throw environment.error("unknown environment \"\(name)\" (use one of: \(StoreEnvironment.names))")
             }
             settings.environment = value
+        }
+        if let url = field.optional("notificationURL") {
+            let text = try url.string()
+            if let problem = TestSettings.notificationURLProblem(text) { throw url.error(problem) }
+            settings.notificationURL = text
         }
         if let delay = field.optional("networkDelay") {
             settings.networkDelay = try delay.double()
@@ -434,6 +439,7 @@ private struct Writer {
         members.append(("timeRate", .string(s.timeRate.name)))
         members += TestSetting.allCases.map { ($0.rawValue, .bool(s[keyPath: $0.keyPath])) }
         members += [("networkDelay", .number(String(s.networkDelay))), ("environment", .string(s.environment.rawValue))]
+        if let url = s.notificationURL { members.append(("notificationURL", .string(url))) }
         if !s.failures.isEmpty {
             members.append(("failures", object(StoreAPI.allCases.compactMap { api in s.failures[api].map { (api.rawValue, .string($0.name)) } })))
         }

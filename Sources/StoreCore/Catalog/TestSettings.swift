@@ -22,8 +22,19 @@ public struct TestSettings: Hashable, Sendable {
     public var failures: [StoreAPI: StoreFailure] = [:]
     /// What signed data names as its environment.
     public var environment = StoreEnvironment.standard
+    /// Where App Store Server Notifications V2 are POSTed; nil: recorded, not sent (as with no URL in App Store Connect).
+    public var notificationURL: String?
 
     public init() {}
+
+    /// Why `text` cannot be a notification URL (an absolute http or https URL with a host); nil when it can.
+    public static func notificationURLProblem(_ text: String) -> String? {
+        guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme),
+              let host = url.host, !host.isEmpty else {
+            return "\"\(text)\" is not an http or https URL (for example http://127.0.0.1:8080/notifications)"
+        }
+        return nil
+    }
 }
 
 /// The on/off test settings, one vocabulary: the catalog's `settings` keys, the scenario's

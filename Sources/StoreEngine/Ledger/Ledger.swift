@@ -53,6 +53,7 @@ final class Ledger {
             CREATE TABLE IF NOT EXISTS redemptions(code TEXT NOT NULL, transaction_id INTEGER NOT NULL);
             CREATE TABLE IF NOT EXISTS upgrade_refunds(transaction_id INTEGER PRIMARY KEY, milliunits INTEGER NOT NULL);
             CREATE TABLE IF NOT EXISTS nonces(nonce TEXT PRIMARY KEY);
+            \(outboxSchema)
             \(completedCounter)
             \(serverAPISchema)
             COMMIT;

@@ -55,12 +55,11 @@ extension LocalAppStore {
         catchUp()
         guard var record = activeSubscription(group: groupID) else { throw TestControlError("no active subscription in \(groupID)") }
         switch action {
-        case .cancel:
-            record.willAutoRenew = false
-            try ledger.save(record)
-        case .reenable:
-            record.willAutoRenew = true
-            try ledger.save(record)
+        case .cancel, .reenable:
+            let enabled = action == .reenable
+            guard record.willAutoRenew != enabled else { break }
+            record.willAutoRenew = enabled
+            try save(record, notifying: .autoRenewChanged(enabled: enabled))
         case .switchTo(let productID):
             guard let item = catalog.product(productID), item.subscription?.groupID == groupID else {
                 throw TestControlError("\(productID) is not in \(groupID)")

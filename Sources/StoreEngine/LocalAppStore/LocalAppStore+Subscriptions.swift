@@ -69,8 +69,11 @@ extension LocalAppStore {
         var record = change.current
         switch change.kind {
         case .alreadySubscribed:
-            // Subscribed already: nothing to charge or change; an approved request for it goes.
-            if let pending { try ledger.delete(pending) }
+            // Subscribed already: nothing to charge; a change waiting for the renewal is called off, and an approved request goes.
+            try ledger.db.transaction {
+                try callOffChange(record, keeping: item.id)
+                if let pending { try ledger.delete(pending) }
+            }
             guard let jws = try ledger.jws(record.latestTransactionID) else { throw StoreFailure.storeKit(.unknown) }
             return .success(jws: present(jws))
         case .atRenewal:
@@ -78,7 +81,7 @@ extension LocalAppStore {
             record.willAutoRenew = true
             record.offer = nil  // an offer not yet used was for the old plan
             try ledger.db.transaction {
-                try ledger.save(record)
+                try save(record, notifying: .renewalPreferenceChanged(backToCurrent: item.id == record.productID))
                 if let pending { try ledger.delete(pending) }
             }
             guard let jws = try ledger.jws(record.latestTransactionID) else { throw StoreFailure.storeKit(.unknown) }
@@ -90,6 +93,14 @@ extension LocalAppStore {
             pumpEvents()
             return outcome
         }
+    }
+
+    /// Buying the current plan again calls off a change waiting for the renewal (a downgrade, a crossgrade).
+    func callOffChange(_ record: SubscriptionRecord, keeping productID: String) throws {
+        guard record.autoRenewProductID != productID else { return }
+        var record = record
+        record.autoRenewProductID = productID
+        try save(record, notifying: .renewalPreferenceChanged(backToCurrent: true))
     }
 
     /// The old transaction is marked upgraded and the new one starts now, on the same original ID, in one write.
@@ -108,7 +119,7 @@ extension LocalAppStore {
         var payload = try newPayload(item, price: item.prices[currentStorefront.code] ?? 0, options: options, offer: offer,
                                      originalID: record.originalID, originalDate: old.payload.originalPurchaseDate)
         if let pending { payload.transactionID = pending }
-        guard let jws = try commit(payload, kind: kind, replacing: pending != nil) else { throw StoreFailure.storeKit(.unknown) }
+        guard let jws = try commit(payload, kind: kind, replacing: pending != nil, upgrade: true) else { throw StoreFailure.storeKit(.unknown) }
         return .success(jws: present(jws))
     }
 
@@ -181,8 +192,15 @@ extension LocalAppStore {
             let pipeline = SigningPipeline(identity.signer)
             signingPipeline = pipeline
             defer { signingPipeline = nil }
+            batchNotifications = []
+            defer { batchNotifications = [] }
             for record in due { try process(record, until: now) }
             for signed in try pipeline.finish() { try ledger.setToken(asSigned(signed.jws), for: signed.id, payload: signed.payload) }
+            let renewals = pipeline.renderedTexts()
+            for (slot, var row) in batchNotifications.enumerated() {
+                row.renewalPayload = renewals[slot] ?? row.renewalPayload
+                try ledger.insertNotification(row)
+            }
         }
         pumpEvents()
     }
@@ -195,8 +213,8 @@ extension LocalAppStore {
             case .renew(let date):
                 record = try renew(record, at: date)
             case .change(let next, let settled):
+                try save(next, from: record)
                 record = next
-                try ledger.save(record)
                 if settled { return }
             }
         }
@@ -209,6 +227,7 @@ extension LocalAppStore {
             var expired = record
             expired.state = .expired
             expired.expirationReason = .productUnavailable
+            try save(expired, from: record)
             return expired
         }
         let price = item.prices[last.payload.storefront] ?? item.prices[currentStorefront.code] ?? 0
@@ -226,13 +245,16 @@ extension LocalAppStore {
             payload.offerPeriod = definition?.duration ?? discount.period
             payload.priceMilliunits = discount.priceMilliunits
         }
-        try commit(payload, kind: .update)
-        var renewed = try ledger.subscription(record.originalID) ?? record
-        renewed.offer = renewal.offerLeft
-        renewed.anchorDay = renewal.anchorDay
-        if renewed.priceIncrease == .agreed { renewed.priceIncrease = nil }
-        try ledger.save(renewed)
-        return renewed
+        // What the renewal leaves of the offer is saved first, so its notification's renewal info says it.
+        var next = record
+        next.offer = renewal.offerLeft
+        next.anchorDay = renewal.anchorDay
+        if next.priceIncrease == .agreed { next.priceIncrease = nil }
+        return try ledger.db.transaction {
+            try ledger.save(next)
+            try commit(payload, kind: .update)
+            return try ledger.subscription(record.originalID) ?? next
+        }
     }
 
     // MARK: Subscription test controls
@@ -257,9 +279,10 @@ extension LocalAppStore {
     }
 
     public func expireSubscription(productID: String) throws {
-        var record = try record(forProduct: productID, active: true)
+        let old = try record(forProduct: productID, active: true)
+        var record = old
         record.expire(at: now())
-        try ledger.save(record)
+        try save(record, from: old)
     }
 
     public func forceRenewal(productID: String) throws {
@@ -273,7 +296,7 @@ extension LocalAppStore {
             throw TestControlError("auto-renew is already \(enabled ? "on" : "off") for \(record.productID)")
         }
         record.willAutoRenew = enabled
-        try ledger.save(record)
+        try save(record, notifying: .autoRenewChanged(enabled: enabled))
     }
 
     public func requestPriceIncrease(productID: String) throws {
@@ -282,14 +305,14 @@ extension LocalAppStore {
             throw TestControlError("a price increase for \(record.productID) is already waiting for consent")
         }
         record.priceIncrease = .notYetResponded
-        try ledger.save(record)
+        try save(record, notifying: .priceIncreaseRequested)
     }
 
     public func respondToPriceIncrease(productID: String, agree: Bool) throws {
         var record = try record(forProduct: productID)
         guard record.priceIncrease == .notYetResponded else { throw TestControlError("no price increase is waiting for consent") }
         record.priceIncrease = agree ? .agreed : .declined
-        try ledger.save(record)
+        if agree { try save(record, notifying: .priceIncreaseAccepted) } else { try ledger.save(record) }
     }
 
     public func resolveBillingIssue(productID: String) throws {

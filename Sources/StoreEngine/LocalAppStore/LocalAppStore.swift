@@ -28,6 +28,8 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
     lazy var rogueSigner: JWSSigner? = try? StoreIdentity.ephemeral().signer
     /// Set during a catch-up: renewals are signed beside it and their tokens written before it commits.
     var signingPipeline: SigningPipeline?
+    /// During a catch-up, the notifications it makes, written in order before it commits (see `enqueueNotification`).
+    var batchNotifications: [Ledger.OutboxRow] = []
     /// Renewal info as last signed, by original transaction (see `signedRenewalInfo`).
     var signedRenewals: [Int64: (info: RenewalInfoPayload, jws: String)] = [:]
 
@@ -117,6 +119,7 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
         // Buying what the customer already has gets it again for free: the existing transaction, no charge, no new row.
         if let owned = try alreadyPurchased(item) {
             guard answer == .confirm else { return .userCancelled }
+            if item.type == .autoRenewable, let current = try planChange(to: item)?.current { try callOffChange(current, keeping: item.id) }
             return .success(jws: present(owned))
         }
         guard answer == .confirm else { return .userCancelled }
@@ -163,10 +166,11 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
     /// nil is returned), with its subscription state, redemption and event,
     /// in ONE write transaction: the ID is allocated and a one-time product's ownership re-checked
     /// under the write lock, so two processes on one ledger can never take the same ID or sell a
-    /// non-consumable twice. `replacing` completes a pending row under its own ID.
+    /// non-consumable twice. `replacing` completes a pending row under its own ID. A completed
+    /// transaction leaves its notification (`upgrade`: it upgrades the subscription) in the same write.
     @discardableResult
     func commit(_ payload: TransactionPayload, kind: Ledger.EventKind, status: LedgerEntry.Status = .completed,
-                redeeming code: String? = nil, replacing: Bool = false) throws -> String? {
+                redeeming code: String? = nil, replacing: Bool = false, upgrade: Bool = false) throws -> String? {
         let jws: String? = try ledger.db.transaction {
             var payload = payload
             if replacing {
@@ -190,7 +194,15 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
                 jws = asSigned(try identity.signer.sign(payload: Data(text.utf8)))
             }
             try ledger.insert(.init(payload: payload, status: status, finished: false, jws: jws), payloadJSON: text)
-            if status == .completed, payload.productType == .autoRenewable { try startOrExtendSubscription(with: payload) }
+            if status == .completed {
+                let subscribes = payload.productType == .autoRenewable
+                let previous = subscribes ? try ledger.subscription(payload.originalTransactionID)?.state : nil
+                if subscribes { try startOrExtendSubscription(with: payload) }
+                try enqueueNotification(.transaction(payload.productType, isRenewal: payload.reason == .renewal, offer: payload.offerType,
+                                                     previous: previous, upgrade: upgrade),
+                                        transaction: payload,
+                                        record: subscribes ? try ledger.subscription(payload.originalTransactionID) : nil)
+            }
             if let code { try ledger.recordRedemption(code: code, transactionID: payload.transactionID) }
             try ledger.appendEvent(transactionID: payload.transactionID, kind: kind, origin: origin)
             return jws
@@ -375,7 +387,7 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
             record.autoRenewProductID = item.id
             record.willAutoRenew = true
             try ledger.db.transaction {
-                try ledger.save(record)
+                try save(record, notifying: .offerRedeemedForNextRenewal(sameProduct: item.id == record.productID))
                 try ledger.recordRedemption(code: code.code, transactionID: record.latestTransactionID)
             }
             return
@@ -411,7 +423,10 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
         }
         if row.refundRequest == .pending { throw StoreFailure.refund(.duplicateRequest) }
         row.refundRequest = .pending
-        try ledger.update(row)
+        try ledger.db.transaction {
+            try ledger.update(row)
+            try enqueueNotification(.refundRequested(row.payload.productType), transaction: row.payload, record: subscription(of: row))
+        }
         if currentSettings.autoApproveRefunds { try decideRefundRequest(transactionID: transactionID, approve: true) }
         return .success
     }
@@ -503,7 +518,10 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
             throw TestControlError("transaction \(transactionID) has no pending refund request")
         }
         row.refundRequest = approve ? .approved : .declined
-        try ledger.update(row)
+        try ledger.db.transaction {
+            try ledger.update(row)
+            if !approve { try enqueueNotification(.refundDeclined, transaction: row.payload, record: subscription(of: row)) }
+        }
         if approve { try revoke(transactionID, reason: .other, type: .refundFull, percentage: Proration.fullRefund) }
     }
 
@@ -525,9 +543,42 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
                 sub.willAutoRenew = false
                 try ledger.save(sub)
             }
+            try enqueueNotification(type == .familyRevoke ? .familySharingRevoked : .refunded, transaction: row.payload,
+                                    record: subscription(of: row))
             try ledger.appendEvent(transactionID: id, kind: .update, origin: origin)
         }
         pumpEvents()
+    }
+
+    /// Reverses a refund (the App Store does when a dispute goes the developer's way): the transaction
+    /// is no longer revoked, a subscription it ended is reinstated until it expires, and the app is told.
+    public func reverseRefund(transactionID id: Int64) throws {
+        guard var row = try ledger.row(id), row.status == .completed else { throw TestControlError("no completed transaction \(id)") }
+        guard row.payload.isRevoked, row.payload.revocationType != .familyRevoke else {
+            throw TestControlError("transaction \(id) has no refund to reverse")
+        }
+        row.payload.revocationDate = nil
+        row.payload.revocationReason = nil
+        row.payload.revocationType = nil
+        row.payload.revocationPercentage = nil
+        row.payload.signedDate = now()
+        row.jws = asSigned(try sign(row.payload.json))
+        row.finished = false
+        try ledger.db.transaction {
+            try ledger.update(row)
+            if var sub = try ledger.subscription(row.payload.originalTransactionID), sub.latestTransactionID == id, sub.state == .revoked {
+                sub.state = sub.expirationDate > now() ? .subscribed : .expired
+                try ledger.save(sub)
+            }
+            try enqueueNotification(.refundReversed, transaction: row.payload, record: subscription(of: row))
+            try ledger.appendEvent(transactionID: id, kind: .update, origin: origin)
+        }
+        pumpEvents()
+    }
+
+    /// The subscription a transaction belongs to, when it is one.
+    func subscription(of row: Ledger.Row) throws -> SubscriptionRecord? {
+        row.payload.productType == .autoRenewable ? try ledger.subscription(row.payload.originalTransactionID) : nil
     }
 
     public func deleteTransaction(_ transactionID: Int64) throws {

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import StoreCore
 import StoreSigning
 import Synchronization
 
@@ -20,6 +21,22 @@ final class SigningPipeline: Sendable {
             let result = Result { try self.signer.sign(payload: Data(payload.utf8)) }
             self.signed.withLock { $0.append((id, payload, result)) }
         }
+    }
+
+    private let rendered = Mutex<[Int: String]>([:])
+
+    /// Serializes a notification's renewal info on the same core (see `LocalAppStore.enqueueNotification`).
+    func render(_ info: RenewalInfoPayload, as slot: Int) {
+        queue.async {
+            let text = info.json.compact
+            self.rendered.withLock { $0[slot] = text }
+        }
+    }
+
+    /// Waits for everything rendered; the text by slot.
+    func renderedTexts() -> [Int: String] {
+        queue.sync {}
+        return rendered.withLock { $0 }
     }
 
     /// Waits for everything submitted; each transaction's payload and token, or the first error.

@@ -173,6 +173,25 @@ public actor ScriptedSource: TransactionSource, StoreTestControls {
         if approve { try revoke(transactionID, type: .refundFull) }
     }
 
+    public func reverseRefund(transactionID: Int64) throws {
+        guard let i = entries.firstIndex(where: { $0.id == transactionID && $0.payload.isRevoked && $0.payload.revocationType != .familyRevoke }) else {
+            throw TestControlError("transaction \(transactionID) has no refund to reverse")
+        }
+        entries[i].payload.revocationDate = nil
+        entries[i].payload.revocationReason = nil
+        entries[i].payload.revocationType = nil
+        entries[i].isFinished = false
+        entries[i].jws = try sign(entries[i].payload.json)
+        broadcast(entries[i].jws!)
+    }
+
+    /// A scripted source makes no server notifications.
+    public func recentNotifications(limit: Int) -> [StoreNotification] { [] }
+
+    public func resendNotification(sequence: Int64) throws {
+        throw TestControlError("a scripted source sends no server notifications")
+    }
+
     public func deleteTransaction(_ transactionID: Int64) { entries.removeAll { $0.id == transactionID } }
     public func clearTransactions() { entries.removeAll() }
 

@@ -22,12 +22,13 @@ public struct CommandLineOptions: Sendable, Equatable {
     public var recordPath: String?
     public var port: UInt16?
     public var host: String?
+    public var notifyURL: String?
 
     public init() {}
 }
 
 public enum Command: String, CaseIterable, Sendable {
-    case store, catalog, verify, cert, export, run, walk, demo
+    case store, catalog, verify, cert, export, notifications, run, walk, demo
     case serve
     case apiKey = "api-key"
 
@@ -38,6 +39,7 @@ public enum Command: String, CaseIterable, Sendable {
         case .verify: "storefront verify FILE|- [--root PEM] [--at-signed-date]"
         case .cert: "storefront cert [--state DIR]"
         case .export: "storefront export [--state DIR] [--catalog FILE] [--json]"
+        case .notifications: "storefront notifications [--state DIR] [--json]"
         case .run: "storefront run FILE... [--junit FILE] [--report FILE]"
         case .walk: "storefront walk FILE"
         case .demo: "storefront demo FILE [--speed X]"
@@ -53,6 +55,7 @@ public enum Command: String, CaseIterable, Sendable {
         case .verify: "decode a signed JWS, print its payload and whether it verifies"
         case .cert: "print the local store's root certificate (PEM) for a backend to trust"
         case .export: "print the signed transactions, renewal info and AppTransaction (full JWS)"
+        case .notifications: "list the App Store Server Notifications the store made, and their delivery"
         case .run: "run scenario files headless; exit non-zero on any failure"
         case .walk: "open the storefront with a scenario as a checklist to perform by hand"
         case .demo: "play a scenario in the storefront at human pace"
@@ -82,7 +85,7 @@ public enum CommandLineParser {
         OptionSpec(names: ["--catalog"], value: "FILE", help: "catalog.json or Xcode .storekit file (default: ./catalog.json)") { $0.catalogPath = $1 },
         OptionSpec(names: ["--storefront"], value: "CODE", help: "storefront, ISO 3166-1 alpha-3 (default: the catalog's, else USA)", commands: [.store, .catalog, .run, .walk, .demo]) { $0.storefront = $1.uppercased() },
         OptionSpec(names: ["--locale"], value: "ID", help: "locale for text and prices, e.g. ja_JP (default: the storefront's)", commands: [.store, .catalog, .run, .walk, .demo]) { $0.locale = $1 },
-        OptionSpec(names: ["--state"], value: "DIR", help: "state directory (ledger, signing key); default under $XDG_STATE_HOME/storefront", commands: [.store, .verify, .cert, .export, .run, .walk, .demo, .serve, .apiKey]) { o, v throws(UsageError) in
+        OptionSpec(names: ["--state"], value: "DIR", help: "state directory (ledger, signing key); default under $XDG_STATE_HOME/storefront", commands: [.store, .verify, .cert, .export, .notifications, .run, .walk, .demo, .serve, .apiKey]) { o, v throws(UsageError) in
             guard !v.isEmpty else { throw UsageError(description: "--state needs a directory path, got an empty string") }
             o.statePath = v
         },
@@ -91,6 +94,10 @@ public enum CommandLineParser {
                 throw UsageError(description: "unknown environment '\(v)' (use one of: \(StoreEnvironment.names))")
             }
             o.environment = environment
+        },
+        OptionSpec(names: ["--notify"], value: "URL", help: "POST App Store Server Notifications V2 to URL (your backend)", commands: [.store, .run, .walk, .demo, .serve]) { o, v throws(UsageError) in
+            if let problem = TestSettings.notificationURLProblem(v) { throw UsageError(description: "--notify: \(problem)") }
+            o.notifyURL = v
         },
         OptionSpec(names: ["--ephemeral"], value: nil, help: "keep everything in memory; nothing is saved", commands: [.store, .verify, .cert]) { o, _ in o.ephemeral = true },
         OptionSpec(names: ["--time-rate"], value: "RATE", help: "store clock speed: an Xcode time rate name or integer", commands: [.store, .run, .walk, .demo, .serve]) { $0.timeRate = $1 },
@@ -103,6 +110,7 @@ public enum CommandLineParser {
         },
         OptionSpec(names: ["--host"], value: "ADDR", help: "serve: the address to listen on (default 127.0.0.1, loopback only)", commands: [.serve]) { $0.host = $1 },
         OptionSpec(names: ["--json"], value: nil, help: "catalog, export, api-key: print JSON", commands: [.catalog, .export, .apiKey]) { o, _ in o.json = true },
+        OptionSpec(names: ["--json"], value: nil, help: "catalog, export, notifications: print JSON", commands: [.catalog, .export, .notifications]) { o, _ in o.json = true },
         OptionSpec(names: ["--root"], value: "PEM", help: "verify: trusted root certificate (default: the local store's)", commands: [.verify]) { $0.rootCertificate = $1 },
         OptionSpec(names: ["--at-signed-date"], value: nil, help: "verify: check certificates at the payload's signedDate", commands: [.verify]) { o, _ in o.atSignedDate = true },
         OptionSpec(names: ["--junit"], value: "FILE", help: "run: write a JUnit XML report", commands: [.run]) { $0.junitPath = $1 },
@@ -188,7 +196,7 @@ public enum CommandLineParser {
         switch o.command {
         case .store:
             if let file = o.files.first { throw UsageError(description: "unexpected argument '\(file)' (use --catalog FILE to open a catalog)") }
-        case .catalog, .cert, .export, .apiKey, .serve:
+        case .catalog, .cert, .export, .notifications, .apiKey, .serve:
             if o.files.count > (o.command == .catalog ? 1 : 0) { throw UsageError(description: "unexpected argument '\(o.files.last!)'") }
         case .verify, .walk, .demo:
             if o.files.isEmpty { throw UsageError(description: "\(o.command.rawValue) needs a FILE") }

@@ -25,6 +25,7 @@ public enum StorefrontProgram {
             case .apiKey: return try APIKeyCommand.run(options)
             case .serve: return try await ServeCommand.run(options)
             case .export: return try await ExportCommand.run(options)
+            case .notifications: return try await NotificationsCommand.run(options)
             case .run: return try await RunCommand.run(options)
             case .store: return try await StorefrontTUI.run(options: options)
             case .walk, .demo: return try await WalkCommand.run(options)
@@ -96,5 +97,6 @@ struct StoreContext {
             }
             await store.update { $0.environment = environment }
         }
+        if let url = options.notifyURL { await store.update { $0.notificationURL = url } }
     }
 }

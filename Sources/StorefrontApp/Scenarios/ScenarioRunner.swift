@@ -2,6 +2,7 @@ import Foundation
 import StoreCore
 import StoreEngine
 import StoreClient
+import StoreServer
 
 /// What one step did. Expectations carry what was expected and what was found.
 public struct StepResult: Sendable, Equatable {
@@ -48,6 +49,8 @@ public actor ScenarioRunner {
     /// What the current app reported since the last action (`expect message`, `expect restored`).
     var events: [StoreEvent] = []
     private var listening: Task<Void, Never>?
+    /// Sends the store's notifications while the scenario runs, when a notification URL is set (`--notify`).
+    private var notifier: NotificationDispatcher?
 
     /// How long an expectation may wait for updates to arrive.
     public private(set) var patience: Duration = .seconds(2)
@@ -75,6 +78,7 @@ public actor ScenarioRunner {
         await store.update { $0.networkDelay = 0 }
         self.store = store
         try await prepare(store)
+        await notify(from: store)
         try await launch()
     }
 
@@ -82,6 +86,7 @@ public actor ScenarioRunner {
         listening?.cancel()
         for (other, _) in devices.values { await other.stop() }
         await manager?.stop()
+        await notify(from: nil)
         await store?.shutdown()
         if ownsDirectory { try? FileManager.default.removeItem(atPath: directory) }
     }
@@ -217,6 +222,16 @@ public actor ScenarioRunner {
         }
     }
 
+    /// Sends `store`'s notifications from now on; what the last store left due is sent first.
+    func notify(from store: LocalAppStore?) async {
+        if let notifier {
+            await notifier.stop()
+            await notifier.drain()
+        }
+        notifier = store.map { NotificationDispatcher(store: $0) }
+        await notifier?.start()
+    }
+
     /// A new store on the same state directory. Test settings are not saved by the store, so they carry over from the old one.
     func reopenStore() async throws {
         guard let old = store else { return }
@@ -225,6 +240,7 @@ public actor ScenarioRunner {
         let store = try LocalAppStore(catalog: catalog, stateDirectory: directory, storefront: code, locale: locale)
         await store.update { $0 = settings }
         self.store = store
+        await notify(from: store)
     }
 
     /// Waits (bounded) until what the last action set off has reached the app: the app finishes every

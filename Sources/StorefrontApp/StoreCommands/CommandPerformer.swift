@@ -83,6 +83,9 @@ public struct CommandPerformer: Sendable {
         case .fail(let api, let failure):
             await c.update { $0.failures[api] = failure }
             return failure.map { "\(api.title) will fail with \($0.name)" } ?? "\(api.title) failures cleared"
+        case .notificationURL(let url):
+            await c.update { $0.notificationURL = url }
+            return url.map { "Notifications go to \($0)" } ?? "Notifications are recorded, not sent"
         case .originalApp(let version, let platform, let date):
             try await c.setOriginalApp(version: version, purchaseDate: date, platform: platform)
             await manager.loadAppTransaction()
@@ -95,6 +98,9 @@ public struct CommandPerformer: Sendable {
         case .advance(let period):
             try await c.advanceTime(by: period)
             return "Advanced time by \(period.words)"
+        case .resendNotification(let sequence):
+            try await c.resendNotification(sequence: sequence)
+            return "Notification #\(sequence) will be sent again"
         case .clear:
             try await c.clearTransactions()
             try await manager.resetWallet()

@@ -13,6 +13,8 @@ public enum StoreCommand: Sendable, Equatable {
     case toggle(TestSetting)
     case timeRate(TimeRate)
     case fail(StoreAPI, StoreFailure?)
+    /// Where App Store Server Notifications V2 go; nil: recorded, not sent.
+    case notificationURL(String?)
     /// What AppTransaction reports of the first download (business-model migrations); nil keeps a field.
     case originalApp(version: String?, platform: String?, date: Date?)
 
@@ -42,6 +44,8 @@ public enum StoreCommand: Sendable, Equatable {
     case buyElsewhere(String, family: Bool)
     case advance(Period)
     case clear, reset
+    /// Sends a server notification again now (the Notifications screen's S).
+    case resendNotification(Int64)
 
     /// The product a command names, checked against the catalog before a scenario runs.
     public var productID: String? {
@@ -55,7 +59,7 @@ public enum StoreCommand: Sendable, Equatable {
     /// Commands that prepare the store rather than act in it (a walk applies them when reached).
     public var isSetUp: Bool {
         switch self {
-        case .storefront, .set, .toggle, .timeRate, .fail, .originalApp: true
+        case .storefront, .set, .toggle, .timeRate, .fail, .notificationURL, .originalApp: true
         default: false
         }
     }

@@ -4,7 +4,7 @@ import StoreEngine
 
 /// What a tester does to one transaction or its subscription, as Xcode's Transaction Manager offers it.
 public enum TesterControl: Sendable, Hashable {
-    case approve, decline, resolve, approveRefund, declineRefund, refund(prorated: Bool), revokeFamily
+    case approve, decline, resolve, approveRefund, declineRefund, refund(prorated: Bool), reverseRefund, revokeFamily
     case expire, renew, autoRenew(Bool), priceIncrease(PriceIncreaseStep), fixBilling, delete
 
     /// The one table of tester controls: the QA panel's transaction menu lists the rows that apply, a
@@ -32,6 +32,9 @@ public enum TesterControl: Sendable, Hashable {
         Spec(.refund(prorated: true), "refund prorated", "Refund (prorated)",
              applies: { isActive($0) && $0.payload.ownership == .purchased && $0.payload.expirationDate != nil }) { c, e in
             try await c.refund(transactionID: e.id, prorated: true); return "Refunded #\(e.id) (prorated)"
+        },
+        Spec(.reverseRefund, "reverse-refund", "Reverse refund", applies: isRefunded) { c, e in
+            try await c.reverseRefund(transactionID: e.id); return "Refund of #\(e.id) reversed"
         },
         Spec(.revokeFamily, "revoke-family", "Revoke Family Sharing", applies: { isActive($0) && $0.payload.ownership == .familyShared }) { c, e in
             try await c.revokeFamilySharing(transactionID: e.id); return "Family Sharing revoked for #\(e.id)"
@@ -102,6 +105,9 @@ public enum TesterControl: Sendable, Hashable {
     }
 
     private static func isActive(_ e: LedgerEntry) -> Bool { e.status == .completed && !e.payload.isRevoked }
+    private static func isRefunded(_ e: LedgerEntry) -> Bool {
+        e.status == .completed && e.payload.isRevoked && e.payload.revocationType != .familyRevoke
+    }
     private static func isSubscription(_ e: LedgerEntry) -> Bool { isActive(e) && e.payload.productType == .autoRenewable }
 }
 

@@ -6,7 +6,7 @@ import TerminalUI
 
 /// The top-level screens, in tab order.
 enum Screen: Int, CaseIterable, Sendable {
-    case store, subscriptions, history, qa, log
+    case store, subscriptions, history, qa, log, notifications
 
     var title: String {
         switch self {
@@ -15,6 +15,7 @@ enum Screen: Int, CaseIterable, Sendable {
         case .history: "History"
         case .qa: "QA"
         case .log: "Log"
+        case .notifications: "Notices"  // App Store Server Notifications; short, so the tabs fit 80 columns with the app name
         }
     }
 }
@@ -43,6 +44,8 @@ struct AppState: Sendable {
     private(set) var catalogProducts: [Product] = []
     var settings = TestSettings()
     var ledger: [LedgerEntry] = []
+    /// The newest App Store Server Notifications, newest first (screen 6).
+    var notifications: [StoreNotification] = []
     /// What the QA panel cycles through (from the catalog).
     var storefronts: [String] = ["USA"]
     var locales: [String] = ["en_US"]

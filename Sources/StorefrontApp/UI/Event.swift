@@ -14,6 +14,7 @@ enum Event: Sendable {
     case snapshot(StoreSnapshot)
     case storeEvent(StoreEvent)
     case qaData(TestSettings, [LedgerEntry])
+    case notifications([StoreNotification])
     case finished(EffectOutcome)
     case walk(WalkEvent)
 }

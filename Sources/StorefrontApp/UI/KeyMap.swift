@@ -4,7 +4,7 @@ import TerminalUI
 enum Action: Sendable, Equatable {
     case up, down, pageUp, pageDown, first, last, left, right, activate, back, confirm
     case nextScreen, previousScreen, show(Screen)
-    case filter, help, quit, restore, redeem, details, refundRequest, manageSubscriptions, appInfo
+    case filter, help, quit, restore, redeem, details, refundRequest, manageSubscriptions, appInfo, resend
     case increment, decrement, nextOffer, writeToken
     case walk(WalkAction)
 }
@@ -26,13 +26,14 @@ struct Binding: Sendable {
 enum KeyMap {
     static let global: [Binding] = [
         // The footer's one hint for Tab, Shift-Tab and the screens' numbers.
-        Binding(keys: [.tab], name: "Tab 1-5", label: "Next screen", action: .nextScreen, hint: "Screens"),
+        Binding(keys: [.tab], name: "Tab 1-6", label: "Next screen", action: .nextScreen, hint: "Screens"),
         Binding(keys: [.backTab], name: "Shift-Tab", label: "Previous screen", action: .previousScreen, footer: false),
         Binding(keys: [.character("1")], name: "1", label: "Store", action: .show(.store), footer: false),
         Binding(keys: [.character("2")], name: "2", label: "Subscriptions", action: .show(.subscriptions), footer: false),
         Binding(keys: [.character("3")], name: "3", label: "History", action: .show(.history), footer: false),
         Binding(keys: [.character("4")], name: "4", label: "QA panel", action: .show(.qa), footer: false),
         Binding(keys: [.character("5")], name: "5", label: "Event log", action: .show(.log), footer: false),
+        Binding(keys: [.character("6")], name: "6", label: "Notifications", action: .show(.notifications), footer: false),
         Binding(keys: [.character("?")], name: "?", label: "Help", action: .help),
         Binding(keys: [.character("q"), .control("c")], name: "q", label: "Quit", action: .quit),
         Binding(keys: [.character("/")], name: "/", label: "Filter", action: .filter),

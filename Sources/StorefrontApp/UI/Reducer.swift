@@ -31,6 +31,9 @@ func reduce(_ state: inout AppState, _ event: Event) -> [Effect] {
         state.ledger = ledger
         clampSelections(&state)
         if state.inFlight == 0 { return releaseWaitingKeys(&state) }
+    case .notifications(let list):
+        state.notifications = list
+        clampSelections(&state)
     case .finished(let outcome):
         state.inFlight = max(0, state.inFlight - 1)
         finish(outcome, &state)

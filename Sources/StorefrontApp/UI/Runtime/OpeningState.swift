@@ -19,6 +19,7 @@ extension AppState {
         state.snapshot = await manager.snapshot
         state.settings = await controls.settings()
         state.ledger = await controls.ledgerEntries(limit: QAPanel.ledgerLimit)
+        state.notifications = await controls.recentNotifications(limit: NotificationsScreen.limit)
         return state
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import StoreClient
 import StoreCore
 import StoreEngine
+import StoreServer
 import TerminalUI
 
 /// The interactive storefront: wires the store, the terminal and the pure reduce/render loop.
@@ -17,15 +18,20 @@ enum StorefrontTUI {
                                               storefront: context.storefront.code, locale: context.locale)
         let (store, manager) = (stack.store, stack.manager)
         do { try await StoreContext.applyOverrides(options, to: store) } catch { await stack.close(); throw error }
+        // Notifications go to the backend beside the UI, never in its way.
+        let notifier = NotificationDispatcher(store: store)
+        await notifier.start()
         var walk: WalkSession?
         if let scenario {
             walk = await WalkSession(scenario: scenario, catalog: context.catalog, catalogPath: catalogPath, store: store, manager: manager, options: options)
         }
         let status: Int32
         do { status = try await runTerminal(context: context, store: store, manager: manager, options: options, walk: walk) } catch {
+            await notifier.stop()
             await stack.close()
             throw error
         }
+        await notifier.stop()
         await stack.close()
         return status
     }
@@ -60,6 +66,14 @@ enum StorefrontTUI {
         var tasks: [Task<Void, Never>] = []
         // Input ends when the terminal hangs up (the window closed): end the loop, don't spin on.
         tasks.append(Task { for await _ in terminal.inputReady { sink.yield(.inputReady) }; sink.finish() })
+        // Sending happens beside the UI: the screen of notifications (6) follows it once a second.
+        tasks.append(Task { [initial = state.notifications] in
+            var shown = initial
+            while (try? await Task.sleep(for: .seconds(1))) != nil {
+                let now = await store.recentNotifications(limit: NotificationsScreen.limit)
+                if now != shown { shown = now; sink.yield(.notifications(now)) }
+            }
+        })
         tasks.append(Task {
             for await event in await manager.events() {
                 sink.yield(.storeEvent(event))

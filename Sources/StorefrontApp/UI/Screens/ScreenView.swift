@@ -69,6 +69,7 @@ extension Screen {
         case .history: HistoryScreen.self
         case .qa: QAPanel.self
         case .log: LogScreen.self
+        case .notifications: NotificationsScreen.self
         }
     }
 }

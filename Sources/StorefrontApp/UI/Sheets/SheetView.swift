@@ -39,8 +39,10 @@ struct SheetStep {
 enum SheetState: Sendable, Equatable {
     case payment(PaymentSheet)
     case redeem(RedeemSheet)
+    case notificationURL(NotificationURLSheet)
     case productDetail(ProductDetailSheet)
     case transactionDetail(TransactionDetailSheet)
+    case notificationDetail(NotificationDetailSheet)
     case confirm(ConfirmSheet)
     /// QA actions on a transaction, buy outside the app, the refund request and manage-subscriptions sheets.
     case menu(MenuSheet)
@@ -53,8 +55,10 @@ enum SheetState: Sendable, Equatable {
         switch self {
         case .payment(let sheet): sheet
         case .redeem(let sheet): sheet
+        case .notificationURL(let sheet): sheet
         case .productDetail(let sheet): sheet
         case .transactionDetail(let sheet): sheet
+        case .notificationDetail(let sheet): sheet
         case .confirm(let sheet): sheet
         case .menu(let sheet): sheet
         case .appInfo: AppInfoSheet()

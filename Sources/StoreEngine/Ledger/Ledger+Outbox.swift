@@ -1,0 +1,155 @@
+import Foundation
+import StoreCore
+
+/// The outbox of App Store Server Notifications V2. A row is written in the same write transaction
+/// as the store event it tells of, with what the notification says at that moment; it is signed
+/// (and given its UUID) when first read or sent, and the token kept. The transaction's payload is
+/// not copied: the row names the transaction, and a trigger copies its payload into the row before
+/// the transaction changes or goes, so the notification still says what it said when it was made
+/// (a simulated year writes twelve thousand of these; copying every payload doubled its writing). Attempts and the next attempt's
+/// date live in the row, so a restart resumes; a sender claims a row with a short lease under the
+/// write lock, so two processes never make the same attempt.
+extension Ledger {
+    static let outboxSchema = """
+        CREATE TABLE IF NOT EXISTS notifications(
+            seq INTEGER PRIMARY KEY, uuid TEXT, type TEXT NOT NULL, subtype TEXT,
+            product_id TEXT, original_id INTEGER, transaction_id INTEGER, created INTEGER NOT NULL,
+            environment TEXT NOT NULL, transaction_payload TEXT, renewal_payload TEXT, status INTEGER,
+            test_token TEXT, signed TEXT, delivery TEXT NOT NULL, attempts TEXT NOT NULL DEFAULT '',
+            next_attempt INTEGER, lease_until INTEGER);
+        CREATE INDEX IF NOT EXISTS notifications_due ON notifications(next_attempt) WHERE delivery = 'pending';
+        CREATE INDEX IF NOT EXISTS notifications_in_line ON notifications(original_id, seq) WHERE delivery = 'pending';
+        CREATE INDEX IF NOT EXISTS notifications_test ON notifications(test_token) WHERE test_token IS NOT NULL;
+        CREATE INDEX IF NOT EXISTS notifications_by_transaction ON notifications(transaction_id) WHERE transaction_payload IS NULL;
+        CREATE TRIGGER IF NOT EXISTS notifications_keep_changed_payload BEFORE UPDATE OF payload ON transactions
+            WHEN old.payload IS NOT new.payload
+            BEGIN UPDATE notifications SET transaction_payload = old.payload WHERE transaction_id = old.id AND transaction_payload IS NULL; END;
+        CREATE TRIGGER IF NOT EXISTS notifications_keep_deleted_payload BEFORE DELETE ON transactions
+            BEGIN UPDATE notifications SET transaction_payload = old.payload WHERE transaction_id = old.id AND transaction_payload IS NULL; END;
+        """
+
+    struct OutboxRow {
+        var seq: Int64 = 0
+        /// Given when first signed.
+        var uuid: String?
+        var type: String
+        var subtype: String?
+        var productID: String?
+        var originalID: Int64?
+        var transactionID: Int64?
+        var created: Date
+        var environment: String
+        var transactionPayload: String?
+        var renewalPayload: String?
+        var status: Int?
+        var testToken: String?
+        var signed: String?
+        var delivery: NotificationDelivery
+        var attempts: [SendAttempt] = []
+        var nextAttempt: Date?
+    }
+
+    /// Inserts a notification; its transaction's payload is read from the transaction (see above).
+    func insertNotification(_ row: OutboxRow) throws {
+        try db.query("""
+            INSERT INTO notifications(type, subtype, product_id, original_id, transaction_id, created, environment,
+                renewal_payload, status, test_token, delivery, next_attempt)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """, [.text(row.type), text(row.subtype), text(row.productID), int(row.originalID),
+                  int(row.transactionID), .int(Self.ms(row.created)), .text(row.environment),
+                  text(row.renewalPayload), int(row.status.map(Int64.init)), text(row.testToken),
+                  .text(row.delivery.rawValue), row.nextAttempt.map { .int(Self.ms($0)) } ?? .null])
+    }
+
+    /// Dates are kept as milliseconds since 1970, as signed data writes them.
+    static func ms(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded()) }
+    static func date(_ ms: Int64) -> Date { Date(timeIntervalSince1970: Double(ms) / 1000) }
+
+    private func text(_ value: String?) -> SQLiteDatabase.Value { value.map { .text($0) } ?? .null }
+    private func int(_ value: Int64?) -> SQLiteDatabase.Value { value.map { .int($0) } ?? .null }
+
+    private static let outboxColumns = """
+        seq, uuid, type, subtype, product_id, original_id, transaction_id, created, environment,
+        COALESCE(transaction_payload, (SELECT payload FROM transactions WHERE id = transaction_id)),
+        renewal_payload, status, test_token, signed, delivery, attempts, next_attempt
+        """
+
+    /// Notifications made between `since` and `until` (store time, inclusive), oldest first.
+    func notifications(since: Date?, until: Date?, limit: Int?) throws -> [OutboxRow] {
+        try outboxRows("""
+            SELECT \(Self.outboxColumns) FROM notifications WHERE created >= ? AND created <= ? ORDER BY seq LIMIT ?
+            """, [.int(since.map(Self.ms) ?? Int64.min),
+                  .int(until.map(Self.ms) ?? Int64.max), .int(Int64(limit ?? -1))])
+    }
+
+    /// The newest `limit` notifications, newest first.
+    func newestNotifications(limit: Int) throws -> [OutboxRow] {
+        try outboxRows("SELECT \(Self.outboxColumns) FROM notifications ORDER BY seq DESC LIMIT ?", [.int(Int64(limit))])
+    }
+
+    func notification(seq: Int64) throws -> OutboxRow? {
+        try outboxRows("SELECT \(Self.outboxColumns) FROM notifications WHERE seq = ?", [.int(seq)]).first
+    }
+
+    func notification(testToken: String) throws -> OutboxRow? {
+        try outboxRows("SELECT \(Self.outboxColumns) FROM notifications WHERE test_token = ?", [.text(testToken)]).first
+    }
+
+    /// Keeps a notification's token and UUID; the first written win, so every reader gives the same.
+    func setSignedPayload(_ jws: String, uuid: String, seq: Int64) throws -> (jws: String, uuid: String) {
+        try db.query("UPDATE notifications SET signed = ?, uuid = ? WHERE seq = ? AND signed IS NULL", [.text(jws), .text(uuid), .int(seq)])
+        let kept = try db.query("SELECT signed, uuid FROM notifications WHERE seq = ?", [.int(seq)]).first
+        return (kept?[0].text ?? jws, kept?[1].text ?? uuid)
+    }
+
+    /// Takes up to `limit` notifications due by `storeNow`, each the first of its original
+    /// transaction still pending (a later one waits for it), leasing them until `leaseUntil` (real
+    /// time): another sender skips them meanwhile, and takes them over if this one dies.
+    func claimDueNotifications(storeNow: Date, realNow: Date, leaseUntil: Date, limit: Int) throws -> [OutboxRow] {
+        try db.transaction {
+            let rows = try outboxRows("""
+                SELECT \(Self.outboxColumns) FROM notifications n WHERE delivery = 'pending' AND next_attempt <= ?
+                AND (lease_until IS NULL OR lease_until < ?)
+                AND NOT EXISTS (SELECT 1 FROM notifications e WHERE e.delivery = 'pending' AND e.original_id = n.original_id AND e.seq < n.seq)
+                ORDER BY seq LIMIT ?
+                """, [.int(Self.ms(storeNow)), .int(Self.ms(realNow)), .int(Int64(limit))])
+            for row in rows {
+                try db.query("UPDATE notifications SET lease_until = ? WHERE seq = ?", [.int(Self.ms(leaseUntil)), .int(row.seq)])
+            }
+            return rows
+        }
+    }
+
+    /// Records an attempt and what follows it: delivered, failed for good, or the next attempt's date.
+    func recordAttempt(_ attempt: SendAttempt, seq: Int64, delivery: NotificationDelivery, nextAttempt: Date?) throws {
+        try db.query("""
+            UPDATE notifications SET attempts = attempts || ?, delivery = ?, next_attempt = ?, lease_until = NULL WHERE seq = ?
+            """, [.text("\(Self.ms(attempt.date)) \(attempt.result)\n"), .text(delivery.rawValue),
+                  nextAttempt.map { .int(Self.ms($0)) } ?? .null, .int(seq)])
+    }
+
+    /// Queues a notification to be sent at `date`, whatever became of it before (a resend, or "retry now").
+    func requeueNotification(seq: Int64, at date: Date) throws {
+        try db.query("UPDATE notifications SET delivery = 'pending', next_attempt = ?, lease_until = NULL WHERE seq = ?",
+                     [.int(Self.ms(date)), .int(seq)])
+    }
+
+    private func outboxRows(_ sql: String, _ arguments: [SQLiteDatabase.Value]) throws -> [OutboxRow] {
+        try db.query(sql, arguments).map { c in
+            guard let seq = c[0].int, let type = c[2].text, let created = c[7].int, let environment = c[8].text,
+                  let delivery = c[14].text.flatMap(NotificationDelivery.init(rawValue:)) else {
+                throw damagedRow("notifications", key: c[0].int, "a column is missing or unknown")
+            }
+            let attempts = (c[15].text ?? "").split(separator: "\n").compactMap { line -> SendAttempt? in
+                let parts = line.split(separator: " ", maxSplits: 1)
+                guard parts.count == 2, let ms = Int64(parts[0]) else { return nil }
+                return SendAttempt(date: Self.date(ms), result: String(parts[1]))
+            }
+            return OutboxRow(seq: seq, uuid: c[1].text, type: type, subtype: c[3].text, productID: c[4].text, originalID: c[5].int,
+                             transactionID: c[6].int, created: Self.date(created), environment: environment,
+                             transactionPayload: c[9].text, renewalPayload: c[10].text, status: c[11].int.map(Int.init),
+                             testToken: c[12].text, signed: c[13].text, delivery: delivery, attempts: attempts,
+                             nextAttempt: c[16].int.map(Self.date))
+        }
+    }
+}

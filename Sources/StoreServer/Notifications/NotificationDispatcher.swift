@@ -1,0 +1,103 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import StoreEngine
+
+/// Sends the outbox's App Store Server Notifications V2 to the backend, as the App Store does: an
+/// HTTP POST of `{"signedPayload": "<JWS>"}` (Foundation's URL loading), 200–206 is success, a failure
+/// is retried on the App Store's schedule (store time), at least once and in order per original
+/// transaction. What was sent and when lives in the ledger, so a restart resumes where it stopped;
+/// a notification is claimed under the write lock with a lease, so two processes never send the
+/// same attempt. It runs beside the store: neither the UI nor a purchase waits for a backend.
+public actor NotificationDispatcher {
+    public let store: LocalAppStore
+    /// How long a backend has to answer before the attempt is TIMED_OUT.
+    public let timeout: TimeInterval
+    private let session: URLSession
+    private var loop: Task<Void, Never>?
+
+    public static let defaultTimeout: TimeInterval = 15
+
+    public init(store: LocalAppStore, timeout: TimeInterval = NotificationDispatcher.defaultTimeout) {
+        self.store = store
+        self.timeout = timeout
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.timeoutIntervalForRequest = timeout
+        configuration.timeoutIntervalForResource = timeout
+        configuration.httpMaximumConnectionsPerHost = 4
+        session = URLSession(configuration: configuration)
+    }
+
+    /// Sends whatever falls due, checking every `interval` while there is nothing to send.
+    public func start(interval: Duration = .milliseconds(250)) {
+        guard loop == nil else { return }
+        loop = Task { [weak self] in
+            while !Task.isCancelled {
+                let sent = await self?.deliverDue() ?? 0
+                if sent == 0 { try? await Task.sleep(for: interval) }
+            }
+        }
+    }
+
+    /// Stops sending; an attempt in flight finishes and is recorded.
+    public func stop() async {
+        loop?.cancel()
+        await loop?.value
+        loop = nil
+    }
+
+    /// Sends every notification due now, until none is (a later one of an original transaction
+    /// becomes due when the earlier is delivered); a failed one waits for its retry. `storefront run` ends with this.
+    public func drain() async {
+        while await deliverDue() > 0 {}
+    }
+
+    /// Makes one attempt at each notification due now (the first pending one of each original
+    /// transaction), side by side; returns how many it tried.
+    @discardableResult
+    public func deliverDue() async -> Int {
+        // The lease outlasts an attempt (its timeout), so no other sender takes the row meanwhile.
+        guard let (url, due) = await store.claimDueNotifications(lease: timeout + 30), !due.isEmpty else { return 0 }
+        await withTaskGroup(of: Void.self) { group in
+            for notification in due {
+                group.addTask {
+                    let result = await self.send(notification.signedPayload, to: url)
+                    await self.store.recordSendAttempt(sequence: notification.sequence, result: result)
+                }
+            }
+        }
+        return due.count
+    }
+
+    /// POSTs one notification; the result is Apple's `sendAttemptResult`.
+    func send(_ signedPayload: String, to address: String) async -> String {
+        guard let url = URL(string: address) else { return SendAttempt.other }
+        var request = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: timeout)
+        request.httpMethod = "POST"
+        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        request.httpBody = Data(#"{"signedPayload":"\#(signedPayload)"}"#.utf8)
+        do {
+            let (_, response) = try await session.data(for: request)
+            guard let http = response as? HTTPURLResponse else { return SendAttempt.invalidResponse }
+            return (200...206).contains(http.statusCode) ? SendAttempt.success : SendAttempt.unsuccessfulHTTPResponseCode
+        } catch let error as URLError {
+            return Self.result(of: error.code)
+        } catch {
+            return SendAttempt.other
+        }
+    }
+
+    static func result(of code: URLError.Code) -> String {
+        switch code {
+        case .timedOut: SendAttempt.timedOut
+        case .cannotConnectToHost, .cannotFindHost, .dnsLookupFailed, .notConnectedToInternet: SendAttempt.noResponse
+        case .networkConnectionLost: SendAttempt.prematureClose
+        case .badServerResponse, .cannotParseResponse, .zeroByteResource: SendAttempt.invalidResponse
+        case .secureConnectionFailed, .serverCertificateUntrusted, .serverCertificateHasBadDate, .serverCertificateNotYetValid,
+             .serverCertificateHasUnknownRoot, .clientCertificateRejected, .clientCertificateRequired: SendAttempt.tlsIssue
+        case .httpTooManyRedirects, .redirectToNonExistentLocation: SendAttempt.circularRedirect
+        default: SendAttempt.socketIssue
+        }
+    }
+}
