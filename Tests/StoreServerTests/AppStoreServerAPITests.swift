@@ -265,6 +265,72 @@ import StoreEngine
         #expect(expired.errorCode == 4_030_004)
     }
 
+    // MARK: Notifications
+
+    func post(_ f: APIFixture, _ path: String, _ body: String = "", query: [(String, String)] = []) async -> HTTPResponse {
+        await f.api.respond(to: HTTPRequest(method: "POST", path: path, query: query.map { (name: $0.0, value: $0.1) }, body: Data(body.utf8)))
+    }
+
+    @Test func aTestNotificationNeedsANotificationURLThenItsTokenFindsIt() async throws {
+        let f = try APIFixture()
+        let refused = await post(f, "/inApps/v1/notifications/test")
+        #expect(refused.status == 404 && refused.errorCode == 4_040_007)
+        await f.store.update { $0.notificationURL = "http://127.0.0.1:9/notifications" }
+        let response = await post(f, "/inApps/v1/notifications/test")
+        #expect(response.status == 200)
+        let token = try #require(response.json["testNotificationToken"]?.stringValue)
+        let status = await f.get("/inApps/v1/notifications/test/\(token)")
+        #expect(status.status == 200)
+        let payload = try f.payload(try #require(status.json["signedPayload"]?.stringValue))
+        #expect(payload["notificationType"]?.stringValue == "TEST")
+        #expect(status.json["sendAttempts"]?.arrayValue != nil)
+        #expect(await f.get("/inApps/v1/notifications/test/not-a-token").errorCode == 4_000_020)
+        #expect(await f.get("/inApps/v1/notifications/test/\(UUID().uuidString)_1").errorCode == 4_040_008)
+    }
+
+    @Test func notificationHistoryListsWhatWasSentFilteredAndPaged() async throws {
+        let f = try APIFixture()
+        await f.store.update { $0.notificationURL = "http://127.0.0.1:9/notifications" }
+        for _ in 0..<21 { try await f.buy(ID.coins) }
+        let monthly = try await f.buy(ID.proMonthly)
+        let now = Int64(await f.store.now().timeIntervalSince1970 * 1000)
+        let range = #"{"startDate":\#(now - 60_000),"endDate":\#(now + 60_000)"#
+        let first = await post(f, "/inApps/v1/notifications/history", range + "}")
+        #expect(first.status == 200)
+        #expect(first.json["notificationHistory"]?.arrayValue?.count == 20)
+        #expect(first.json["hasMore"]?.boolValue == true)
+        let token = try #require(first.json["paginationToken"]?.stringValue)
+        let second = await post(f, "/inApps/v1/notifications/history", range + "}", query: [("paginationToken", token)])
+        #expect(second.json["notificationHistory"]?.arrayValue?.count == 2)
+        #expect(second.json["hasMore"]?.boolValue == false)
+
+        let subscribed = await post(f, "/inApps/v1/notifications/history", range + #","notificationType":"SUBSCRIBED"}"#)
+        let items = try #require(subscribed.json["notificationHistory"]?.arrayValue)
+        #expect(items.count == 1)
+        let payload = try f.payload(try #require(items.first?["signedPayload"]?.stringValue))
+        #expect(payload["subtype"]?.stringValue == "INITIAL_BUY")
+
+        #expect(await post(f, "/inApps/v1/notifications/history", range + #","notificationType":"BOUGHT"}"#).errorCode == 4_000_018)
+        #expect(await post(f, "/inApps/v1/notifications/history", range + #","notificationType":"SUBSCRIBED","transactionId":"\#(monthly)"}"#).errorCode == 4_000_019)
+        #expect(await post(f, "/inApps/v1/notifications/history", #"{"endDate":1}"#).errorCode == 4_000_015)
+        #expect(await post(f, "/inApps/v1/notifications/history", range + "}", query: [("paginationToken", "x")]).errorCode == 4_000_014)
+    }
+
+    @Test func aNotificationMadeWithoutAURLIsNotInTheHistoryOfWhatWasSent() async throws {
+        let f = try APIFixture()
+        try await f.buy(ID.coins)
+        let now = Int64(await f.store.now().timeIntervalSince1970 * 1000)
+        let history = await post(f, "/inApps/v1/notifications/history", #"{"startDate":\#(now - 60_000),"endDate":\#(now + 60_000)}"#)
+        #expect(history.json["notificationHistory"]?.arrayValue?.isEmpty == true)
+    }
+
+    @Test func extendingARenewalDateNotifiesRenewalExtended() async throws {
+        let f = try APIFixture()
+        let monthly = try await f.buy(ID.proMonthly)
+        #expect(await f.put("/inApps/v1/subscriptions/extend/\(monthly)", #"{"extendByDays":3,"extendReasonCode":2,"requestIdentifier":"x"}"#).status == 200)
+        #expect(await f.store.notifications().last?.type == "RENEWAL_EXTENDED")
+    }
+
     // MARK: Transport-level answers
 
     @Test func aRequestWithoutAValidTokenGets401AndNothingElse() async throws {

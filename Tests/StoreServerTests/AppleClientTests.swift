@@ -70,6 +70,7 @@ struct AppleClientTests {
     @Test func applesClientCallsEveryEndpointAndVerifiesEverySignedValue() async throws {
         let served = try await Self.serve()
         let store = served.store
+        await store.update { $0.notificationURL = "http://127.0.0.1:9/notifications" }  // recorded as to be sent
         var coins: [Int64] = []
         for _ in 0..<23 { coins.append(try await Self.buy(store, ID.coins)) }
         let removeAds = try await Self.buy(store, ID.removeAds)
@@ -91,6 +92,10 @@ struct AppleClientTests {
             ["label": "extend", "method": "extend_subscription_renewal_date", "args": ["originalTransactionId": String(monthly), "request": [
                 "extendByDays": 7, "extendReasonCode": 1, "requestIdentifier": UUID().uuidString]]],
             ["label": "app", "method": "get_app_transaction_info", "args": ["any_transaction_id": String(coins[0])]],
+            ["label": "test", "method": "request_test_notification", "args": [:] as [String: Any]],
+            ["label": "testStatus", "method": "get_test_notification_status", "args": ["test_notification_token": "@test.testNotificationToken"]],
+            ["label": "notifications", "method": "get_notification_history", "args": ["allPages": true, "request": [
+                "startDate": Int64((await store.now().timeIntervalSince1970 - 3600) * 1000), "endDate": Int64((await store.now().timeIntervalSince1970 + 3600) * 1000)]]],
             ["label": "unknown", "method": "get_transaction_info", "args": ["transaction_id": "2000999999"]],
             ["label": "badRevision", "method": "get_transaction_history", "args": ["transactionId": String(coins[0]), "revision": "garbage"]],
         ])
@@ -131,6 +136,15 @@ struct AppleClientTests {
         let extended = try #require(try ok("extend") as? [String: Any])
         #expect(extended["success"] as? Bool == true)
         #expect(decoded(try ok("app"), "signedAppTransactionInfo") != nil)
+
+        let test = decoded(try ok("testStatus"), "signedPayload") as? [String: Any]
+        #expect(test?["notificationType"] as? String == "TEST")
+        let notified = try #require(try ok("notifications") as? [[String: Any]])
+            .flatMap { ($0["notificationHistory"] as? [[String: Any]]) ?? [] }.compactMap { decoded($0, "signedPayload") as? [String: Any] }
+        let types = notified.map { ($0["notificationType"] as? String ?? "?") + "/" + ($0["subtype"] as? String ?? "") }
+        #expect(types.filter { $0 == "ONE_TIME_CHARGE/" }.count == 24, "every consumable and Remove Ads: \(types)")
+        #expect(types.contains("SUBSCRIBED/INITIAL_BUY") && types.contains("REFUND/") && types.contains("RENEWAL_EXTENDED/")
+                && types.contains("TEST/"), "\(types)")
 
         let unknown = try #require(results["unknown"]?["error"] as? [String: Any])
         #expect(unknown["httpStatus"] as? Int == 404 && unknown["apiError"] as? Int == 4_040_010)

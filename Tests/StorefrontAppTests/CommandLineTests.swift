@@ -4,6 +4,13 @@ import Testing
 
 @Suite("Command line")
 struct CommandLineTests {
+    /// A merge once left two `--json` rows; the first silently won.
+    @Test("Every option is declared once")
+    func optionsAreUnique() {
+        let names = CommandLineParser.options.flatMap(\.names)
+        #expect(names.count == Set(names).count, "\(names)")
+    }
+
     @Test("help and version are recognised anywhere")
     func helpAndVersion() throws {
         #expect(try CommandLineParser.parse(["--help"]) == .help(.store))
@@ -27,7 +34,7 @@ struct CommandLineTests {
         (["--ephemeral", "--state", "x"], "--ephemeral and --state cannot be used together"),
         (["demo", "x.scenario", "--speed", "fast"], "--speed needs a number above 0, got 'fast'"),
         (["--notify", "example.com"], "--notify: \"example.com\" is not an http or https URL (for example http://127.0.0.1:8080/notifications)"),
-        (["cert", "--notify", "http://127.0.0.1:1/n"], "--notify does nothing for cert (it is for the storefront, run, walk, demo)"),
+        (["cert", "--notify", "http://127.0.0.1:1/n"], "--notify does nothing for cert (it is for the storefront, run, walk, demo, serve)"),
     ])
     func usageErrors(arguments: [String], message: String) {
         #expect(throws: UsageError(description: message)) { try CommandLineParser.parse(arguments) }
@@ -35,7 +42,7 @@ struct CommandLineTests {
 
     /// `catalog --time-rate warp` exited 0: the option was never looked at.
     @Test("An option the command does not use is an error naming the option and the commands it is for", arguments: [
-        (["catalog", "--time-rate", "warp"], "--time-rate does nothing for catalog (it is for the storefront, run, walk, demo)"),
+        (["catalog", "--time-rate", "warp"], "--time-rate does nothing for catalog (it is for the storefront, run, walk, demo, serve)"),
         (["verify", "t.jws", "--json"], "--json does nothing for verify (it is for catalog, export, notifications, api-key)"),
         (["--speed", "2"], "--speed does nothing for the storefront (it is for demo)"),
         (["run", "a.scenario", "--no-color"], "--no-color does nothing for run (it is for the storefront, walk, demo)"),

@@ -93,6 +93,7 @@ extension LocalAppStore {
             try ledger.update(latest)
             try ledger.save(record)
             try ledger.recordRenewalExtension(result, requestID: requestID, days: days, reasonCode: reasonCode)
+            try enqueueNotification(.renewalExtended, transaction: latest.payload, record: record)
         }
         return result
     }

@@ -27,6 +27,7 @@ struct APIError: Error, Equatable {
     static func invalidPaginationToken() -> APIError { badRequest(4_000_014, "Invalid pagination token.") }
     static func invalidStartDate() -> APIError { badRequest(4_000_015, "Invalid request. The start date is not a timestamp value represented in milliseconds.") }
     static func invalidEndDate() -> APIError { badRequest(4_000_016, "Invalid request. The end date is not a timestamp value represented in milliseconds.") }
+    static func multipleFiltersSupplied() -> APIError { badRequest(4_000_019, "Invalid request. Supply either a transaction id or a notification type, but not both.") }
     static func invalidNotificationType() -> APIError { badRequest(4_000_018, "Invalid notification type.") }
     static func invalidTestNotificationToken() -> APIError { badRequest(4_000_020, "Invalid test notification token.") }
     static func invalidSort() -> APIError { badRequest(4_000_021, "Invalid request. The sort parameter is invalid.") }

@@ -69,6 +69,9 @@ public struct AppStoreServerAPI: Sendable {
         Endpoint("GET", "/inApps/v2/refund/lookup/{}") { api, id, request in try await api.refundHistory(id, request) },
         Endpoint("PUT", "/inApps/v2/transactions/consumption/{}") { api, id, request in try await api.sendConsumption(id, request) },
         Endpoint("PUT", "/inApps/v1/subscriptions/extend/{}") { api, id, request in try await api.extendRenewalDate(id, request) },
+        Endpoint("POST", "/inApps/v1/notifications/test") { api, _, _ in try await api.requestTestNotification() },
+        Endpoint("GET", "/inApps/v1/notifications/test/{}") { api, token, _ in try await api.testNotificationStatus(token) },
+        Endpoint("POST", "/inApps/v1/notifications/history") { api, _, request in try await api.notificationHistory(request) },
     ]
 
     // MARK: Transactions

@@ -109,8 +109,7 @@ public enum CommandLineParser {
             o.port = port
         },
         OptionSpec(names: ["--host"], value: "ADDR", help: "serve: the address to listen on (default 127.0.0.1, loopback only)", commands: [.serve]) { $0.host = $1 },
-        OptionSpec(names: ["--json"], value: nil, help: "catalog, export, api-key: print JSON", commands: [.catalog, .export, .apiKey]) { o, _ in o.json = true },
-        OptionSpec(names: ["--json"], value: nil, help: "catalog, export, notifications: print JSON", commands: [.catalog, .export, .notifications]) { o, _ in o.json = true },
+        OptionSpec(names: ["--json"], value: nil, help: "catalog, export, notifications, api-key: print JSON", commands: [.catalog, .export, .notifications, .apiKey]) { o, _ in o.json = true },
         OptionSpec(names: ["--root"], value: "PEM", help: "verify: trusted root certificate (default: the local store's)", commands: [.verify]) { $0.rootCertificate = $1 },
         OptionSpec(names: ["--at-signed-date"], value: nil, help: "verify: check certificates at the payload's signedDate", commands: [.verify]) { o, _ in o.atSignedDate = true },
         OptionSpec(names: ["--junit"], value: "FILE", help: "run: write a JUnit XML report", commands: [.run]) { $0.junitPath = $1 },

@@ -35,6 +35,9 @@ enum ServeCommand {
             await store.shutdown()
             throw UsageError(description: error.description)
         }
+        // Notifications go to the backend (`--notify`, the catalog's or the QA panel's URL) as the store makes them.
+        let notifier = NotificationDispatcher(store: store)
+        await notifier.start()
         let ticker = Task {
             // Renewals, billing retries and expiries fall due while serving, and become notifications.
             while !Task.isCancelled {
@@ -47,12 +50,14 @@ enum ServeCommand {
               state:   \(directory)
               API key: key ID \(key.keyID), issuer ID \(key.issuerID), private key \(key.privateKeyPath ?? "?")
               trust:   storefront cert --state \(directory)
+              notify:  \(await store.settings().notificationURL ?? "no URL (--notify URL, or the QA panel's Notification URL)")
             Ctrl-C stops.
             """)
         let signal = await TerminationSignal.wait()
         ticker.cancel()
         await ticker.value
         await server.stop()
+        await notifier.stop()
         await store.shutdown()
         say("Stopped (\(signal == SIGINT ? "Ctrl-C" : "SIGTERM")).")
         return 0
