@@ -6,7 +6,7 @@ import StoreEngine
 import StoreSigning
 import StoreServer
 
-enum Fixture {
+enum DeliveryFixture {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     static let catalog = try! CatalogLoader.load(path: root.appendingPathComponent("catalog.json").path)
     static let python: String = {
@@ -18,14 +18,14 @@ enum Fixture {
 }
 
 /// Real time that only moves when a test says so.
-final class TestTime: RealTimeSource {
+final class DeliveryTestTime: RealTimeSource {
     private let current = Mutex(Date(timeIntervalSince1970: 1_780_000_000))
     func now() -> Date { current.withLock { $0 } }
     func advance(_ seconds: TimeInterval) { current.withLock { $0 = $0.addingTimeInterval(seconds) } }
 }
 
 /// A loopback backend (Tests/AppleLibrary/notification_receiver.py) that records what it receives.
-final class Receiver {
+final class NotificationReceiver {
     let process = Process()
     let log: URL
     let url: String
@@ -33,8 +33,8 @@ final class Receiver {
     init(failFirst: Int = 0, failMode: String = "500") throws {
         log = FileManager.default.temporaryDirectory.appendingPathComponent("received-\(UUID().uuidString).jsonl")
         let output = Pipe()
-        process.executableURL = URL(fileURLWithPath: Fixture.python)
-        process.arguments = [Fixture.root.appendingPathComponent("Tests/AppleLibrary/notification_receiver.py").path, log.path,
+        process.executableURL = URL(fileURLWithPath: DeliveryFixture.python)
+        process.arguments = [DeliveryFixture.root.appendingPathComponent("Tests/AppleLibrary/notification_receiver.py").path, log.path,
                              "--fail-first", String(failFirst), "--fail-mode", failMode]
         process.standardOutput = output
         try process.run()
@@ -69,19 +69,19 @@ final class Receiver {
 }
 
 /// What a notification token says, read without verifying (Apple's library verifies).
-func claims(_ jws: String) -> JSONValue? {
+func notificationClaims(_ jws: String) -> JSONValue? {
     let parts = jws.split(separator: ".")
     guard parts.count == 3, let data = Base64URL.decode(String(parts[1])) else { return nil }
     return try? JSONParser.parse(data)
 }
 
-func name(_ jws: String) -> String {
-    guard let body = claims(jws) else { return "?" }
+func notificationName(_ jws: String) -> String {
+    guard let body = notificationClaims(jws) else { return "?" }
     return [body["notificationType"]?.stringValue, body["subtype"]?.stringValue].compactMap { $0 }.joined(separator: " ")
 }
 
 /// Apple's App Store Server Library on each token (Tests/AppleLibrary/verify_with_apple.py).
-func appleVerdicts(_ cases: [(kind: String, jws: String)], root: Certificate, bundleID: String) throws -> [String] {
+func appleNotificationVerdicts(_ cases: [(kind: String, jws: String)], root: Certificate, bundleID: String) throws -> [String] {
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("apple-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: directory) }
@@ -93,8 +93,8 @@ func appleVerdicts(_ cases: [(kind: String, jws: String)], root: Certificate, bu
     try Data(JSONValue.object([(key: "cases", value: .array(list))]).compact.utf8).write(to: input)
     _ = FileManager.default.createFile(atPath: output.path, contents: nil)
     let process = Process()
-    process.executableURL = URL(fileURLWithPath: Fixture.python)
-    process.arguments = [Fixture.root.appendingPathComponent("Tests/AppleLibrary/verify_with_apple.py").path]
+    process.executableURL = URL(fileURLWithPath: DeliveryFixture.python)
+    process.arguments = [DeliveryFixture.root.appendingPathComponent("Tests/AppleLibrary/verify_with_apple.py").path]
     process.standardInput = try FileHandle(forReadingFrom: input)
     process.standardOutput = try FileHandle(forWritingTo: output)
     try process.run()
@@ -108,8 +108,8 @@ func appleVerdicts(_ cases: [(kind: String, jws: String)], root: Certificate, bu
 
 @Suite("Notifications V2 delivered to a backend (NotificationDispatcher)", .serialized)
 struct NotificationDeliveryTests {
-    func store(url: String?, directory: String? = nil, time: TestTime = TestTime()) throws -> LocalAppStore {
-        var catalog = Fixture.catalog
+    func store(url: String?, directory: String? = nil, time: DeliveryTestTime = DeliveryTestTime()) throws -> LocalAppStore {
+        var catalog = DeliveryFixture.catalog
         catalog.settings.networkDelay = 0
         catalog.settings.gracePeriod = false
         catalog.settings.environment = .sandbox
@@ -127,7 +127,7 @@ struct NotificationDeliveryTests {
 
     @Test("a scripted year reaches the backend in order, and Apple's verifier accepts every notification and its nested tokens")
     func scriptedYear() async throws {
-        let receiver = try Receiver()
+        let receiver = try NotificationReceiver()
         defer { receiver.stop() }
         let store = try store(url: receiver.url)
         let dispatcher = NotificationDispatcher(store: store, timeout: 5)
@@ -164,32 +164,36 @@ struct NotificationDeliveryTests {
             await dispatcher.drain()
         }
         let received = receiver.signedPayloads
-        #expect(received.map(name) == steps.map(\.0))
+        #expect(received.map(notificationName) == steps.map(\.0))
         #expect(receiver.requests.allSatisfy { $0.contentType == "application/json" && $0.path == "/appstore/notifications" })
         let notifications = await store.notifications()
         #expect(notifications.allSatisfy { $0.delivery == .delivered && $0.attempts.map(\.result) == ["SUCCESS"] })
         #expect(received == notifications.map(\.signedPayload), "what was sent is what the store keeps")
 
-        guard Fixture.hasAppleLibrary else { return }
+        guard DeliveryFixture.hasAppleLibrary else { return }
         var cases = received.map { (kind: "notification", jws: $0) }
         for payload in received {
-            let data = claims(payload)?["data"]
+            let data = notificationClaims(payload)?["data"]
             if let transaction = data?["signedTransactionInfo"]?.stringValue { cases.append((kind: "transaction", jws: transaction)) }
             if let renewal = data?["signedRenewalInfo"]?.stringValue { cases.append((kind: "renewalInfo", jws: renewal)) }
         }
-        let verdicts = try appleVerdicts(cases, root: store.certificate, bundleID: Fixture.catalog.app.bundleID)
+        let verdicts = try appleNotificationVerdicts(cases, root: store.certificate, bundleID: DeliveryFixture.catalog.app.bundleID)
         #expect(verdicts.count == cases.count)
         for (verdict, item) in zip(verdicts, cases) where verdict != "OK" {
-            Issue.record("Apple's verifier refused a \(item.kind) (\(name(item.jws))): \(verdict)")
+            Issue.record("Apple's verifier refused a \(item.kind) (\(notificationName(item.jws))): \(verdict)")
         }
+        // The same library refuses them under another store's root: the verdicts above are not vacuous.
+        let foreign = try appleNotificationVerdicts([cases[0]], root: try StoreIdentity.ephemeral().certificate,
+                                                    bundleID: DeliveryFixture.catalog.app.bundleID)
+        #expect(foreign.first?.hasPrefix("OK") == false, "\(foreign)")
         await store.shutdown()
     }
 
     @Test("a backend answering 500 is retried after an hour of store time, and each attempt is recorded")
     func serverErrorIsRetried() async throws {
-        let receiver = try Receiver(failFirst: 1)
+        let receiver = try NotificationReceiver(failFirst: 1)
         defer { receiver.stop() }
-        let time = TestTime()
+        let time = DeliveryTestTime()
         let store = try store(url: receiver.url, time: time)
         let dispatcher = NotificationDispatcher(store: store, timeout: 5)
         try await buy(store, "com.lumenquest.coins.100")
@@ -210,9 +214,9 @@ struct NotificationDeliveryTests {
 
     @Test("a backend that never answers times out, and the notification is retried")
     func silentBackendTimesOut() async throws {
-        let receiver = try Receiver(failFirst: 1, failMode: "hang")
+        let receiver = try NotificationReceiver(failFirst: 1, failMode: "hang")
         defer { receiver.stop() }
-        let time = TestTime()
+        let time = DeliveryTestTime()
         let store = try store(url: receiver.url, time: time)
         let dispatcher = NotificationDispatcher(store: store, timeout: 1)
         try await buy(store, "com.lumenquest.coins.100")
@@ -226,7 +230,7 @@ struct NotificationDeliveryTests {
 
     @Test("notifications not yet sent when the store closes are sent after it reopens")
     func deliveryResumesAfterReopening() async throws {
-        let receiver = try Receiver()
+        let receiver = try NotificationReceiver()
         defer { receiver.stop() }
         let directory = NSTemporaryDirectory() + "storefront-notify-" + UUID().uuidString
         defer { try? FileManager.default.removeItem(atPath: directory) }
@@ -244,7 +248,7 @@ struct NotificationDeliveryTests {
 
     @Test("two stores on one state, each sending, deliver every notification once")
     func twoProcessesDeliverOnce() async throws {
-        let receiver = try Receiver()
+        let receiver = try NotificationReceiver()
         defer { receiver.stop() }
         let directory = NSTemporaryDirectory() + "storefront-notify-" + UUID().uuidString
         defer { try? FileManager.default.removeItem(atPath: directory) }
@@ -254,7 +258,7 @@ struct NotificationDeliveryTests {
         for i in 0..<10 { try await buy(i.isMultiple(of: 2) ? a : b, "com.lumenquest.coins.100") }
         for _ in 0..<500 where receiver.requests.count < 10 { try await Task.sleep(for: .milliseconds(10)) }
         for sender in senders { await sender.stop() }
-        let uuids = receiver.signedPayloads.compactMap { claims($0)?["notificationUUID"]?.stringValue }
+        let uuids = receiver.signedPayloads.compactMap { notificationClaims($0)?["notificationUUID"]?.stringValue }
         #expect(uuids.count == 10 && Set(uuids).count == 10)
         #expect(await a.notifications().allSatisfy { $0.attempts.count == 1 && $0.delivery == .delivered })
         await a.shutdown()

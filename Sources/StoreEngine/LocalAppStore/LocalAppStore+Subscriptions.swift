@@ -123,16 +123,19 @@ extension LocalAppStore {
         return .success(jws: present(jws))
     }
 
-    /// Creates or advances the group's renewal state for a new subscription transaction.
-    func startOrExtendSubscription(with payload: TransactionPayload) throws {
+    /// Creates or advances the group's renewal state for a new subscription transaction; the
+    /// subscription's state before (nil: it is new) and its record after.
+    func startOrExtendSubscription(with payload: TransactionPayload) throws -> (previous: SubscriptionState?, record: SubscriptionRecord?) {
+        let existing = try ledger.subscription(payload.originalTransactionID)
         guard let group = payload.subscriptionGroupID, payload.expirationDate != nil,
-              var record = try ledger.subscription(payload.originalTransactionID) ?? SubscriptionRecord(startedBy: payload) else { return }
+              var record = existing ?? SubscriptionRecord(startedBy: payload) else { return (existing?.state, existing) }
         // A lapsed customer who buys again starts a new subscription on the same original transaction.
         for lapsed in try payload.reason == .renewal ? [] : ledger.subscriptions(group: group) {
             if let ended = lapsed.ended(by: payload) { try ledger.save(ended) }
         }
         record.take(payload, offer: carriedOffer(payload))
         try ledger.save(record)
+        return (existing?.state, record)
     }
 
     /// The pay-as-you-go offer a transaction begins, to carry on to its renewals.
@@ -144,11 +147,11 @@ extension LocalAppStore {
     }
 
     /// The catalog's definition of an offer a subscription carries to its next renewals.
-    func offerDefinition(_ carried: SubscriptionRecord.CarriedOffer, productID: String) -> SubscriptionOffer? {
+    nonisolated func offerDefinition(_ carried: SubscriptionRecord.CarriedOffer, productID: String) -> SubscriptionOffer? {
         offerDefinition(type: carried.type, id: carried.id, productID: productID)
     }
 
-    func offerDefinition(type: OfferType, id: String?, productID: String) -> SubscriptionOffer? {
+    nonisolated func offerDefinition(type: OfferType, id: String?, productID: String) -> SubscriptionOffer? {
         let terms = catalog.product(productID)?.subscription
         switch type {
         case .introductory: return terms?.introductoryOffer
@@ -351,11 +354,17 @@ extension LocalAppStore {
     }
 
     func renewalInfo(_ record: SubscriptionRecord) -> RenewalInfoPayload {
+        renewalInfo(record, storefront: currentStorefront, environment: currentSettings.environment, at: now())
+    }
+
+    /// The same, in `storefront` and `environment` at `date`: made off the actor in a catch-up (see `enqueueNotification`).
+    nonisolated func renewalInfo(_ record: SubscriptionRecord, storefront: Storefront, environment: StoreEnvironment,
+                                 at date: Date) -> RenewalInfoPayload {
         let next = catalog.product(record.autoRenewProductID)
-        var info = record.renewalInfo(next: (next?.prices[currentStorefront.code].map(Self.milliunits),
+        var info = record.renewalInfo(next: (next?.prices[storefront.code].map(Self.milliunits),
                                              next?.subscription?.winBackOffers.filter(\.isEligible).compactMap(\.id) ?? []),
-                                      currency: currentStorefront.currency, signedDate: now(), appTransactionID: appTransactionID)
-        info.environment = currentSettings.environment.rawValue
+                                      currency: storefront.currency, signedDate: date, appTransactionID: appTransactionID)
+        info.environment = environment.rawValue
         // The next period's offer, when one discounts it (intro period 2 of 3, a redeemed code, …), and its price.
         if let offer = record.offer, info.willAutoRenew, let definition = offerDefinition(offer, productID: record.autoRenewProductID) {
             info.offerType = offer.type

@@ -195,13 +195,10 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
             }
             try ledger.insert(.init(payload: payload, status: status, finished: false, jws: jws), payloadJSON: text)
             if status == .completed {
-                let subscribes = payload.productType == .autoRenewable
-                let previous = subscribes ? try ledger.subscription(payload.originalTransactionID)?.state : nil
-                if subscribes { try startOrExtendSubscription(with: payload) }
+                let (previous, record) = payload.productType == .autoRenewable ? try startOrExtendSubscription(with: payload) : (nil, nil)
                 try enqueueNotification(.transaction(payload.productType, isRenewal: payload.reason == .renewal, offer: payload.offerType,
                                                      previous: previous, upgrade: upgrade),
-                                        transaction: payload,
-                                        record: subscribes ? try ledger.subscription(payload.originalTransactionID) : nil)
+                                        transaction: payload, record: record)
             }
             if let code { try ledger.recordRedemption(code: code, transactionID: payload.transactionID) }
             try ledger.appendEvent(transactionID: payload.transactionID, kind: kind, origin: origin)

@@ -25,10 +25,10 @@ final class SigningPipeline: Sendable {
 
     private let rendered = Mutex<[Int: String]>([:])
 
-    /// Serializes a notification's renewal info on the same core (see `LocalAppStore.enqueueNotification`).
-    func render(_ info: RenewalInfoPayload, as slot: Int) {
+    /// Makes text on the same core (a notification's renewal info: see `LocalAppStore.enqueueNotification`).
+    func render(as slot: Int, _ make: @escaping @Sendable () -> String) {
         queue.async {
-            let text = info.json.compact
+            let text = make()
             self.rendered.withLock { $0[slot] = text }
         }
     }

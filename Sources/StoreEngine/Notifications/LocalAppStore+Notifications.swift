@@ -22,7 +22,6 @@ extension LocalAppStore {
         }
         let created = now()
         let url = currentSettings.notificationURL
-        let renewal = record.map(renewalInfo)
         var row = Ledger.OutboxRow(
             type: type.rawValue, subtype: subtype?.rawValue, productID: transaction?.productID ?? record?.productID,
             originalID: transaction?.originalTransactionID ?? record?.originalID, transactionID: transaction?.transactionID,
@@ -32,11 +31,16 @@ extension LocalAppStore {
         // In a catch-up the renewal info is serialized on the signing core and the row written
         // before the catch-up commits: a simulated year makes twelve thousand of these.
         if let signingPipeline {
-            if let renewal { signingPipeline.render(renewal, as: batchNotifications.count) }
+            if let record {
+                let (storefront, environment) = (currentStorefront, currentSettings.environment)
+                signingPipeline.render(as: batchNotifications.count) {
+                    self.renewalInfo(record, storefront: storefront, environment: environment, at: created).json.compact
+                }
+            }
             batchNotifications.append(row)
             return
         }
-        row.renewalPayload = renewal?.json.compact
+        row.renewalPayload = record.map { renewalInfo($0).json.compact }
         try ledger.insertNotification(row)
     }
 
