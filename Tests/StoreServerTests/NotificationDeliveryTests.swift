@@ -228,6 +228,28 @@ struct NotificationDeliveryTests {
         await store.shutdown()
     }
 
+    /// Seen under load in `storefront run --notify`: stopping the loop cancelled the request in flight,
+    /// recorded as SOCKET_ISSUE and put off for an hour of store time.
+    @Test("stopping the dispatcher lets an attempt in flight finish and records the backend's answer")
+    func stoppingLetsAnAttemptFinish() async throws {
+        let arrived = AsyncStream<Void>.makeStream()
+        let backend = try HTTPServer.start(port: 0) { _ in
+            arrived.continuation.yield()
+            try? await Task.sleep(for: .milliseconds(300))
+            return HTTPResponse(status: 200)
+        }
+        let store = try store(url: "http://127.0.0.1:\(backend.port)/notify")
+        try await buy(store, "com.lumenquest.coins.100")
+        let dispatcher = NotificationDispatcher(store: store, timeout: 5)
+        await dispatcher.start()
+        for await _ in arrived.stream { break }
+        await dispatcher.stop()
+        let sent = try #require(await store.notifications().first)
+        #expect(sent.attempts.map(\.result) == [SendAttempt.success])
+        await backend.stop()
+        await store.shutdown()
+    }
+
     @Test("notifications not yet sent when the store closes are sent after it reopens")
     func deliveryResumesAfterReopening() async throws {
         let receiver = try NotificationReceiver()

@@ -32,6 +32,9 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
     var batchNotifications: [Ledger.OutboxRow] = []
     /// Renewal info as last signed, by original transaction (see `signedRenewalInfo`).
     var signedRenewals: [Int64: (info: RenewalInfoPayload, jws: String)] = [:]
+    /// The clock and settings as this process last wrote or read them in the ledger (see `adoptSharedState`).
+    var sharedClock: String?
+    var sharedSettings: String?
 
     /// Opens a store. `stateDirectory` nil keeps everything in memory (`--ephemeral`).
     public init(catalog: Catalog, stateDirectory: String?, storefront: String? = nil, locale: String? = nil,
@@ -70,7 +73,10 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
             appTransactionID = try ledger.meta("appTransactionID") {
                 String(UInt64.random(in: 700_000_000_000_000_000...799_999_999_999_999_999))
             }
-            try ledger.setMeta("clock", String(decoding: try JSONEncoder().encode(clock), as: UTF8.self))
+            sharedSettings = try ledger.meta("settings")
+            let clockText = String(decoding: try JSONEncoder().encode(clock), as: UTF8.self)
+            try ledger.setMeta("clock", clockText)
+            sharedClock = clockText
         } catch let error as SQLiteError where error.isCorruption {
             throw LedgerError.damaged(path: stateDirectory.map { $0 + "/ledger.sqlite" } ?? ":memory:", detail: error.message)
         }
@@ -83,7 +89,30 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
     public func now() -> Date { clock.now(real: time.now()) }
 
     func saveClock() {
-        try? ledger.setMeta("clock", String(decoding: (try? JSONEncoder().encode(clock)) ?? Data(), as: UTF8.self))
+        let text = String(decoding: (try? JSONEncoder().encode(clock)) ?? Data(), as: UTF8.self)
+        try? ledger.setMeta("clock", text)
+        sharedClock = text
+    }
+
+    /// Takes up the clock and settings another process on the ledger saved since (a tester moving time
+    /// or switching Ask to Buy in the storefront while `serve` answers a backend, or a second storefront):
+    /// one store, one clock, one set of switches. Read at every tick, so a change arrives within a second.
+    func adoptSharedState() {
+        let (clockText, settingsText) = read((nil, nil)) { (try ledger.meta("clock"), try ledger.meta("settings")) }
+        if let clockText, clockText != sharedClock, let shared = try? JSONDecoder().decode(StoreClock.self, from: Data(clockText.utf8)) {
+            clock = shared
+            sharedClock = clockText
+        }
+        guard settingsText != sharedSettings else { return }
+        sharedSettings = settingsText
+        // No saved settings: a reset went back to the catalog's.
+        let shared = settingsText.flatMap { try? JSONParser.parse($0) }
+            .flatMap { try? CatalogFormat.decodeSettings($0, storefronts: catalog.storefronts, file: "ledger") } ?? catalog.settings
+        let placeChanged = shared.storefront != currentSettings.storefront || shared.locale != currentSettings.locale
+        currentSettings = shared
+        if placeChanged, let place = catalog.place(storefront: shared.storefront, locale: shared.locale, settings: shared) {
+            (currentStorefront, currentLocale) = place
+        }
     }
 
     // MARK: Products
@@ -307,6 +336,7 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
 
     public func tick() {
         guard !isShutDown else { return }
+        adoptSharedState()
         catchUp()
         pumpEvents()
     }
@@ -439,7 +469,9 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
     }
 
     func saveSettings() {
-        try? ledger.setMeta("settings", CatalogFormat.encode(currentSettings).compact)
+        let text = CatalogFormat.encode(currentSettings).compact
+        try? ledger.setMeta("settings", text)
+        sharedSettings = text
     }
 
     public func setStorefront(_ code: String, locale: String?) throws {
@@ -615,6 +647,7 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
         try clearTransactions()
         currentSettings = catalog.settings
         try ledger.db.execute("DELETE FROM meta WHERE key IN ('settings', 'originalAppVersion', 'originalPurchaseDate', 'originalPlatform')")
+        sharedSettings = nil
         let real = time.now()
         clock = StoreClock(rate: catalog.settings.timeRate, realAnchor: real, storeAnchor: real)
         saveClock()

@@ -62,7 +62,9 @@ public actor NotificationDispatcher {
         await withTaskGroup(of: Void.self) { group in
             for notification in due {
                 group.addTask {
-                    let result = await self.send(notification.signedPayload, to: url)
+                    // Its own task: stopping the loop must not cancel an attempt in flight, which would be
+                    // recorded as the backend's failure and put off for an hour (seen as SOCKET_ISSUE under load).
+                    let result = await Task { await self.send(notification.signedPayload, to: url) }.value
                     await self.store.recordSendAttempt(sequence: notification.sequence, result: result)
                 }
             }

@@ -1,0 +1,50 @@
+import Foundation
+import Testing
+import StoreCore
+@testable import StoreEngine
+
+/// Two processes on one state directory are one store: one clock, one set of test settings, live.
+@Suite struct SharedStateTests {
+    func twoStores() throws -> (LocalAppStore, LocalAppStore, ManualTime) {
+        let directory = temporaryDirectory()
+        let time = ManualTime()
+        var catalog = Repo.catalog
+        catalog.settings.networkDelay = 0
+        return (try LocalAppStore(catalog: catalog, stateDirectory: directory, time: time),
+                try LocalAppStore(catalog: catalog, stateDirectory: directory, time: time), time)
+    }
+
+    @Test func timeTravelInOneProcessReachesTheOtherAtItsNextTick() async throws {
+        let (storefront, server, _) = try twoStores()
+        try await storefront.advanceTime(by: Period(1, .month))
+        #expect(await server.now() != storefront.now(), "not before it looks")
+        await server.tick()
+        #expect(await server.now() == storefront.now())
+        await storefront.setTimeRate(.monthlyRenewalEveryThirtySeconds)
+        await server.tick()
+        #expect(await server.settings().timeRate == .monthlyRenewalEveryThirtySeconds)
+    }
+
+    @Test func aTestSettingChangedInOneProcessHoldsInTheOther() async throws {
+        let (storefront, server, _) = try twoStores()
+        await storefront.update { $0.askToBuy = true; $0.notificationURL = "http://127.0.0.1:9/n" }
+        await server.tick()
+        #expect(await server.settings().askToBuy)
+        #expect(await server.settings().notificationURL == "http://127.0.0.1:9/n")
+        // The other way round, and a change of storefront.
+        try await server.setStorefront("JPN", locale: nil)
+        await storefront.tick()
+        #expect(await storefront.storefront().code == "JPN")
+        #expect(await storefront.settings().askToBuy, "what it had set stays")
+    }
+
+    @Test func aResetInOneProcessBringsTheOtherBackToTheCatalogsSettings() async throws {
+        let (storefront, server, _) = try twoStores()
+        await storefront.update { $0.askToBuy = true }
+        await server.tick()
+        try await storefront.reset()
+        await server.tick()
+        #expect(await server.settings().askToBuy == false)
+        #expect(await server.now() == storefront.now())
+    }
+}
