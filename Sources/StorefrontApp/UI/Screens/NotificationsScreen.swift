@@ -60,11 +60,13 @@ enum NotificationsScreen: ScreenView {
                 : "No notifications match “\(state.filterText(.notifications))”.")]
         }
         func cell(_ text: String, _ width: Int) -> String { DisplayWidth.pad(DisplayWidth.truncate(text, toWidth: width), toWidth: width) }
-        var lines = [ListView.Line("  " + cell("Store time", 16) + "  " + cell("Type / subtype", 40) + "  Product", style: .bold)]
+        // The type gives way before the product: "DID_CHANGE_RENEWAL_STATUS AUTO_RENEW_DISABLED" is 45 columns.
+        let kindWidth = max(16, min(45, min(width, readableWidth) - 2 - 16 - 2 - 2 - 18))
+        var lines = [ListView.Line("  " + cell("Store time", 16) + "  " + cell("Type / subtype", kindWidth) + "  Product", style: .bold)]
         for (i, n) in items.enumerated() {
             let name = n.productID.map { state.product($0)?.displayName ?? $0 } ?? "—"
             let kind = n.type + (n.subtype.map { " " + $0 } ?? "")
-            lines.append(ListView.Line("  " + Format.dateTime(n.createdDate) + "  " + cell(kind, 40) + "  " + name, item: i))
+            lines.append(ListView.Line("  " + Format.dateTime(n.createdDate) + "  " + cell(kind, kindWidth) + "  " + name, item: i))
             let tries = n.attempts.count == 1 ? "1 attempt" : "\(n.attempts.count) attempts"
             lines.append(ListView.Line("    #\(n.sequence) · \(tries) · \(response(n))", style: .dim, item: i))
         }
