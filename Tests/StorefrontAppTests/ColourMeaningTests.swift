@@ -34,3 +34,23 @@ import TerminalUI
         #expect(Meaning.bad.style.resolved(for: .monochrome).bold, "taken back stays bold")
     }
 }
+
+/// The status line: the last message matters most.
+@Suite struct StatusLineTests {
+    func statusRow(_ state: AppState, width: Int) -> String {
+        let canvas = render(state, size: Size(width: width, height: 24))
+        return canvas.lines[22]
+    }
+
+    @Test func aLongMessageTakesTheWholeLineBeforeItIsCutAndACutOneSaysWhereTheRestIs() async throws {
+        var state = try await fixtureState()
+        state.status = "Purchase failed: the App Store could not be reached (networkError); try again when the network is back"
+        let wide = statusRow(state, width: 120)
+        #expect(wide.contains(state.status), "fits beside nothing: \(wide)")
+        #expect(!wide.contains("USA ·"))
+        let narrow = statusRow(state, width: 60)
+        #expect(narrow.hasSuffix("(5 Log)") || narrow.trimmingCharacters(in: .whitespaces).hasSuffix("(5 Log)"), "\(narrow)")
+        state.status = "Purchased Remove Ads"
+        #expect(statusRow(state, width: 80).contains("USA · en_US ·"), "a short one keeps the store's place and time")
+    }
+}
