@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 import StoreCore
-import StoreEngine
+@testable import StoreEngine
 import StoreClient
 
 @Suite("Subscriptions, offers and codes (LocalAppStore)")
@@ -112,6 +112,29 @@ struct SubscriptionRulesTests {
         let s = try #require(await status(h))
         #expect(s.state == .expired && s.renewalInfo.payload?.expirationReason == .didNotConsentToPriceIncrease)
         await h.close()
+    }
+
+    @Test("a price increase asks consent for a new price, a fifth more in the currency's smallest unit, and renews at it once agreed")
+    func priceIncreaseNewPrice() async throws {
+        let h = try await Harness.make()
+        _ = await h.manager.purchase(ID.proYearly)  // $99.99 a year
+        try await h.store.requestPriceIncrease(productID: ID.proYearly)
+        #expect(await status(h)?.renewalInfo.payload?.renewalPriceMilliunits == 119_990, "the new price, pending consent")
+        try await h.store.respondToPriceIncrease(productID: ID.proYearly, agree: true)
+        try await h.store.advanceTime(by: Period(1, .year))
+        #expect(await status(h)?.transaction.payload?.priceMilliunits == 119_990)
+        try await h.store.advanceTime(by: Period(1, .year))
+        #expect(await status(h)?.transaction.payload?.priceMilliunits == 119_990, "the new price stays the price")
+        #expect(await status(h)?.renewalInfo.payload?.renewalPriceMilliunits == 119_990)
+        await h.close()
+    }
+
+    @Test("a price increase is rounded in the currency's smallest unit: cents, whole yen")
+    func priceIncreaseRounding() {
+        #expect(SubscriptionRecord.increased(99_990, currency: "USD") == 119_990)
+        #expect(SubscriptionRecord.increased(16_000_000, currency: "JPY") == 19_200_000)
+        #expect(SubscriptionRecord.increased(4_990, currency: "EUR") == 5_990)
+        #expect(SubscriptionRecord.increased(1_000, currency: "JPY") == 2_000, "1.2 yen is 2 yen: never less than asked")
     }
 
     @Test("agreeing to a price increase renews")

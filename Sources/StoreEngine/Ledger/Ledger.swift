@@ -464,6 +464,8 @@ struct SubscriptionRecord: Codable, Equatable {
     var gracePeriodEnd: Date?
     var billingRetryEnd: Date?
     var priceIncrease: PriceIncrease?
+    /// What a requested price increase renews `productID` at, in milliunits; kept once agreed, as it is the price then.
+    var increasedPriceMilliunits: Int64?
     var familyShared = false
     var recentStartDate: Date
     /// The day of the month renewals fall on (see `Period.advance(_:anchorDay:)`).

@@ -233,7 +233,10 @@ extension LocalAppStore {
             try save(expired, from: record)
             return expired
         }
-        let price = item.prices[last.payload.storefront] ?? item.prices[currentStorefront.code] ?? 0
+        let listed = item.prices[last.payload.storefront] ?? item.prices[currentStorefront.code] ?? 0
+        // An agreed price increase renews at its new price (one not yet answered renews at the old one).
+        let increased = record.priceIncrease == .notYetResponded ? nil : record.renewalPrice(catalog: nil)
+        let price = increased.map { Decimal($0) / 1000 } ?? listed
         var payload = try newPayload(item, price: price, options: PurchaseOptions(), offer: nil, originalID: record.originalID,
                                      originalDate: last.payload.originalPurchaseDate, purchaseDate: date, reason: .renewal)
         payload.ownership = last.payload.ownership
@@ -308,6 +311,10 @@ extension LocalAppStore {
             throw TestControlError("a price increase for \(record.productID) is already waiting for consent")
         }
         record.priceIncrease = .notYetResponded
+        let last = try ledger.row(record.latestTransactionID)
+        let storefront = last?.payload.storefront ?? currentStorefront.code
+        let current = record.renewalPrice(catalog: catalog.product(record.productID)?.prices[storefront].map(Self.milliunits)) ?? 0
+        record.increasedPriceMilliunits = SubscriptionRecord.increased(current, currency: last?.payload.currency ?? currentStorefront.currency)
         try save(record, notifying: .priceIncreaseRequested)
     }
 

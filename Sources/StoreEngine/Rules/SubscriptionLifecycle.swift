@@ -22,6 +22,8 @@ extension SubscriptionRecord {
     mutating func take(_ payload: TransactionPayload, offer: CarriedOffer?) {
         guard let expires = payload.expirationDate else { return }
         if productID != payload.productID || state != .subscribed { autoRenewProductID = payload.productID }
+        // A price increase was for its product: another plan has its own price.
+        if payload.productID != productID { increasedPriceMilliunits = nil }
         productID = payload.productID
         latestTransactionID = payload.transactionID
         expirationDate = expires
@@ -63,6 +65,20 @@ extension SubscriptionRecord {
     /// and has no renewal date, and only a lapsed one shows why it expired and its win-back offers.
     /// `next` is the auto-renew product's price in the customer's storefront and its eligible
     /// win-back offers.
+    /// What the next renewal charges: a price increase's new price while it is for the product renewed, else the catalog's.
+    func renewalPrice(catalog: Int64?) -> Int64? {
+        autoRenewProductID == productID && priceIncrease != .declined ? increasedPriceMilliunits ?? catalog : catalog
+    }
+
+    /// The new price a price increase asks consent for: a fifth more, in the currency's smallest unit
+    /// (a cent; a yen), as a developer raising a price tier would.
+    static func increased(_ milliunits: Int64, currency: String) -> Int64 {
+        var step: Int64 = 1000
+        for _ in 0..<min(3, PriceFormatter.fractionDigits(currency: currency)) { step /= 10 }
+        let raised = milliunits * 6 / 5
+        return (raised + step - 1) / step * step
+    }
+
     func renewalInfo(next: (priceMilliunits: Int64?, winBackOfferIDs: [String]), currency: String,
                      signedDate: Date, appTransactionID: String) -> RenewalInfoPayload {
         let lapsed = state == .expired
@@ -74,7 +90,7 @@ extension SubscriptionRecord {
             gracePeriodExpirationDate: state == .inGracePeriod ? gracePeriodEnd : nil,
             priceIncreaseStatus: priceIncrease.map { $0 == .agreed ? .agreed : .notYetResponded },
             renewalDate: lapsed ? nil : expirationDate, recentSubscriptionStartDate: recentStartDate,
-            renewalPriceMilliunits: next.priceMilliunits, currency: currency,
+            renewalPriceMilliunits: renewalPrice(catalog: next.priceMilliunits), currency: currency,
             eligibleWinBackOfferIDs: lapsed ? next.winBackOfferIDs : [],
             signedDate: signedDate, appTransactionID: appTransactionID)
         info.appAccountToken = appAccountToken
