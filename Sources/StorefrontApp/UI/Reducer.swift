@@ -24,6 +24,7 @@ func reduce(_ state: inout AppState, _ event: Event) -> [Effect] {
         if let damage = snapshot.damage, damage != state.snapshot.damage { state.status = "⚠ " + damage }
         state.snapshot = snapshot
         clampSelections(&state)
+        StoreMessages.present(&state)
     case .storeEvent(let event):
         state.status = event.message  // in display names, as every message
     case .qaData(let settings, let ledger):

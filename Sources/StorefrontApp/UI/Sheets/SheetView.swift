@@ -48,6 +48,8 @@ enum SheetState: Sendable, Equatable {
     case menu(MenuSheet)
     case appInfo
     case message(MessageSheet)
+    /// StoreKit's messages: price-increase consent, billing issue, win-back offer.
+    case storeMessage(StoreMessageSheet)
     case help
 
     /// The sheet as its own type: its keys, actions and drawing.
@@ -63,6 +65,7 @@ enum SheetState: Sendable, Equatable {
         case .menu(let sheet): sheet
         case .appInfo: AppInfoSheet()
         case .message(let sheet): sheet
+        case .storeMessage(let sheet): sheet
         case .help: HelpSheet()
         }
     }

@@ -1,0 +1,112 @@
+import Foundation
+import StoreClient
+import StoreCore
+import TerminalUI
+
+/// StoreKit's `Message` (`Message.messages`): what the App Store shows over a running app — asking
+/// consent to a price increase, a billing issue, a win-back offer. Each is shown once a launch, when
+/// no other sheet is up (not during a demo, whose keys are planned); "Not Now" leaves it until the
+/// next launch, as an app deferring a message does.
+struct StoreMessageSheet: SheetView, Equatable {
+    enum Reason: String, Sendable { case priceIncreaseConsent, billingIssue, winBackOffer }
+
+    var reason: Reason
+    /// The subscription (and offer) it is about, so each is shown once: kept in `AppState.messagesShown`.
+    var key: String
+    var productID: String
+    var transactionID: Int64
+    var lines: [String]
+    var primary: String
+    var winBackOfferID: String?
+    /// 0: the primary button; 1: Not Now.
+    var button = 0
+
+    var stacked: SheetState { .storeMessage(self) }
+
+    func bindings(_ state: AppState) -> [Binding] {
+        [Binding(keys: [.enter], name: "Enter", label: button == 0 ? primary : "Not Now", action: .activate),
+         Binding(keys: [.left, .right, .tab], name: "←→", label: "Button", action: .right),
+         Binding(keys: [.escape], name: "Esc", label: "Not Now", action: .back)]
+    }
+
+    mutating func perform(_ action: Action, _ state: inout AppState) -> SheetStep {
+        switch action {
+        case .right: button = 1 - button; return .stay
+        case .activate where button == 0: return act(&state)
+        case .activate, .back:
+            state.status = "Not now: the App Store asks again at the next launch"
+            return .close
+        default: return .stay
+        }
+    }
+
+    /// The primary button: what the customer does from the message.
+    private func act(_ state: inout AppState) -> SheetStep {
+        switch reason {
+        case .priceIncreaseConsent:
+            state.inFlight += 1
+            return SheetStep(effects: [.command(.control(.priceIncrease(.agree), .id(transactionID)))], closes: true)
+        case .billingIssue:
+            state.inFlight += 1
+            return SheetStep(effects: [.command(.control(.fixBilling, .id(transactionID)))], closes: true)
+        case .winBackOffer:
+            // The offer on the payment sheet, as the App Store's win-back sheet leads to it.
+            guard let product = state.product(productID) else { return .close }
+            var sheet = draft(for: product, state)
+            sheet.offerIndex = sheet.offers.firstIndex(of: .winBack(winBackOfferID ?? "")) ?? 0
+            state.sheets.append(.payment(sheet))
+            return .close
+        }
+    }
+
+    func draw(_ state: AppState, in area: Rect, on canvas: inout Canvas) {
+        Sheet(title: "App Store", body: lines, buttons: [primary, "Not Now"], selectedButton: button, maxTextWidth: 56).draw(in: area, on: &canvas)
+    }
+}
+
+/// Which messages the App Store has for the customer now, from the app's own view of its subscriptions.
+enum StoreMessages {
+    static func pending(_ state: AppState) -> [StoreMessageSheet] {
+        state.snapshot.subscriptionStatuses.values.joined().compactMap { status in
+            guard let t = status.transaction.payload, let info = status.renewalInfo.payload, t.ownership == .purchased,
+                  let product = state.product(t.productID) else { return nil }
+            let name = product.displayName
+            if info.priceIncreaseStatus == .notYetResponded, status.state.grantsAccess, let period = product.subscription?.period {
+                let per = "/" + PeriodNames.per(period, locale: product.locale)
+                let new = info.renewalPriceMilliunits.map { product.format(Decimal($0) / 1000) + per } ?? product.priceWithPeriod
+                let old = product.format(t.price) + per
+                let date = info.renewalDate.map(Format.date) ?? "the next renewal"
+                return StoreMessageSheet(reason: .priceIncreaseConsent, key: "priceIncrease:\(t.originalTransactionID)", productID: t.productID,
+                                         transactionID: t.transactionID, lines: [
+                                             "Price Increase", "",
+                                             "The price of \(name) is going up to \(new) (from \(old)).",
+                                             "If you agree, it renews at the new price on \(date). If you don't, it ends then.",
+                                         ], primary: "Agree")
+            }
+            if status.state == .inBillingRetryPeriod || status.state == .inGracePeriod {
+                return StoreMessageSheet(reason: .billingIssue, key: "billingIssue:\(t.originalTransactionID):\(t.transactionID)",
+                                         productID: t.productID, transactionID: t.transactionID, lines: [
+                                             "Billing Problem", "",
+                                             "There was a problem renewing \(name). Update your payment method to keep it"
+                                                 + (status.state == .inGracePeriod ? " (you keep access for now)." : "."),
+                                         ], primary: "Update Payment")
+            }
+            if status.state == .expired, let offerID = info.eligibleWinBackOfferIDs.first,
+               let offer = product.subscription?.winBackOffers.first(where: { $0.id == offerID }) {
+                return StoreMessageSheet(reason: .winBackOffer, key: "winBack:\(t.originalTransactionID):\(offerID)", productID: t.productID,
+                                         transactionID: t.transactionID, lines: [
+                                             "Come Back to \(name)", "", "An offer for you: " + product.offerText(offer) + ".",
+                                         ], primary: "Redeem", winBackOfferID: offerID)
+            }
+            return nil
+        }.sorted { $0.key < $1.key }
+    }
+
+    /// Shows the first message not yet shown this launch, when nothing else is on screen.
+    static func present(_ state: inout AppState) {
+        guard state.top == nil, state.walk?.isDemo != true,
+              let message = pending(state).first(where: { !state.messagesShown.contains($0.key) }) else { return }
+        state.messagesShown.insert(message.key)
+        state.sheets.append(.storeMessage(message))
+    }
+}

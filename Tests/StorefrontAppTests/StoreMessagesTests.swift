@@ -1,0 +1,93 @@
+import Foundation
+import Testing
+import StoreClient
+import StoreCore
+import StoreEngine
+import TerminalUI
+@testable import StorefrontApp
+
+/// StoreKit's messages over the running app: price-increase consent, billing issue, win-back offer.
+@Suite struct StoreMessagesTests {
+    /// The app's state after `setUp` on a live store, as the storefront shows it when the snapshot arrives.
+    func launch(_ setUp: (LocalAppStore, StoreManager) async throws -> Void) async throws -> AppState {
+        let catalog = try CatalogLoader.load(path: Repo.catalog)
+        let (store, manager) = try await liveStore()
+        try await setUp(store, manager)
+        await manager.refresh()
+        var state = AppState(catalog: catalog)
+        _ = reduce(&state, .snapshot(await manager.snapshot))
+        await manager.stop()
+        await store.shutdown()
+        return state
+    }
+
+    var message: (AppState) -> StoreMessageSheet? {
+        { if case .storeMessage(let sheet)? = $0.top { sheet } else { nil } }
+    }
+
+    @Test func aPriceIncreaseAsksConsentWithTheNewPriceAndAgreeRespondsAsTheCustomer() async throws {
+        var state = try await launch { store, manager in
+            await manager.purchase("com.lumenquest.pro.yearly")
+            try await store.requestPriceIncrease(productID: "com.lumenquest.pro.yearly")
+        }
+        let sheet = try #require(message(state))
+        #expect(sheet.reason == .priceIncreaseConsent)
+        #expect(sheet.lines.contains { $0.contains("going up to $119.99/year (from $99.99/year)") })
+        try GoldenScreenTests().assertScreen("store-message-price-increase", render(state, size: Size(width: 80, height: 24)).text)
+        let effects = press(&state, .enter)
+        guard case .command(.control(.priceIncrease(.agree), .id(let id)))? = effects.first else { Issue.record("\(effects)"); return }
+        #expect(id == sheet.transactionID)
+        #expect(state.top == nil)
+    }
+
+    @Test func notNowLeavesTheMessageUntilTheNextLaunch() async throws {
+        var state = try await launch { store, manager in
+            await manager.purchase("com.lumenquest.pro.yearly")
+            try await store.requestPriceIncrease(productID: "com.lumenquest.pro.yearly")
+        }
+        #expect(message(state) != nil)
+        press(&state, .escape)
+        #expect(state.top == nil)
+        _ = reduce(&state, .snapshot(state.snapshot))
+        #expect(state.top == nil, "once a launch")
+        var relaunched = AppState(catalog: try CatalogLoader.load(path: Repo.catalog))
+        _ = reduce(&relaunched, .snapshot(state.snapshot))
+        #expect(message(relaunched)?.reason == .priceIncreaseConsent)
+    }
+
+    @Test func aBillingIssueAsksToUpdateThePaymentMethod() async throws {
+        var state = try await launch { store, manager in
+            await manager.purchase("com.lumenquest.pro.monthly")
+            await store.update { $0.billingRetryOnRenewal = true }
+            try await store.advanceTime(by: Period(1, .month))
+        }
+        let sheet = try #require(message(state))
+        #expect(sheet.reason == .billingIssue && sheet.primary == "Update Payment")
+        let effects = press(&state, .enter)
+        guard case .command(.control(.fixBilling, _))? = effects.first else { Issue.record("\(effects)"); return }
+    }
+
+    @Test func aLapsedSubscriberIsOfferedTheWinBackOfferAndRedeemOpensThePaymentSheetWithIt() async throws {
+        var state = try await launch { store, manager in
+            await manager.purchase("com.lumenquest.plus.monthly")
+            try await store.expireSubscription(productID: "com.lumenquest.plus.monthly")
+        }
+        let sheet = try #require(message(state))
+        #expect(sheet.reason == .winBackOffer)
+        press(&state, .enter)
+        guard case .payment(let payment)? = state.top else { Issue.record("no payment sheet: \(String(describing: state.top))"); return }
+        #expect(payment.offer == .winBack("plus.winback"))
+    }
+
+    @Test func noMessageInterruptsADemo() async throws {
+        let catalog = try CatalogLoader.load(path: Repo.catalog)
+        let shown = try await launch { store, manager in
+            await manager.purchase("com.lumenquest.pro.yearly")
+            try await store.requestPriceIncrease(productID: "com.lumenquest.pro.yearly")
+        }
+        var demo = AppState(catalog: catalog)
+        demo.walk = WalkState(scenario: Scenario(path: "d.scenario", title: "d", steps: []), isDemo: true)
+        _ = reduce(&demo, .snapshot(shown.snapshot))
+        #expect(demo.top == nil)
+    }
+}
