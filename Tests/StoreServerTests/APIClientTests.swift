@@ -23,22 +23,27 @@ enum AppleAPIClient {
         let keyPath = try #require(key.privateKeyPath)
         let input = try JSONSerialization.data(withJSONObject: ["keyPath": keyPath, "keyId": key.keyID, "issuerId": key.issuerID,
                                                                "bundleId": bundleID, "baseUrl": baseURL])
-        // Off the cooperative pool: the server under test needs it while Python waits for an answer.
-        let output = try await offPool { () throws -> Data in
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: python)
-            process.arguments = [script, mode]
-            let stdin = Pipe(), stdout = Pipe()
-            process.standardInput = stdin
-            process.standardOutput = stdout
-            try process.run()
-            stdin.fileHandleForWriting.write(input)
-            try stdin.fileHandleForWriting.close()
-            let output = stdout.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            return output
-        }
+        let output = try await runPython(python, [script, mode], input: input)
         return try #require(try JSONSerialization.jsonObject(with: output) as? [String: Any], "the Python helper printed \(String(decoding: output, as: UTF8.self))")
+    }
+}
+
+/// Runs a Python script with `input` on its standard input; its standard output. Off the cooperative
+/// pool: the server under test needs it while Python waits for an answer.
+func runPython(_ python: String, _ arguments: [String], input: Data) async throws -> Data {
+    try await offPool { () throws -> Data in
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: python)
+        process.arguments = arguments
+        let stdin = Pipe(), stdout = Pipe()
+        process.standardInput = stdin
+        process.standardOutput = stdout
+        try process.run()
+        stdin.fileHandleForWriting.write(input)
+        try stdin.fileHandleForWriting.close()
+        let output = stdout.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return output
     }
 }
 

@@ -40,20 +40,7 @@ struct AppleClientTests {
             "issuerId": served.key.issuerID, "bundleId": "com.lumenquest.app", "environment": "Sandbox",
             "root": served.store.certificate.der.base64EncodedString(), "calls": calls,
         ])
-        let output = try await offPool { () throws -> Data in
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: python)
-            process.arguments = [script]
-            let stdin = Pipe(), stdout = Pipe()
-            process.standardInput = stdin
-            process.standardOutput = stdout
-            try process.run()
-            stdin.fileHandleForWriting.write(input)
-            try stdin.fileHandleForWriting.close()
-            let output = stdout.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            return output
-        }
+        let output = try await runPython(python, [script], input: input)
         let reply = try #require(try JSONSerialization.jsonObject(with: output) as? [String: Any],
                                  "the Python helper printed \(String(decoding: output, as: UTF8.self))")
         let results = try #require(reply["results"] as? [[String: Any]])

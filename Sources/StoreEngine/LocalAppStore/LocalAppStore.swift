@@ -554,17 +554,23 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
         if approve { try revoke(transactionID, reason: .other, type: .refundFull, percentage: Proration.fullRefund) }
     }
 
+    /// Sets or clears a transaction's revocation and signs it again, to be delivered (unfinished) once more.
+    private func resign(_ row: inout Ledger.Row, revoked: (reason: TransactionPayload.RevocationReason,
+                                                          type: TransactionPayload.RevocationType, percentage: Int?)?) throws {
+        row.payload.revocationDate = revoked == nil ? nil : now()
+        row.payload.revocationReason = revoked?.reason
+        row.payload.revocationType = revoked?.type
+        row.payload.revocationPercentage = revoked?.percentage
+        row.payload.signedDate = now()
+        row.jws = asSigned(try sign(row.payload.json))
+        row.finished = false
+    }
+
     /// Marks a transaction revoked, re-signs it, ends its subscription, and tells the app through updates.
     func revoke(_ id: Int64, reason: TransactionPayload.RevocationReason, type: TransactionPayload.RevocationType, percentage: Int?) throws {
         guard var row = try ledger.row(id), row.status == .completed else { throw TestControlError("no completed transaction \(id)") }
         guard !row.payload.isRevoked else { throw TestControlError("transaction \(id) is already revoked") }
-        row.payload.revocationDate = now()
-        row.payload.revocationReason = reason
-        row.payload.revocationType = type
-        row.payload.revocationPercentage = percentage
-        row.payload.signedDate = now()
-        row.jws = asSigned(try sign(row.payload.json))
-        row.finished = false
+        try resign(&row, revoked: (reason, type, percentage))
         try ledger.db.transaction {
             try ledger.update(row)
             if var sub = try ledger.subscription(row.payload.originalTransactionID), sub.latestTransactionID == id {
@@ -586,13 +592,7 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
         guard row.payload.isRevoked, row.payload.revocationType != .familyRevoke else {
             throw TestControlError("transaction \(id) has no refund to reverse")
         }
-        row.payload.revocationDate = nil
-        row.payload.revocationReason = nil
-        row.payload.revocationType = nil
-        row.payload.revocationPercentage = nil
-        row.payload.signedDate = now()
-        row.jws = asSigned(try sign(row.payload.json))
-        row.finished = false
+        try resign(&row, revoked: nil)
         try ledger.db.transaction {
             try ledger.update(row)
             if var sub = try ledger.subscription(row.payload.originalTransactionID), sub.latestTransactionID == id, sub.state == .revoked {
