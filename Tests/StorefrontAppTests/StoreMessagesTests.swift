@@ -40,6 +40,15 @@ import TerminalUI
         #expect(state.top == nil)
     }
 
+    /// Seen in tmux: "going up to $5.99/month (from $0.00/month)" after a free trial.
+    @Test func afterAFreeTrialTheOldPriceIsTheRegularPrice() async throws {
+        let state = try await launch { store, manager in
+            await manager.purchase("com.lumenquest.plus.monthly")  // a week free
+            try await store.requestPriceIncrease(productID: "com.lumenquest.plus.monthly")
+        }
+        #expect(try #require(message(state)).lines.contains { $0.contains("going up to $5.99/month (from $4.99/month)") })
+    }
+
     @Test func notNowLeavesTheMessageUntilTheNextLaunch() async throws {
         var state = try await launch { store, manager in
             await manager.purchase("com.lumenquest.pro.yearly")

@@ -74,7 +74,8 @@ enum StoreMessages {
             if info.priceIncreaseStatus == .notYetResponded, status.state.grantsAccess, let period = product.subscription?.period {
                 let per = "/" + PeriodNames.per(period, locale: product.locale)
                 let new = info.renewalPriceMilliunits.map { product.format(Decimal($0) / 1000) + per } ?? product.priceWithPeriod
-                let old = product.format(t.price) + per
+                // What it renews at now: the last renewal's price, unless an offer discounted it (a trial is not a price).
+                let old = product.format(t.offerType == nil ? t.price : product.price) + per
                 let date = info.renewalDate.map(Format.date) ?? "the next renewal"
                 return StoreMessageSheet(reason: .priceIncreaseConsent, key: "priceIncrease:\(t.originalTransactionID)", productID: t.productID,
                                          transactionID: t.transactionID, lines: [
