@@ -49,6 +49,16 @@ import TerminalUI
         #expect(try #require(message(state)).lines.contains { $0.contains("going up to $5.99/month (from $4.99/month)") })
     }
 
+    @Test func theSubscriptionsScreenSaysTheNewPriceItRenewsAt() async throws {
+        let state = try await launch { store, manager in
+            await manager.purchase("com.lumenquest.pro.yearly")
+            try await store.requestPriceIncrease(productID: "com.lumenquest.pro.yearly")
+            try await store.respondToPriceIncrease(productID: "com.lumenquest.pro.yearly", agree: true)
+        }
+        let lines = SubscriptionsScreen.lines(state, width: 80, rows: 20).map(\.text)
+        #expect(lines.contains("    Will auto-renew: yes at $119.99/year"), "\(lines)")
+    }
+
     @Test func notNowLeavesTheMessageUntilTheNextLaunch() async throws {
         var state = try await launch { store, manager in
             await manager.purchase("com.lumenquest.pro.yearly")

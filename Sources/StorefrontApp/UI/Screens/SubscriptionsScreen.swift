@@ -60,7 +60,14 @@ enum SubscriptionsScreen: ScreenView {
             if let r = status.renewalInfo.payload {
                 if r.willAutoRenew {
                     let next = r.autoRenewProductID == t.productID ? "" : " to \(state.product(r.autoRenewProductID)?.displayName ?? r.autoRenewProductID)"
-                    detail.append("Will auto-renew: yes\(next)")
+                    // The renewal price, when it is not the listed one (a price increase, an offer's next period).
+                    let renewing = state.product(r.autoRenewProductID)
+                    var at = ""
+                    if let renewing, let milliunits = r.renewalPriceMilliunits, let period = renewing.subscription?.period {
+                        let price = renewing.format(Decimal(milliunits) / 1000) + "/" + PeriodNames.per(period, locale: renewing.locale)
+                        if price != renewing.priceWithPeriod { at = " at " + price }
+                    }
+                    detail.append("Will auto-renew: yes\(next)\(at)")
                 } else {
                     detail.append("Will auto-renew: no")
                 }
