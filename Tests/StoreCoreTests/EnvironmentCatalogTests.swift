@@ -39,4 +39,22 @@ struct EnvironmentCatalogTests {
         let badID = message { try catalog(app: #", "appAppleId": "123""#, settings: "") }
         #expect(badID.contains("app.appAppleId"), "\(badID)")
     }
+
+    @Test("app.preorderDate and app.versionExternalIdentifier are read, written back, and checked by field")
+    func preorderAndVersion() throws {
+        let app = try catalog(app: #", "preorderDate": "2026-01-15T09:00:00Z", "versionExternalIdentifier": 824713"#, settings: "")
+        #expect(app.app.preorderDate == Date(timeIntervalSince1970: 1_768_467_600))
+        #expect(app.app.versionExternalIdentifier == 824_713)
+        let again = try CatalogLoader.load(data: Data(CatalogFormat.encode(app).serialized().utf8), file: "again.json")
+        #expect(again == app)
+        #expect(message { try catalog(app: #", "preorderDate": "soon""#, settings: "") }.contains("app.preorderDate"))
+        #expect(message { try catalog(app: #", "versionExternalIdentifier": -1"#, settings: "") }.contains("app.versionExternalIdentifier"))
+        var payload = AppTransactionPayload(appTransactionID: "7", bundleID: "com.x", appVersion: "1", originalAppVersion: "1",
+                                            originalPurchaseDate: Date(timeIntervalSince1970: 0), originalPlatform: "iOS",
+                                            deviceVerification: "", deviceVerificationNonce: UUID(), signedDate: Date(timeIntervalSince1970: 0))
+        payload.preorderDate = app.app.preorderDate
+        payload.versionExternalIdentifier = 824_713
+        #expect(payload.json["preorderDate"]?.intValue == 1_768_467_600_000)
+        #expect(AppTransactionPayload(json: payload.json)?.versionExternalIdentifier == 824_713)
+    }
 }

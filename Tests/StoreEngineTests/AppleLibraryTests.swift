@@ -80,6 +80,9 @@ struct TokenTour {
     static func catalog() -> Catalog {
         var catalog = Repo.catalog
         catalog.app.appAppleID = appAppleID
+        // Every AppTransaction field, so Apple's models must know each (unknownFields).
+        catalog.app.preorderDate = Date(timeIntervalSince1970: 1_700_000_000)
+        catalog.app.versionExternalIdentifier = 8_675_309
         catalog.settings.networkDelay = 0
         return catalog
     }

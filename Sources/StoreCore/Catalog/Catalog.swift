@@ -75,10 +75,17 @@ public struct AppInfo: Hashable, Sendable {
     /// The app's Apple ID in App Store Connect (`appAppleId`): in AppTransaction, and required by
     /// Apple's verifier in Production.
     public var appAppleID: Int64?
+    /// When the customer pre-ordered the app (`AppTransaction.preorderDate`); nil when they did not.
+    public var preorderDate: Date?
+    /// The App Store's identifier of the app version (`AppTransaction.appVersionID`, `versionExternalIdentifier` in the JWS).
+    public var versionExternalIdentifier: Int64?
 
     public init(name: String, bundleID: String, originalAppVersion: String = "1.0", appVersion: String = "1.0",
-                originalPurchaseDate: Date? = nil, originalPlatform: String = "iOS", appAppleID: Int64? = nil) {
+                originalPurchaseDate: Date? = nil, originalPlatform: String = "iOS", appAppleID: Int64? = nil,
+                preorderDate: Date? = nil, versionExternalIdentifier: Int64? = nil) {
         self.appAppleID = appAppleID
+        self.preorderDate = preorderDate
+        self.versionExternalIdentifier = versionExternalIdentifier
         self.name = name
         self.bundleID = bundleID
         self.originalAppVersion = originalAppVersion

@@ -70,7 +70,8 @@ private struct Reader {
     }
 
     func app(_ field: JSONField) throws -> AppInfo {
-        try field.allowOnly(["name", "bundleID", "version", "originalVersion", "originalPurchaseDate", "originalPlatform", "appAppleId"])
+        try field.allowOnly(["name", "bundleID", "version", "originalVersion", "originalPurchaseDate", "originalPlatform", "appAppleId",
+                             "preorderDate", "versionExternalIdentifier"])
         let platforms = ["iOS", "macOS", "tvOS", "visionOS"]
         let platform = try field.optional("originalPlatform")?.string() ?? "iOS"
         guard platforms.contains(platform) else {
@@ -83,7 +84,9 @@ private struct Reader {
             appVersion: try field.optional("version")?.string() ?? "1.0",
             originalPurchaseDate: try field.optional("originalPurchaseDate")?.date(),
             originalPlatform: platform,
-            appAppleID: try field.optional("appAppleId").map { Int64(try $0.int(in: 1...Int.max)) })
+            appAppleID: try field.optional("appAppleId").map { Int64(try $0.int(in: 1...Int.max)) },
+            preorderDate: try field.optional("preorderDate")?.date(),
+            versionExternalIdentifier: try field.optional("versionExternalIdentifier").map { Int64(try $0.int(in: 0...Int.max)) })
     }
 
     /// `"USA"` for a known storefront, or an object that sets or overrides its currency, locale and ID.
@@ -371,6 +374,8 @@ private struct Writer {
         if let date = app.originalPurchaseDate { members.append(("originalPurchaseDate", .string(date.formatted(.iso8601)))) }
         members.append(("originalPlatform", .string(app.originalPlatform)))
         if let id = app.appAppleID { members.append(("appAppleId", .number(String(id)))) }
+        if let date = app.preorderDate { members.append(("preorderDate", .string(date.formatted(.iso8601)))) }
+        if let id = app.versionExternalIdentifier { members.append(("versionExternalIdentifier", .number(String(id)))) }
         return object(members)
     }
 

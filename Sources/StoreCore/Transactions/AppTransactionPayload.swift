@@ -13,6 +13,8 @@ public struct AppTransactionPayload: Hashable, Sendable {
     public var environment: String = StoreEnvironment.standard.rawValue
     /// The app's Apple ID; Apple's verifier checks it in Production.
     public var appAppleID: Int64?
+    public var preorderDate: Date?
+    public var versionExternalIdentifier: Int64?
     public var deviceVerification: String
     public var deviceVerificationNonce: UUID
     public var signedDate: Date
@@ -42,6 +44,8 @@ public struct AppTransactionPayload: Hashable, Sendable {
             ("receiptCreationDate", .ms(signedDate)), ("signedDate", .ms(signedDate)),
         ]
         if let id = appAppleID { members.append(("appAppleId", .number(String(id)))) }
+        if let date = preorderDate { members.append(("preorderDate", .ms(date))) }
+        if let id = versionExternalIdentifier { members.append(("versionExternalIdentifier", .number(String(id)))) }
         return .object(members.map { (key: $0.0, value: $0.1) })
     }
 
@@ -57,6 +61,8 @@ public struct AppTransactionPayload: Hashable, Sendable {
                   signedDate: signed)
         environment = json["receiptType"]?.stringValue ?? json["environment"]?.stringValue ?? ""
         appAppleID = json["appAppleId"]?.int64Text
+        preorderDate = json["preorderDate"]?.date
+        versionExternalIdentifier = json["versionExternalIdentifier"]?.int64Text
     }
 
     /// Compares dotted version strings numerically ("1.10" > "1.9"), for migration checks like

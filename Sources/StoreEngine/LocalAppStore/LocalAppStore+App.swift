@@ -21,6 +21,8 @@ extension LocalAppStore {
             deviceVerification: verification, deviceVerificationNonce: nonce, signedDate: now())
         payload.environment = currentSettings.environment.rawValue
         payload.appAppleID = catalog.app.appAppleID
+        payload.preorderDate = catalog.app.preorderDate
+        payload.versionExternalIdentifier = catalog.app.versionExternalIdentifier
         return payload
     }
 
