@@ -29,4 +29,23 @@ struct CatalogCommandTests {
         for code in catalog.offerCodes { #expect(text.contains(code.code + " "), "\(code.code)") }
         #expect(text.contains("Settings: storefront \"USA\""))
     }
+
+    /// Xcode's one-price behaviour: a .storekit 0.99 is ¥1 in Japan.
+    @Test("a .storekit catalog in a storefront of another currency gets a one-line notice, in catalog and the QA panel")
+    func onePriceNotice() async throws {
+        let storekit = Repo.root.deletingLastPathComponent().appendingPathComponent("shared/fixtures/storekit/apple+sample-food-truck__Products.storekit").path
+        var options = CommandLineOptions()
+        options.storefront = "JPN"
+        let japan = try StoreContext.resolve(options, catalogPath: storekit)
+        let table = CatalogCommand.table(japan.catalog.products(storefront: "JPN", locale: "ja_JP"), context: japan)
+        #expect(table.split(separator: "\n")[1].hasPrefix("Note: one price for every storefront"), "\(table)")
+        let usa = try StoreContext.resolve(CommandLineOptions(), catalogPath: storekit)
+        #expect(!CatalogCommand.table(usa.catalog.products(storefront: "USA", locale: "en_US"), context: usa).contains("Note: one price"))
+        let json = try StoreContext.resolve(options, catalogPath: Repo.catalog)
+        #expect(!CatalogCommand.table(products, context: json).contains("Note: one price"), "a catalog.json has real prices per storefront")
+
+        var state = AppState(catalog: japan.catalog)
+        state.snapshot.storefront = japan.storefront
+        #expect(QAPanel.rows(state).first { $0.label == "Storefront" }?.value.contains("one .storekit price: USD numbers") == true)
+    }
 }

@@ -12,6 +12,16 @@ public struct Catalog: Sendable, Equatable {
     public var settings: TestSettings
     /// What loading noticed and worked around, for the tester (a `.storekit` file's code collisions).
     public var warnings: [String] = []
+    /// An Xcode `.storekit` file: each product has one price, which every storefront shows in its own
+    /// currency (0.99 is ¥1 in Japan), as Xcode does; the storefront says so where the price is a surprise.
+    public var hasOnePrice = false
+
+    /// The one-line notice for a `.storekit` catalog's prices in a storefront of another currency than
+    /// the file was priced in (taken as the first storefront's); nil when there is nothing to say.
+    public func onePriceNotice(in storefront: Storefront) -> String? {
+        guard hasOnePrice, let priced = storefronts.first, storefront.currency != priced.currency else { return nil }
+        return "one price for every storefront, as Xcode shows a .storekit file: \(storefront.currency) amounts are the file's \(priced.currency) numbers"
+    }
 
     public init(app: AppInfo, storefronts: [Storefront], products: [CatalogProduct],
                 subscriptionGroups: [SubscriptionGroup] = [], offerCodes: [OfferCode] = [],

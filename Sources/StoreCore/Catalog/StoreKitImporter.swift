@@ -75,6 +75,7 @@ private struct Reader {
         var catalog = Catalog(app: app(root), storefronts: storefronts, products: products, subscriptionGroups: groups,
                               offerCodes: offerCodes, settings: settings)
         catalog.warnings = warnings
+        catalog.hasOnePrice = true
         return catalog
     }
 

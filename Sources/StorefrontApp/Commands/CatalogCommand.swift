@@ -58,7 +58,8 @@ enum CatalogCommand {
                 "\(catalog.group(terms.groupID)?.name(for: context.locale) ?? terms.groupID) (\(terms.groupID)) level \(terms.level)"
             } ?? ""]
         }
-        var lines = [header, ""] + TextTable.render(header: ["ID", "TYPE", "NAME", "PRICE", "GROUP"], rows: rows)
+        let notice = catalog.onePriceNotice(in: context.storefront).map { ["Note: " + $0] } ?? []
+        var lines = [header] + notice + [""] + TextTable.render(header: ["ID", "TYPE", "NAME", "PRICE", "GROUP"], rows: rows)
         let offers = products.flatMap { p in self.offers(p).map { [p.id, $0.kind, $0.id ?? "", $0.terms] } }
         if !offers.isEmpty { lines += ["", "Offers"] + TextTable.render(header: ["PRODUCT", "TYPE", "ID", "TERMS"], rows: offers) }
         let codes = catalog.offerCodes.map { code in

@@ -52,6 +52,8 @@ struct AppState: Sendable {
     var appName = "Storefront"
     /// The catalog's offer codes: shown with their product and in the QA panel (a `.storekit` file's codes are made up at load).
     var offerCodes: [OfferCode] = []
+    /// A `.storekit` catalog's one price: the currency its numbers are in (see `Catalog.onePriceNotice`).
+    var onePriceCurrency: String?
     /// StoreKit messages shown this launch (see `StoreMessages`): each once.
     var messagesShown: Set<String> = []
     /// The last thing that happened; every message also goes to the event log (screen 5).

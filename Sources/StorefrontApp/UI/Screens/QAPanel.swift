@@ -48,7 +48,8 @@ enum QAPanel {
         let s = state.settings, snap = state.snapshot
         var rows: [Row] = [Row(label: "Store", heading: true)]
         let sf = cycle(state.storefronts, snap.storefront.code)
-        rows.append(Row(label: "Storefront", value: snap.storefront.code + "  (" + snap.storefront.currency + ")",
+        let onePrice = state.onePriceCurrency.flatMap { $0 == snap.storefront.currency ? nil : " · one .storekit price: \($0) numbers" } ?? ""
+        rows.append(Row(label: "Storefront", value: snap.storefront.code + "  (" + snap.storefront.currency + ")" + onePrice,
                         activate: .effect(.command(.storefront(sf.next, locale: nil))),
                         previous: .effect(.command(.storefront(sf.previous, locale: nil))),
                         next: .effect(.command(.storefront(sf.next, locale: nil)))))
