@@ -48,7 +48,8 @@ import TerminalUI
         press(&state, .character("3"))
         #expect(state.screen == .history, "keys work the storefront now")
         #expect(state.walk?.paused == false)
-        #expect(KeyMap.footer(state).contains { $0.label == "Checklist" }, "the walk's keys, not the demo's pause")
+        #expect(KeyMap.footer(state).contains { $0.label == "Checklist" }, "the checklist's toggle, not the demo's pause")
+        #expect(!KeyMap.bindings(state).contains { $0.action == .walk(.next) }, "no walk steps to do: they were played")
         press(&state, .character("w"))
         #expect(state.walk?.showsPanel == false)
     }

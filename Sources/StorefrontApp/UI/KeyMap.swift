@@ -73,7 +73,9 @@ enum KeyMap {
         if let top = state.top { return top.view.bindings(state) }
         if state.isEditingFilter { return filterEditing }
         let filtered = state.filter.text.isEmpty ? [] : [clearFilter]
-        return filtered + state.screen.view.bindings + (state.walk == nil ? [] : walk) + global
+        // A demo handed over keeps only the checklist's toggle: its steps are played.
+        let walkKeys = state.walk.map { $0.wasDemo ? walk.filter { $0.action == .walk(.togglePanel) } : walk } ?? []
+        return filtered + state.screen.view.bindings + walkKeys + global
     }
 
     /// How many items PgUp and PgDn move: half the screen's height, as Ctrl-U and Ctrl-D do in vim

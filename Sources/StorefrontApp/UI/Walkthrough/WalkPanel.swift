@@ -46,7 +46,7 @@ enum WalkPanel {
         canvas.fill(rect)
         if rect.height == 1 { return drawLine(walk, in: rect, on: &canvas) }
         let step = walk.isFinished ? "done" : "\(walk.current + 1)/\(walk.items.count)"
-        let mode = walk.isDemo ? (walk.paused ? "Demo ⏸" : "Demo") : "Walk"
+        let mode = walk.isDemo ? (walk.paused ? "Demo ⏸" : "Demo") : walk.wasDemo ? "Demo" : "Walk"
         let (passed, failed) = walk.counts
         let title = "\(mode) \(step) · ✓\(passed) ✗\(failed) · \(walk.title)"
         let inner = Box(title: title).draw(in: rect, on: &canvas)
@@ -70,7 +70,7 @@ enum WalkPanel {
         let (passed, failed) = walk.counts
         let now = walk.isFinished ? "finished" : "› " + walk.items[walk.current].step.text
         let hint = "  [w] checklist "
-        canvas.put(" Walk \(min(walk.current + 1, walk.items.count))/\(walk.items.count) ✓\(passed) ✗\(failed) \(now)", at: rect.x, rect.y,
+        canvas.put(" \(walk.isDemo || walk.wasDemo ? "Demo" : "Walk") \(min(walk.current + 1, walk.items.count))/\(walk.items.count) ✓\(passed) ✗\(failed) \(now)", at: rect.x, rect.y,
                    maxWidth: rect.width - DisplayWidth.of(hint), style: style)
         canvas.put(hint, at: rect.maxX - DisplayWidth.of(hint), rect.y, style: style.merged(bold: true))
     }

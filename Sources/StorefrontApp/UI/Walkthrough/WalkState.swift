@@ -36,6 +36,8 @@ struct WalkState: Sendable, Equatable {
     var paused = false
     /// The demo's caption bar: what the audience is watching, in words (nil outside a demo).
     var caption: String?
+    /// A demo played to its end and handed to the presenter.
+    var wasDemo = false
     /// `w`: the whole checklist, or one summary line (to see more of the store).
     var showsPanel = true
     var reportPath = "walk-report.md"
@@ -161,6 +163,7 @@ func reduceWalk(_ state: inout AppState, _ event: WalkEvent) -> [Effect] {
         let (passed, failed) = walk.counts
         walk.current = walk.items.count
         walk.isDemo = false
+        walk.wasDemo = true
         walk.paused = false
         walk.caption = "Demo finished: ✓\(passed) ✗\(failed) · the storefront is yours · w hides the checklist · q quits"
         state.status = "Your turn"
