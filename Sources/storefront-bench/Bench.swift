@@ -12,7 +12,7 @@ enum Bench {
         }
         func wanted(_ figure: String) -> Bool { only?.contains(figure) ?? true }
         if wanted("1") { results += try await step("JWS signing") { try Figures.signing(sizes) } }
-        if wanted("2") { results.append(try await step("durable purchases") { try await Figures.purchases(sizes) }) }
+        if wanted("2") { results.append(try await step("committed purchases") { try await Figures.purchases(sizes) }) }
 
         let needsCatalog = wanted("3") || wanted("4") || wanted("5") || wanted("8")
         let catalog = needsCatalog ? try Generate.catalog(oneTime: sizes.catalogProducts * 9 / 10, groups: sizes.catalogProducts / 50, perGroup: 5) : nil

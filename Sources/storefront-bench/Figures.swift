@@ -64,7 +64,7 @@ enum Figures {
         ]
     }
 
-    // MARK: 2. Durable purchases against raw SQLite inserts
+    // MARK: 2. Committed purchases against raw SQLite inserts
 
     static func purchases(_ sizes: Sizes) async throws -> Result {
         let directory = temporaryDirectory("purchases")
@@ -82,7 +82,7 @@ enum Figures {
         let signature = String(sample.split(separator: ".").last!)  // what a ledger row keeps of its token
         let raw = try rawInserts(path: directory + "/raw.sqlite", count: n, payload: payload, jws: signature)
         let (rate, baseline) = (Double(n) / purchase, Double(n) / raw)
-        return Result(id: "2", figure: "2 durable purchases", measured: rate, baseline: baseline, unit: "/s", ratio: rate / baseline,
+        return Result(id: "2", figure: "2 committed purchases", measured: rate, baseline: baseline, unit: "/s", ratio: rate / baseline,
                       target: "≥ 0.50×", pass: rate >= 0.5 * baseline, note: "\(n) purchases; baseline: committed single-row inserts, WAL + synchronous=NORMAL")
     }
 

@@ -2,7 +2,7 @@ import Foundation
 import StoreCore
 import StoreSigning
 
-/// The store's durable record, in one SQLite file (WAL): transactions, subscription renewal
+/// The store's record, in one SQLite file (WAL; kept through a process crash, see `SQLiteDatabase`): transactions, subscription renewal
 /// state, the events other processes pick up, offer-code redemptions, used offer nonces, settings.
 final class Ledger {
     let db: SQLiteDatabase

@@ -45,7 +45,8 @@ public final class SQLiteDatabase {
         self.path = path
         sqlite3_busy_timeout(handle, 5000)
         if path != nil {
-            // WAL lets two storefront processes share one ledger; NORMAL sync is durable at each commit in WAL.
+            // WAL lets two storefront processes share one ledger. NORMAL sync in WAL keeps every commit through
+            // a crash of the process, but a power loss may take the last commits: a test store's trade-off.
             try execute("PRAGMA journal_mode=WAL")
             try execute("PRAGMA synchronous=NORMAL")
         }

@@ -2,7 +2,7 @@ import Foundation
 import StoreCore
 import StoreSigning
 
-/// The embedded simulated App Store: a durable ledger, a clock that can run fast, a signer, and
+/// The embedded simulated App Store: a ledger that survives a crash, a clock that can run fast, a signer, and
 /// StoreKit's rules for purchases, Ask to Buy, interrupted purchases, offers, codes, refunds and
 /// subscriptions. It plays Apple's part only: it hands out signed data and never decides what
 /// the app unlocks.
