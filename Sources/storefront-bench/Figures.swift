@@ -40,27 +40,28 @@ enum Figures {
     static func signing(_ sizes: Sizes) throws -> [Result] {
         let identity = try StoreIdentity.ephemeral()
         let baseline = RawECDSABaseline(key: identity.key)
-        let verifier = JWSVerifier(trustedRoots: [identity.certificate])
+        // What the app calls on every transaction it receives: signature, chain, and the payload decoded and checked.
+        let verifier = SignedDataVerifier(trustedRoots: [identity.certificate])
         let payload = Data(samplePayload().json.compact.utf8)
         let digest = [UInt8](repeating: 7, count: 32)
         let der = try baseline.sign(digest: digest)
         let token = try identity.signer.sign(payload: payload)
-        guard verifier.verify(token, at: .now).isVerified else { throw BenchError("the sample token does not verify") }
+        guard verifier.transaction(token).isVerified else { throw BenchError("the sample token does not verify") }
         let n = sizes.signings
         var times = [Double](repeating: .infinity, count: 4)
         for _ in 0..<sizes.rounds {  // interleaved, so drift hits both sides alike
             times[0] = min(times[0], try elapsed { for _ in 0..<n { _ = try baseline.sign(digest: digest) } })
             times[1] = min(times[1], try elapsed { for _ in 0..<n { _ = try identity.signer.sign(payload: payload) } })
             times[2] = min(times[2], elapsed { for _ in 0..<n { _ = baseline.verify(derSignature: der, digest: digest) } })
-            times[3] = min(times[3], elapsed { for _ in 0..<n { _ = verifier.verify(token, at: .now) } })
+            times[3] = min(times[3], elapsed { for _ in 0..<n { _ = verifier.transaction(token) } })
         }
         let rates = times.map { Double(n) / $0 }
         let note = "payload \(payload.count) B, token \(token.utf8.count) B"
         return [
             Result(id: "1a", figure: "1a JWS ES256 sign", measured: rates[1], baseline: rates[0], unit: "/s", ratio: rates[1] / rates[0],
                    target: "≥ 0.70×", pass: rates[1] >= 0.7 * rates[0], note: note),
-            Result(id: "1b", figure: "1b JWS ES256 verify", measured: rates[3], baseline: rates[2], unit: "/s", ratio: rates[3] / rates[2],
-                   target: "≥ 0.70×", pass: rates[3] >= 0.7 * rates[2], note: note + ", chain cached"),
+            Result(id: "1b", figure: "1b the app's verify (SignedDataVerifier.transaction)", measured: rates[3], baseline: rates[2], unit: "/s",
+                   ratio: rates[3] / rates[2], target: "≥ 0.80×", pass: rates[3] >= 0.8 * rates[2], note: note + ", chain cached"),
         ]
     }
 
