@@ -85,6 +85,17 @@ struct StoreContext {
         return StoreContext(catalog: catalog, storefront: storefront, locale: locale)
     }
 
+    /// The store saved in the state directory (`--state`, else the catalog's default), opened beside any
+    /// storefront on it, for the commands that read or serve it (export, notifications, serve), with the
+    /// options that change its settings applied.
+    static func openSaved(_ options: CommandLineOptions) async throws -> (context: StoreContext, store: LocalAppStore, directory: String) {
+        let context = try resolve(options)
+        let directory = try SigningCommands.stateDirectory(options)
+        let store = try LocalAppStore(catalog: context.catalog, stateDirectory: directory, storefront: context.storefront.code, locale: context.locale)
+        do { try await applyOverrides(options, to: store) } catch { await store.shutdown(); throw error }
+        return (context, store, directory)
+    }
+
     /// Options that change a running store's settings: they win over the catalog's and the saved ones.
     static func applyOverrides(_ options: CommandLineOptions, to store: LocalAppStore) async throws {
         if let name = options.timeRate {

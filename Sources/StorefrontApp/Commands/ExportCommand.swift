@@ -6,12 +6,7 @@ import StoreEngine
 /// to feed a backend's own verifier (which trusts `storefront cert`).
 enum ExportCommand {
     static func run(_ options: CommandLineOptions) async throws -> Int32 {
-        if options.ephemeral { throw UsageError(description: "--ephemeral has nothing to export: use --state DIR or the default state") }
-        let context = try StoreContext.resolve(options)
-        let directory = options.statePath ?? StateDirectory.defaultPath(forCatalogAt: options.catalogPath ?? "catalog.json")
-        let store = try LocalAppStore(catalog: context.catalog, stateDirectory: directory,
-                                      storefront: context.storefront.code, locale: context.locale)
-        try await StoreContext.applyOverrides(options, to: store)
+        let store = try await StoreContext.openSaved(options).store
         let export = try await store.exportSignedData()
         await store.shutdown()
         print(options.json ? export.json.serialized() : text(export))

@@ -6,11 +6,7 @@ import StoreEngine
 /// first: when (store time), what, for which product, and what became of sending them.
 enum NotificationsCommand {
     static func run(_ options: CommandLineOptions) async throws -> Int32 {
-        if options.ephemeral { throw UsageError(description: "--ephemeral has no notifications: use --state DIR or the default state") }
-        let context = try StoreContext.resolve(options)
-        let directory = options.statePath ?? StateDirectory.defaultPath(forCatalogAt: options.catalogPath ?? "catalog.json")
-        let store = try LocalAppStore(catalog: context.catalog, stateDirectory: directory,
-                                      storefront: context.storefront.code, locale: context.locale)
+        let (context, store, _) = try await StoreContext.openSaved(options)
         let notifications = await store.notifications()
         await store.shutdown()
         let name = { (id: String?) in id.map { productName($0, context) } ?? "" }
@@ -19,8 +15,7 @@ enum NotificationsCommand {
     }
 
     static func productName(_ id: String, _ context: StoreContext) -> String {
-        guard let item = context.catalog.product(id) else { return id }
-        return (item.localizations.first { $0.locale == context.locale } ?? item.localizations.first)?.displayName ?? item.referenceName
+        context.catalog.product(id)?.localization(for: context.locale).displayName ?? id
     }
 
     /// What became of sending it: the last attempt's result, or why there was none.

@@ -11,11 +11,7 @@ enum ServeCommand {
     static let defaultPort: UInt16 = 8765
 
     static func run(_ options: CommandLineOptions) async throws -> Int32 {
-        let context = try StoreContext.resolve(options)
-        let directory = try SigningCommands.stateDirectory(options)
-        let store = try LocalAppStore(catalog: context.catalog, stateDirectory: directory,
-                                      storefront: context.storefront.code, locale: context.locale)
-        try await StoreContext.applyOverrides(options, to: store)
+        let (context, store, directory) = try await StoreContext.openSaved(options)
         let key = try APIKey.load(stateDirectory: directory)
         let authenticator = APIAuthenticator(key: key, bundleID: context.catalog.app.bundleID)
         let api = AppStoreServerAPI(store: store) { request in
