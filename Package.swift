@@ -16,6 +16,7 @@ let package = Package(
         .systemLibrary(name: "CLibCrypto", path: "Sources/CLibCrypto", pkgConfig: "libcrypto"),
         .systemLibrary(name: "CSQLite", path: "Sources/CSQLite", pkgConfig: "sqlite3"),
         .systemLibrary(name: "CMicroHTTPD", path: "Sources/CMicroHTTPD", pkgConfig: "libmicrohttpd"),
+        .systemLibrary(name: "CLibPQ", path: "Sources/CLibPQ", pkgConfig: "libpq"),
 
         // Domain: catalog, products, prices, transaction models, JSON.
         // Period names come from the toolchain's own ICU (`_FoundationICU`), the one Foundation formats with.
@@ -24,7 +25,8 @@ let package = Package(
         // ES256 JWS and X.509, through libcrypto.
         .target(name: "StoreSigning", dependencies: ["CLibCrypto"]),
         // The store side: TransactionSource, LocalAppStore (ledger, clock, signer), ScriptedSource.
-        .target(name: "StoreEngine", dependencies: ["StoreCore", "StoreSigning", "CSQLite", "CLibCrypto"]),
+        // The ledger runs on SQLite (embedded, the default) or PostgreSQL (libpq), behind one interface.
+        .target(name: "StoreEngine", dependencies: ["StoreCore", "StoreSigning", "CSQLite", "CLibPQ", "CLibCrypto"]),
         // The app side: StoreManager.
         .target(name: "StoreClient", dependencies: ["StoreCore", "StoreSigning", "StoreEngine"]),
         // The App Store's server side, beside the app side: notifications V2 delivered from the ledger's

@@ -9,9 +9,10 @@ public struct StoreStack: Sendable {
     public let manager: StoreManager
 
     /// Opens the local App Store on a state directory (nil keeps everything in memory) and launches the app on it.
-    public static func open(catalog: Catalog, stateDirectory: String?, storefront: String? = nil, locale: String? = nil,
-                            time: any RealTimeSource = SystemTime(), productIDs: [String]? = nil) async throws -> StoreStack {
-        let store = try LocalAppStore(catalog: catalog, stateDirectory: stateDirectory, storefront: storefront, locale: locale, time: time)
+    public static func open(catalog: Catalog, stateDirectory: String?, ledger: PostgresLocation? = nil, storefront: String? = nil,
+                            locale: String? = nil, time: any RealTimeSource = SystemTime(), productIDs: [String]? = nil) async throws -> StoreStack {
+        let store = try LocalAppStore(catalog: catalog, stateDirectory: stateDirectory, ledger: ledger, storefront: storefront,
+                                      locale: locale, time: time)
         return StoreStack(store: store, manager: try await launchApp(on: store, stateDirectory: stateDirectory, productIDs: productIDs))
     }
 
@@ -19,6 +20,8 @@ public struct StoreStack: Sendable {
     /// consumables' wallet beside the ledger, and starts listening (which redelivers unfinished transactions).
     public static func launchApp(on store: LocalAppStore, stateDirectory: String?, walletName: String = "wallet.sqlite",
                                  productIDs: [String]? = nil) async throws -> StoreManager {
+        // The wallet stays on this machine, also when the ledger is a team's shared database.
+        if let stateDirectory { try StateDirectory.create(stateDirectory) }
         let wallet = try ConsumableWallet(path: stateDirectory.map { $0 + "/" + walletName })
         let manager = StoreManager(source: store, verifier: SignedDataVerifier(trustedRoots: [store.certificate]), wallet: wallet,
                                    productIDs: productIDs)

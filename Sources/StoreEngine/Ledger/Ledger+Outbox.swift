@@ -65,8 +65,8 @@ extension Ledger {
     static func ms(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded()) }
     static func date(_ ms: Int64) -> Date { Date(timeIntervalSince1970: Double(ms) / 1000) }
 
-    private func text(_ value: String?) -> SQLiteDatabase.Value { value.map { .text($0) } ?? .null }
-    private func int(_ value: Int64?) -> SQLiteDatabase.Value { value.map { .int($0) } ?? .null }
+    private func text(_ value: String?) -> SQLValue { value.map { .text($0) } ?? .null }
+    private func int(_ value: Int64?) -> SQLValue { value.map { .int($0) } ?? .null }
 
     private static let outboxColumns = """
         seq, uuid, type, subtype, product_id, original_id, transaction_id, created, environment,
@@ -79,7 +79,7 @@ extension Ledger {
         try outboxRows("""
             SELECT \(Self.outboxColumns) FROM notifications WHERE created >= ? AND created <= ? ORDER BY seq LIMIT ?
             """, [.int(since.map(Self.ms) ?? Int64.min),
-                  .int(until.map(Self.ms) ?? Int64.max), .int(Int64(limit ?? -1))])
+                  .int(until.map(Self.ms) ?? Int64.max), .limit(limit)])
     }
 
     /// The newest `limit` notifications, newest first.
@@ -134,7 +134,7 @@ extension Ledger {
                      [.int(Self.ms(date)), .int(seq)])
     }
 
-    private func outboxRows(_ sql: String, _ arguments: [SQLiteDatabase.Value]) throws -> [OutboxRow] {
+    private func outboxRows(_ sql: String, _ arguments: [SQLValue]) throws -> [OutboxRow] {
         try db.query(sql, arguments).map { c in
             guard let seq = c[0].int, let type = c[2].text, let created = c[7].int, let environment = c[8].text,
                   let delivery = c[14].text.flatMap(NotificationDelivery.init(rawValue:)) else {

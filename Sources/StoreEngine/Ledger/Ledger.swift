@@ -2,17 +2,22 @@ import Foundation
 import StoreCore
 import StoreSigning
 
-/// The store's record, in one SQLite file (WAL; kept through a process crash, see `SQLiteDatabase`): transactions, subscription renewal
-/// state, the events other processes pick up, offer-code redemptions, used offer nonces, settings.
+/// The store's record: transactions, subscription renewal state, the events other processes pick
+/// up, offer-code redemptions, used offer nonces, settings. In one SQLite file by default (WAL; kept
+/// through a process crash, see `SQLiteDatabase`), or in a PostgreSQL database a team shares
+/// (`Ledger+PostgreSQL`); the SQL here is what both engines speak.
 final class Ledger {
-    let db: SQLiteDatabase
+    let db: any LedgerDatabase
     /// The store signer's `base64url(header) + "."`. A token made by that signer over a row's exact
     /// payload is stored as its signature alone and rebuilt on reading: the header (with the `x5c`
     /// certificate) and the payload's base64 would otherwise be three quarters of every row.
-    let tokenPrefix: String
+    /// Set once, before any row is read or written (on PostgreSQL the identity is in the ledger).
+    var tokenPrefix: String
 
-    /// The file, for messages; nil in memory.
+    /// The file or database, for messages (a PostgreSQL URL without its password); nil in memory.
     let path: String?
+    /// The PostgreSQL database, when the ledger is on one.
+    let postgres: PostgresLocation?
 
     /// Opens the ledger at `path` (nil: in memory). A damaged ledger is refused, and so is a
     /// missing or empty one where the app's wallet shows one existed: starting afresh would
@@ -20,9 +25,11 @@ final class Ledger {
     init(path: String?, tokenPrefix: String) throws {
         self.path = path
         self.tokenPrefix = tokenPrefix
+        postgres = nil
         if let path { try LedgerError.checkNotLost(path) }
         do {
-            db = try SQLiteDatabase(path: path)
+            let db = try SQLiteDatabase(path: path)
+            self.db = db
             let check = try db.query("PRAGMA quick_check")
             guard check == [[.text("ok")]] else {
                 throw LedgerError.damaged(path: path ?? ":memory:", detail: check.prefix(3).compactMap { $0.first?.text }.joined(separator: "; "))
@@ -33,6 +40,14 @@ final class Ledger {
         } catch let error as SQLiteError where error.isCorruption {
             throw LedgerError.damaged(path: path ?? ":memory:", detail: error.message)
         }
+    }
+
+    /// A ledger on `database`, named `name` in messages; its schema is the caller's to make.
+    init(database: any LedgerDatabase, name: String?, postgres: PostgresLocation?) {
+        db = database
+        path = name
+        self.postgres = postgres
+        tokenPrefix = ""
     }
 
     private static let schema = """
@@ -83,7 +98,7 @@ final class Ledger {
 
     /// The value of `key`; the first process to ask for it sets it to `make()`.
     func meta(_ key: String, orInsert make: () -> String) throws -> String {
-        try db.query("INSERT OR IGNORE INTO meta(key, value) VALUES (?, ?)", [.text(key), .text(make())])
+        try db.query("INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO NOTHING", [.text(key), .text(make())])
         return try meta(key) ?? ""
     }
 
@@ -137,7 +152,7 @@ final class Ledger {
             """, values(row))
     }
 
-    private func values(_ row: Row, payloadJSON: String? = nil) -> [SQLiteDatabase.Value] {
+    private func values(_ row: Row, payloadJSON: String? = nil) -> [SQLValue] {
         let payload = payloadJSON ?? row.payload.json.compact
         return [.int(row.payload.transactionID), .int(row.payload.originalTransactionID), .text(row.payload.productID),
                 .text(row.payload.productType.rawValue), .text(row.status.rawValue), .int(row.finished ? 1 : 0),
@@ -174,7 +189,7 @@ final class Ledger {
     }
 
     /// Rows of `columns`; one that does not decode is an error naming it, never a row silently left out.
-    func rows(_ sql: String, _ arguments: [SQLiteDatabase.Value] = []) throws -> [Row] {
+    func rows(_ sql: String, _ arguments: [SQLValue] = []) throws -> [Row] {
         try db.query(sql, arguments).map { columns in
             guard let text = columns[0].text, let json = try? JSONParser.parse(text), let payload = TransactionPayload(json: json) else {
                 throw damagedRow("transactions", key: columns[5].int, "its payload is not a transaction")
@@ -197,12 +212,12 @@ final class Ledger {
     }
 
     func allRows(limit: Int? = nil) throws -> [Row] {
-        try rows("SELECT \(Self.columns) FROM transactions ORDER BY id DESC LIMIT ?", [.int(Int64(limit ?? -1))])
+        try rows("SELECT \(Self.columns) FROM transactions ORDER BY id DESC LIMIT ?", [.limit(limit)])
     }
 
     /// Signed completed transactions, newest first, without decoding their payloads.
     func completedJWS(limit: Int?) throws -> [String] {
-        try db.query("SELECT jws, payload FROM transactions WHERE status = 'completed' ORDER BY id DESC LIMIT ?", [.int(Int64(limit ?? -1))])
+        try db.query("SELECT jws, payload FROM transactions WHERE status = 'completed' ORDER BY id DESC LIMIT ?", [.limit(limit)])
             .compactMap { columns in columns[0].text.map { token($0, payload: columns[1].text ?? "") } }
     }
 
@@ -266,8 +281,10 @@ final class Ledger {
 
     /// What an upgrade refunded of a transaction's price: the unused part of its period.
     func recordUpgradeRefund(transactionID: Int64, milliunits: Int64) throws {
-        try db.query("INSERT OR REPLACE INTO upgrade_refunds(transaction_id, milliunits) VALUES (?, ?)",
-                     [.int(transactionID), .int(milliunits)])
+        try db.query("""
+            INSERT INTO upgrade_refunds(transaction_id, milliunits) VALUES (?, ?)
+            ON CONFLICT(transaction_id) DO UPDATE SET milliunits = excluded.milliunits
+            """, [.int(transactionID), .int(milliunits)])
     }
 
     func upgradeRefunds() throws -> [Int64: Int64] {
@@ -304,7 +321,7 @@ final class Ledger {
         return try db.query("SELECT record, original_id FROM subscriptions WHERE original_id = ?", [.int(originalID)]).first.map(record)
     }
 
-    private func record(_ columns: [SQLiteDatabase.Value]) throws -> SubscriptionRecord {
+    private func record(_ columns: [SQLValue]) throws -> SubscriptionRecord {
         guard let text = columns[0].text, let record = try? JSONDecoder().decode(SubscriptionRecord.self, from: Data(text.utf8)) else {
             throw damagedRow("subscriptions", key: columns[1].int, "its record does not decode")
         }
@@ -335,12 +352,12 @@ final class Ledger {
         }
     }
 
-    /// Valid while no other connection has committed (`PRAGMA data_version`). Kept only when read
+    /// Valid while no other connection has committed (`LedgerDatabase.dataVersion`). Kept only when read
     /// outside a write transaction, so a rollback cannot leave it stale.
     private var decodedRecords: DecodedRecords?
 
     private func decodedSubscriptions() throws -> DecodedRecords {
-        let version = try db.query("PRAGMA data_version").first?.first?.int ?? -1
+        let version = try db.dataVersion()
         if var decoded = decodedRecords, decoded.version == version {
             guard !decoded.stale.isEmpty else { return decoded }
             for group in decoded.stale { decoded.byGroup[group] = try storedSubscriptions(group: group) }
@@ -392,19 +409,23 @@ final class Ledger {
         if batchRecords != nil { batchRecords![record.originalID] = record } else { try write(record) }
     }
 
+    /// In a write transaction (joined when one is open): on PostgreSQL only those count as changes
+    /// that other processes' cached records must see (`dataVersion`).
     private func write(_ record: SubscriptionRecord) throws {
         decodedRecords?.stale.insert(record.groupID)
         let text = String(decoding: try JSONEncoder().encode(record), as: UTF8.self)
-        try db.query("""
-            INSERT INTO subscriptions(original_id, group_id, record) VALUES (?, ?, ?)
-            ON CONFLICT(original_id) DO UPDATE SET record = excluded.record, group_id = excluded.group_id
-            """, [.int(record.originalID), .text(record.groupID), .text(text)])
+        _ = try db.transaction {
+            try db.query("""
+                INSERT INTO subscriptions(original_id, group_id, record) VALUES (?, ?, ?)
+                ON CONFLICT(original_id) DO UPDATE SET record = excluded.record, group_id = excluded.group_id
+                """, [.int(record.originalID), .text(record.groupID), .text(text)])
+        }
     }
 
     func deleteSubscription(_ originalID: Int64) throws {
         decodedRecords = nil
         batchRecords?[originalID] = nil
-        try db.query("DELETE FROM subscriptions WHERE original_id = ?", [.int(originalID)])
+        _ = try db.transaction { try db.query("DELETE FROM subscriptions WHERE original_id = ?", [.int(originalID)]) }
     }
 
     // MARK: Events, redemptions, nonces
@@ -445,8 +466,7 @@ final class Ledger {
 
     /// Records a promotional-offer nonce; false when it was used before.
     func useNonce(_ nonce: String) throws -> Bool {
-        try db.query("INSERT OR IGNORE INTO nonces(nonce) VALUES (?)", [.text(nonce)])
-        return try db.query("SELECT changes()").first?.first?.int == 1
+        try !db.query("INSERT INTO nonces(nonce) VALUES (?) ON CONFLICT(nonce) DO NOTHING RETURNING nonce", [.text(nonce)]).isEmpty
     }
 }
 
@@ -499,6 +519,11 @@ extension Period: Codable {
     }
 }
 extension RenewalInfoPayload.ExpirationReason: Codable {}
+
+extension SQLValue {
+    /// A `LIMIT` of at most `count` rows; nil: all of them.
+    static func limit(_ count: Int?) -> SQLValue { .int(count.map(Int64.init) ?? Int64.max) }
+}
 
 /// Why the ledger cannot be used. Each names the file and says how to recover without losing what it holds.
 public enum LedgerError: Error, Equatable, CustomStringConvertible {

@@ -22,6 +22,10 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
     var lastSeenEvent: Int64
     var subscribers: [UUID: AsyncStream<String>.Continuation] = [:]
     var poller: Task<Void, Never>?
+    /// On PostgreSQL, what tells this process of other processes' commits (nil: poll the ledger at each tick).
+    var changeFeed: LedgerChangeFeed?
+    /// Set by the feed; a tick reads the shared state and events only when it is (or there is no feed).
+    var ledgerChanged = true
     var isShutDown = false
     /// The first damaged ledger row a read met (see `read`).
     var ledgerDamage: LedgerError?
@@ -36,14 +40,18 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
     var sharedClock: String?
     var sharedSettings: String?
 
-    /// Opens a store. `stateDirectory` nil keeps everything in memory (`--ephemeral`).
-    public init(catalog: Catalog, stateDirectory: String?, storefront: String? = nil, locale: String? = nil,
-                time: any RealTimeSource = SystemTime()) throws {
+    /// Opens a store. `stateDirectory` nil keeps everything in memory (`--ephemeral`); `ledger`, a
+    /// PostgreSQL database, holds the ledger and the signing identity instead (the state directory is not used).
+    public init(catalog: Catalog, stateDirectory: String?, ledger location: PostgresLocation? = nil, storefront: String? = nil,
+                locale: String? = nil, time: any RealTimeSource = SystemTime()) throws {
         self.catalog = catalog
         self.time = time
         // SQLite may meet damage that the open's quick check missed: it is the ledger's, named as such.
         do {
-            if let directory = stateDirectory {
+            if let location {
+                ledger = try Ledger(postgres: location)
+                identity = try ledger.sharedIdentity()
+            } else if let directory = stateDirectory {
                 try StateDirectory.create(directory)
                 identity = try StoreIdentity.load(directory: directory)
                 ledger = try Ledger(path: directory + "/ledger.sqlite", tokenPrefix: identity.signer.tokenPrefix)
@@ -321,12 +329,19 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
 
     func unsubscribe(_ id: UUID) {
         subscribers[id] = nil
-        if subscribers.isEmpty { poller?.cancel(); poller = nil }
+        if subscribers.isEmpty { stopPolling() }
     }
 
     /// Renewals happen while the program runs, and other processes' purchases arrive, without any call from the app.
+    /// On PostgreSQL, other processes' commits are told by `LISTEN/NOTIFY` (a tick follows each at once); the
+    /// ticks in between only renew what falls due.
     func startPolling() {
         guard poller == nil else { return }
+        if let location = ledger.postgres, let channel = try? (ledger.db as? PostgresDatabase)?.channel() {
+            changeFeed = LedgerChangeFeed(location: location, channel: channel) { [weak self] in
+                Task { await self?.ledgerDidChange() }
+            }
+        }
         poller = Task { [weak self] in
             while (try? await Task.sleep(for: .milliseconds(250))) != nil {
                 await self?.tick()
@@ -334,11 +349,25 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
         }
     }
 
+    func stopPolling() {
+        poller?.cancel()
+        poller = nil
+        changeFeed?.stop()
+        changeFeed = nil
+    }
+
+    func ledgerDidChange() {
+        ledgerChanged = true
+        tick()
+    }
+
     public func tick() {
         guard !isShutDown else { return }
-        adoptSharedState()
-        catchUp()
-        pumpEvents()
+        let changed = ledgerChanged || changeFeed == nil
+        ledgerChanged = false
+        if changed { adoptSharedState() }
+        catchUp()  // delivers what it renews itself
+        if changed { pumpEvents() }
     }
 
     /// Delivers ledger events this process hasn't seen: its own updates, and everything another process did.
@@ -358,7 +387,7 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
         isShutDown = true
         poller?.cancel()
         await poller?.value
-        poller = nil
+        stopPolling()
         for subscriber in subscribers.values { subscriber.finish() }
         subscribers.removeAll()
     }

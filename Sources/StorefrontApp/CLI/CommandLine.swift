@@ -1,4 +1,5 @@
 import StoreCore
+import StoreEngine
 
 /// The command line: one table of commands and options drives parsing and `--help`.
 public struct CommandLineOptions: Sendable, Equatable {
@@ -23,6 +24,7 @@ public struct CommandLineOptions: Sendable, Equatable {
     public var port: UInt16?
     public var host: String?
     public var notifyURL: String?
+    public var ledgerURL: String?
 
     public init() {}
 }
@@ -98,6 +100,10 @@ public enum CommandLineParser {
         OptionSpec(names: ["--notify"], value: "URL", help: "POST App Store Server Notifications V2 to URL (your backend)", commands: [.store, .run, .walk, .demo, .serve]) { o, v throws(UsageError) in
             if let problem = TestSettings.notificationURLProblem(v) { throw UsageError(description: "--notify: \(problem)") }
             o.notifyURL = v
+        },
+        OptionSpec(names: ["--ledger"], value: "URL", help: "keep the ledger on PostgreSQL, postgresql://… (a team's shared store; also STOREFRONT_LEDGER)", commands: [.store, .verify, .cert, .export, .notifications, .run, .walk, .demo, .serve]) { o, v throws(UsageError) in
+            guard PostgresLocation(v) != nil else { throw UsageError(description: "--ledger needs a PostgreSQL URL (postgresql://user:password@host:port/database), got '\(v)'") }
+            o.ledgerURL = v
         },
         OptionSpec(names: ["--ephemeral"], value: nil, help: "keep everything in memory; nothing is saved", commands: [.store, .verify, .cert]) { o, _ in o.ephemeral = true },
         OptionSpec(names: ["--time-rate"], value: "RATE", help: "store clock speed: an Xcode time rate name or integer", commands: [.store, .run, .walk, .demo, .serve]) { $0.timeRate = $1 },
@@ -204,5 +210,6 @@ public enum CommandLineParser {
             if o.files.isEmpty { throw UsageError(description: "run needs at least one scenario FILE") }
         }
         if o.ephemeral && o.statePath != nil { throw UsageError(description: "--ephemeral and --state cannot be used together") }
+        if o.ephemeral && o.ledgerURL != nil { throw UsageError(description: "--ephemeral and --ledger cannot be used together") }
     }
 }

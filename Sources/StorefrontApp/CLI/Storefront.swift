@@ -39,6 +39,9 @@ public enum StorefrontProgram {
         } catch let error as SQLiteError where error.isDiskFull {
             Console.error("storefront: \(error.description)")
             return 2
+        } catch let error as PostgresError {
+            Console.error("storefront: \(error.description)")
+            return 2
         } catch let error as LedgerError {
             Console.error("storefront: \(error.description)")
             return 2
@@ -90,10 +93,27 @@ struct StoreContext {
     /// options that change its settings applied.
     static func openSaved(_ options: CommandLineOptions) async throws -> (context: StoreContext, store: LocalAppStore, directory: String) {
         let context = try resolve(options)
-        let directory = try SigningCommands.stateDirectory(options)
-        let store = try LocalAppStore(catalog: context.catalog, stateDirectory: directory, storefront: context.storefront.code, locale: context.locale)
+        let ledger = try ledger(options)
+        let store = try LocalAppStore(catalog: context.catalog, stateDirectory: ledger == nil ? try SigningCommands.stateDirectory(options) : nil,
+                                      ledger: ledger, storefront: context.storefront.code, locale: context.locale)
+        // After the store: a database that cannot be used leaves no state directory behind.
+        let directory: String
+        do { directory = try SigningCommands.stateDirectory(options) } catch { await store.shutdown(); throw error }
         do { try await applyOverrides(options, to: store) } catch { await store.shutdown(); throw error }
         return (context, store, directory)
+    }
+
+    /// The PostgreSQL ledger: `--ledger`, else `STOREFRONT_LEDGER` for the commands on the saved store
+    /// (scenarios and walks take a shared ledger only when asked by name); nil: SQLite in the state directory.
+    static func ledger(_ options: CommandLineOptions, environment: [String: String] = ProcessInfo.processInfo.environment) throws -> PostgresLocation? {
+        if options.ephemeral { return nil }
+        let onSavedStore: Set<Command> = [.store, .verify, .cert, .export, .notifications, .serve]
+        guard let url = options.ledgerURL ?? (onSavedStore.contains(options.command) ? environment["STOREFRONT_LEDGER"] : nil),
+              !url.isEmpty else { return nil }
+        guard let location = PostgresLocation(url) else {
+            throw UsageError(description: "STOREFRONT_LEDGER needs a PostgreSQL URL (postgresql://user:password@host:port/database), got '\(url)'")
+        }
+        return location
     }
 
     /// Options that change a running store's settings: they win over the catalog's and the saved ones.

@@ -30,7 +30,7 @@ enum RunCommand {
         var results: [ScenarioResult] = []
         for (scenario, context) in scenarios {
             let runner = ScenarioRunner(scenario: scenario, catalog: context.catalog, storefront: context.storefront.code,
-                                        locale: context.locale, stateDirectory: options.statePath,
+                                        locale: context.locale, stateDirectory: options.statePath, ledger: try StoreContext.ledger(options),
                                         prepare: { try await StoreContext.applyOverrides(options, to: $0) })
             output(ScenarioReport.header(scenario))
             var result = await runner.run { output(ScenarioReport.line($0)) }

@@ -33,7 +33,8 @@ enum SigningCommands {
     }
 
     static func identity(_ options: CommandLineOptions) throws -> StoreIdentity {
-        try StoreIdentity.load(directory: try stateDirectory(options))
+        if let ledger = try StoreContext.ledger(options) { return try StoreIdentity.shared(ledger: ledger) }
+        return try StoreIdentity.load(directory: try stateDirectory(options))
     }
 
     static func stateDirectory(_ options: CommandLineOptions) throws -> String {

@@ -58,11 +58,14 @@ public actor ScenarioRunner {
 
     /// What the command line asks of every store the runner opens (`--time-rate`, `--environment`).
     let prepare: @Sendable (LocalAppStore) async throws -> Void
+    let ledger: PostgresLocation?
 
     /// `stateDirectory` nil: a fresh temporary one, removed by `close()` (a directory, not memory, so `restart` has state to reopen).
+    /// `ledger`: a PostgreSQL ledger instead of the state directory's.
     public init(scenario: Scenario, catalog: Catalog, storefront: String? = nil, locale: String? = nil, stateDirectory: String? = nil,
-                prepare: @escaping @Sendable (LocalAppStore) async throws -> Void = { _ in }) {
+                ledger: PostgresLocation? = nil, prepare: @escaping @Sendable (LocalAppStore) async throws -> Void = { _ in }) {
         self.prepare = prepare
+        self.ledger = ledger
         self.scenario = scenario
         self.catalog = catalog
         self.storefront = storefront
@@ -73,7 +76,7 @@ public actor ScenarioRunner {
 
     /// Opens the store and launches the app.
     public func start() async throws {
-        let store = try LocalAppStore(catalog: catalog, stateDirectory: directory, storefront: storefront, locale: locale)
+        let store = try LocalAppStore(catalog: catalog, stateDirectory: directory, ledger: ledger, storefront: storefront, locale: locale)
         // Headless: no artificial network delay.
         await store.update { $0.networkDelay = 0 }
         self.store = store
@@ -237,7 +240,7 @@ public actor ScenarioRunner {
         guard let old = store else { return }
         let settings = await old.settings(), code = await old.storefront().code, locale = await old.locale()
         await old.shutdown()
-        let store = try LocalAppStore(catalog: catalog, stateDirectory: directory, storefront: code, locale: locale)
+        let store = try LocalAppStore(catalog: catalog, stateDirectory: directory, ledger: ledger, storefront: code, locale: locale)
         await store.update { $0 = settings }
         self.store = store
         await notify(from: store)

@@ -14,7 +14,7 @@ enum StorefrontTUI {
         let context = try StoreContext.resolve(options, catalogPath: scenario?.catalogPath)
         let catalogPath = scenario?.catalogPath ?? options.catalogPath ?? "catalog.json"
         let stateDir = options.statePath ?? (options.ephemeral || scenario != nil ? nil : StateDirectory.defaultPath(forCatalogAt: catalogPath))
-        let stack = try await StoreStack.open(catalog: context.catalog, stateDirectory: stateDir,
+        let stack = try await StoreStack.open(catalog: context.catalog, stateDirectory: stateDir, ledger: try StoreContext.ledger(options),
                                               storefront: context.storefront.code, locale: context.locale)
         let (store, manager) = (stack.store, stack.manager)
         do { try await StoreContext.applyOverrides(options, to: store) } catch { await stack.close(); throw error }

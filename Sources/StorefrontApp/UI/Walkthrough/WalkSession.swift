@@ -42,7 +42,7 @@ final class WalkSession {
         isDemo = options.command == .demo
         speed = options.speed
         reportPath = options.reportPath
-        runner = ScenarioRunner(scenario: scenario, catalog: catalog, stateDirectory: options.statePath)
+        runner = ScenarioRunner(scenario: scenario, catalog: catalog, stateDirectory: options.statePath, ledger: try? StoreContext.ledger(options))
         await runner.attach(store: store, manager: manager)
     }
 

@@ -26,7 +26,8 @@ public struct SQLiteError: Error, CustomStringConvertible, Sendable {
 }
 
 /// A minimal SQLite connection. Not Sendable: it lives inside the one actor that owns it.
-public final class SQLiteDatabase {
+public final class SQLiteDatabase: LedgerDatabase {
+    var engine: LedgerEngine { .sqlite }
     private let handle: OpaquePointer
     private let path: String?
     private var statements: [String: OpaquePointer] = [:]
@@ -67,9 +68,7 @@ public final class SQLiteDatabase {
         }
     }
 
-    public enum Value: Equatable {
-        case int(Int64), text(String), null
-    }
+    public typealias Value = SQLValue
 
     /// Runs a statement (cached by its SQL) and returns its rows.
     @discardableResult
@@ -119,6 +118,11 @@ public final class SQLiteDatabase {
         }
     }
 
+    /// SQLite's own counter of other connections' commits.
+    func dataVersion() throws -> Int64 {
+        try query("PRAGMA data_version").first?.first?.int ?? -1
+    }
+
     private func prepared(_ sql: String) throws -> OpaquePointer {
         if let statement = statements[sql] { return statement }
         var statement: OpaquePointer?
@@ -140,9 +144,4 @@ public final class SQLiteDatabase {
         SQLiteError(code: sqlite3_extended_errcode(handle), message: String(cString: sqlite3_errmsg(handle)), path: path,
                     systemErrno: sqlite3_system_errno(handle))
     }
-}
-
-extension SQLiteDatabase.Value {
-    public var int: Int64? { if case .int(let v) = self { v } else { nil } }
-    public var text: String? { if case .text(let v) = self { v } else { nil } }
 }

@@ -1,0 +1,38 @@
+/// A value bound to or read from a ledger statement. Ledger columns hold integers and text only.
+public enum SQLValue: Equatable, Sendable {
+    case int(Int64), text(String), null
+
+    public var int: Int64? { if case .int(let v) = self { v } else { nil } }
+    public var text: String? { if case .text(let v) = self { v } else { nil } }
+}
+
+/// The engines the ledger runs on.
+enum LedgerEngine { case sqlite, postgresql }
+
+/// What the ledger needs of a database: statements with `?` placeholders (`?N` for the Nth) in
+/// the SQL both engines speak, write transactions that exclude every other writer, and a version
+/// that tells whether another connection has committed. One connection, owned by one actor.
+protocol LedgerDatabase: AnyObject {
+    var engine: LedgerEngine { get }
+
+    /// Runs a statement and returns its rows.
+    @discardableResult
+    func query(_ sql: String, _ arguments: [SQLValue]) throws -> [[SQLValue]]
+
+    /// Runs statements without arguments (several, separated by semicolons).
+    func execute(_ sql: String) throws
+
+    /// Runs `body` in one write transaction that holds the ledger's write lock from its start, so two
+    /// processes never interleave a write. Nested calls join the outer one, so a batch commits once.
+    func transaction<T>(_ body: () throws -> T) throws -> T
+
+    var isInTransaction: Bool { get }
+
+    /// Changes when, and only when, another connection committed a change since the last call.
+    func dataVersion() throws -> Int64
+}
+
+extension LedgerDatabase {
+    @discardableResult
+    func query(_ sql: String) throws -> [[SQLValue]] { try query(sql, []) }
+}

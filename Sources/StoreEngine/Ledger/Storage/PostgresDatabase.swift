@@ -1,0 +1,244 @@
+import CLibPQ
+import Foundation
+
+/// A PostgreSQL ledger's address as given (`postgresql://user:password@host:port/db`, or any
+/// libpq URL), and as messages name it: without the password.
+public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
+    public let url: String
+
+    /// nil when `text` is not a PostgreSQL URL.
+    public init?(_ text: String) {
+        guard text.hasPrefix("postgresql://") || text.hasPrefix("postgres://") else { return nil }
+        url = text
+    }
+
+    /// The URL without its password (in the user part or a `password=` parameter).
+    public var description: String {
+        guard var parts = URLComponents(string: url) else { return url.prefix { $0 != "@" && $0 != "?" } + "…" }
+        if parts.password != nil { parts.password = nil }
+        parts.queryItems = parts.queryItems?.filter { $0.name != "password" }
+        if parts.queryItems?.isEmpty == true { parts.queryItems = nil }
+        return parts.string ?? url
+    }
+}
+
+/// Why a PostgreSQL ledger cannot be used, naming its URL (without the password) and what to do.
+public struct PostgresError: Error, Equatable, Sendable, CustomStringConvertible {
+    public enum Kind: Equatable, Sendable {
+        /// No server answered, or it refused the login or the database.
+        case unreachable
+        /// The connection dropped during a statement: a write transaction in progress was not applied.
+        case connectionLost
+        /// The database holds tables that are not a Storefront ledger.
+        case foreignSchema
+        /// The ledger was made by a newer Storefront.
+        case newerSchema
+        /// The server refused a statement.
+        case statement
+    }
+
+    public var kind: Kind
+    public var location: String
+    public var detail: String
+
+    public var description: String {
+        switch kind {
+        case .unreachable:
+            "\(location): cannot open the ledger's database (\(detail)). Check that the server runs and that the URL's host, port, "
+                + "user, password and database are right (--ledger or STOREFRONT_LEDGER)."
+        case .connectionLost:
+            "\(location): the connection to the ledger's database was lost (\(detail)); nothing of the change in progress was "
+                + "applied. Storefront reconnects at the next action."
+        case .foreignSchema:
+            "\(location): the database holds tables that are not a Storefront ledger (\(detail)); Storefront will not write "
+                + "beside them. Give it a database of its own (createdb storefront) or a schema (?options=-csearch_path%3Dstorefront)."
+        case .newerSchema:
+            "\(location): \(detail); this storefront will not change it. Use the newer storefront that made it, or another database."
+        case .statement:
+            "\(location): \(detail)"
+        }
+    }
+}
+
+/// A ledger on PostgreSQL through libpq. Writers take a transaction-scoped advisory lock (one per
+/// schema), so they exclude each other as SQLite's `BEGIN IMMEDIATE` does; each commit counts in
+/// `ledger_version` and sends `NOTIFY` on the ledger's channel (see `LedgerChangeFeed`).
+/// Not Sendable: it lives inside the one actor that owns it.
+final class PostgresDatabase: LedgerDatabase {
+    var engine: LedgerEngine { .postgresql }
+    let location: PostgresLocation
+    private var connection: OpaquePointer
+    /// Statement names by SQL, for this connection (a reconnect starts afresh).
+    private var statements: [String: String] = [:]
+    private var depth = 0
+    /// Commits this connection made: `dataVersion` leaves them out, as SQLite's does.
+    private var ownCommits: Int64 = 0
+
+    init(_ location: PostgresLocation) throws {
+        self.location = location
+        connection = try Self.connect(location)
+    }
+
+    deinit { PQfinish(connection) }
+
+    /// Opens a connection: a 5 s connect timeout unless the URL sets one, server notices silenced
+    /// (`CREATE … IF NOT EXISTS` would print them on the terminal).
+    static func connect(_ location: PostgresLocation) throws -> OpaquePointer {
+        let keys = ["connect_timeout", "application_name", "dbname"]
+        let values = ["5", "storefront", location.url]
+        let connection = withCStringArray(keys) { k in withCStringArray(values) { v in PQconnectdbParams(k, v, 1) } }
+        guard let connection else { throw PostgresError(kind: .unreachable, location: location.description, detail: "out of memory") }
+        guard PQstatus(connection) == CONNECTION_OK else {
+            let detail = message(PQerrorMessage(connection))
+            PQfinish(connection)
+            throw PostgresError(kind: .unreachable, location: location.description, detail: detail)
+        }
+        PQsetNoticeProcessor(connection, { _, _ in }, nil)
+        return connection
+    }
+
+    func execute(_ sql: String) throws {
+        try reconnectIfLost()
+        let result = PQexec(connection, sql)
+        defer { PQclear(result) }
+        try check(result)
+    }
+
+    @discardableResult
+    func query(_ sql: String, _ arguments: [SQLValue]) throws -> [[SQLValue]] {
+        try reconnectIfLost()
+        do {
+            return try run(sql, arguments)
+        } catch let error as PostgresError where error.kind == .connectionLost && depth == 0 && sql.hasPrefix("SELECT") {
+            try reconnectIfLost()  // a read outside a transaction changes nothing: try it once more
+            return try run(sql, arguments)
+        }
+    }
+
+    private func run(_ sql: String, _ arguments: [SQLValue]) throws -> [[SQLValue]] {
+        let name = try prepared(sql)
+        let texts: [String?] = arguments.map {
+            switch $0 {
+            case .int(let v): String(v)
+            case .text(let v): v
+            case .null: nil
+            }
+        }
+        let result = withOptionalCStringArray(texts) { PQexecPrepared(connection, name, Int32(texts.count), $0, nil, nil, 0) }
+        defer { PQclear(result) }
+        try check(result)
+        let (rows, columns) = (PQntuples(result), PQnfields(result))
+        guard rows > 0 else { return [] }
+        let integer = (0..<columns).map { [20, 21, 23].contains(PQftype(result, $0)) }  // int8, int2, int4
+        return (0..<rows).map { row in
+            (0..<columns).map { column in
+                if PQgetisnull(result, row, column) == 1 { return .null }
+                let text = String(cString: PQgetvalue(result, row, column))
+                return integer[Int(column)] ? Int64(text).map(SQLValue.int) ?? .text(text) : .text(text)
+            }
+        }
+    }
+
+    var isInTransaction: Bool { depth > 0 }
+
+    func transaction<T>(_ body: () throws -> T) throws -> T {
+        if depth > 0 {
+            depth += 1
+            defer { depth -= 1 }
+            return try body()
+        }
+        try execute("BEGIN")
+        depth = 1
+        defer { depth = 0 }
+        do {
+            try execute("SELECT pg_advisory_xact_lock(hashtext(current_schema()))")
+            let result = try body()
+            try execute("UPDATE ledger_version SET n = n + 1; SELECT pg_notify('storefront_' || current_schema(), '')")
+            try execute("COMMIT")
+            ownCommits += 1
+            return result
+        } catch {
+            if PQstatus(connection) == CONNECTION_OK { _ = try? execute("ROLLBACK") }
+            throw error
+        }
+    }
+
+    func dataVersion() throws -> Int64 {
+        (try query("SELECT n FROM ledger_version").first?.first?.int ?? 0) - ownCommits
+    }
+
+    /// The ledger's `NOTIFY` channel: one per schema, so ledgers side by side in one database stay apart.
+    func channel() throws -> String {
+        "storefront_" + (try query("SELECT current_schema()").first?.first?.text ?? "public")
+    }
+
+    // MARK: Connection and errors
+
+    /// A dropped connection is reopened before the next statement, never inside a transaction
+    /// (the server rolled it back; its caller has been told).
+    private func reconnectIfLost() throws {
+        guard PQstatus(connection) != CONNECTION_OK, depth == 0 else { return }
+        PQreset(connection)
+        statements = [:]
+        guard PQstatus(connection) == CONNECTION_OK else {
+            throw PostgresError(kind: .unreachable, location: location.description, detail: Self.message(PQerrorMessage(connection)))
+        }
+        PQsetNoticeProcessor(connection, { _, _ in }, nil)
+    }
+
+    private func prepared(_ sql: String) throws -> String {
+        if let name = statements[sql] { return name }
+        let name = "s\(statements.count + 1)"
+        let result = PQprepare(connection, name, Self.numbered(sql), 0, nil)
+        defer { PQclear(result) }
+        try check(result, sql: sql)
+        statements[sql] = name
+        return name
+    }
+
+    private func check(_ result: OpaquePointer?, sql: String? = nil) throws {
+        let status = result.map(PQresultStatus) ?? PGRES_FATAL_ERROR
+        guard status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK else { return }
+        if PQstatus(connection) != CONNECTION_OK {
+            statements = [:]
+            throw PostgresError(kind: .connectionLost, location: location.description, detail: Self.message(PQerrorMessage(connection)))
+        }
+        let detail = result.map { Self.message(PQresultErrorMessage($0)) } ?? Self.message(PQerrorMessage(connection))
+        throw PostgresError(kind: .statement, location: location.description, detail: detail + (sql.map { " in: \($0.prefix(80))" } ?? ""))
+    }
+
+    /// libpq's message, on one line.
+    static func message(_ text: UnsafePointer<CChar>?) -> String {
+        let lines = text.map { String(cString: $0) }?.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) } ?? []
+        return lines.filter { !$0.isEmpty }.joined(separator: "; ")
+    }
+
+    /// The ledger's `?` and `?N` placeholders as PostgreSQL's `$N` (quoted text is left alone).
+    static func numbered(_ sql: String) -> String {
+        var out = ""
+        var next = 0
+        var quoted = false
+        var characters = sql[...]
+        while let c = characters.popFirst() {
+            if c == "'" { quoted.toggle() }
+            guard c == "?", !quoted else { out.append(c); continue }
+            let digits = characters.prefix { $0.isNumber }
+            characters = characters.dropFirst(digits.count)
+            if digits.isEmpty { next += 1 }
+            out += "$" + (digits.isEmpty ? String(next) : String(digits))
+        }
+        return out
+    }
+}
+
+/// Calls `body` with `strings` as a NULL-terminated C array (the form libpq takes).
+func withCStringArray<R>(_ strings: [String], _ body: (UnsafePointer<UnsafePointer<CChar>?>) -> R) -> R {
+    withOptionalCStringArray(strings, body)
+}
+
+/// The same, where nil is SQL NULL; the array always ends with one more nil, so it is never empty.
+func withOptionalCStringArray<R>(_ strings: [String?], _ body: (UnsafePointer<UnsafePointer<CChar>?>) -> R) -> R {
+    let copies = strings.map { $0.map { UnsafePointer(strdup($0)!) } } + [nil]
+    defer { copies.forEach { free(UnsafeMutablePointer(mutating: $0)) } }
+    return copies.withUnsafeBufferPointer { body($0.baseAddress!) }
+}
