@@ -43,8 +43,14 @@ struct Harness {
         catalog.settings.networkDelay = 0
         catalog.settings.gracePeriod = false
         settings(&catalog.settings)
-        let stack = try await StoreStack.open(catalog: catalog, stateDirectory: directory, time: time)
+        let stack = try await StoreStack.open(catalog: catalog, stateDirectory: directory, ledger: ledger(for: directory), time: time)
         return Harness(store: stack.store, manager: stack.manager, time: time, directory: directory)
+    }
+
+    /// Under STOREFRONT_TEST_ENGINE=postgresql the same tests run on a PostgreSQL ledger: a fresh one, or the directory's own.
+    static func ledger(for directory: String?) throws -> PostgresLocation? {
+        guard PostgresTestServer.isDefaultEngine else { return nil }
+        return try directory.map(PostgresTestServer.ledger(for:)) ?? PostgresTestServer.freshLedger()
     }
 
     func snapshot() async -> StoreSnapshot { await manager.snapshot }

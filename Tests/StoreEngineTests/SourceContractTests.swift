@@ -8,8 +8,11 @@ import StoreSigning
 /// The behaviour every `TransactionSource` must have, run against each one: the proof that
 /// `StoreManager` depends only on the contract.
 enum SourceKind: String, CaseIterable, CustomTestStringConvertible {
-    case local, scripted
+    case local, postgres, scripted
     var testDescription: String { rawValue }
+
+    /// The kinds this run can make: the PostgreSQL ledger when a server is there (or CI, to fail saying why).
+    static var available: [SourceKind] { PostgresTestServer.enabled ? allCases : [.local, .scripted] }
 
     func make() throws -> (source: any TransactionSource & StoreTestControls, certificate: Certificate) {
         var catalog = Repo.catalog
@@ -17,6 +20,9 @@ enum SourceKind: String, CaseIterable, CustomTestStringConvertible {
         switch self {
         case .local:
             let store = try LocalAppStore(catalog: catalog, stateDirectory: nil, time: ManualTime())
+            return (store, store.certificate)
+        case .postgres:
+            let store = try LocalAppStore(catalog: catalog, stateDirectory: nil, ledger: PostgresTestServer.freshLedger(), time: ManualTime())
             return (store, store.certificate)
         case .scripted:
             let store = try ScriptedSource(catalog: catalog)
@@ -56,7 +62,7 @@ struct App {
 
 @Suite("TransactionSource contract (every source)")
 struct SourceContractTests {
-    @Test("confirm gives a verified success, delivered then finished", arguments: SourceKind.allCases)
+    @Test("confirm gives a verified success, delivered then finished", arguments: SourceKind.available)
     func confirm(kind: SourceKind) async throws {
         let (source, cert) = try kind.make()
         let app = try await App.launch(source, certificate: cert)
@@ -66,7 +72,7 @@ struct SourceContractTests {
         await app.manager.stop()
     }
 
-    @Test("cancel gives userCancelled and unlocks nothing", arguments: SourceKind.allCases)
+    @Test("cancel gives userCancelled and unlocks nothing", arguments: SourceKind.available)
     func cancel(kind: SourceKind) async throws {
         let (source, cert) = try kind.make()
         let app = try await App.launch(source, certificate: cert)
@@ -75,7 +81,7 @@ struct SourceContractTests {
         await app.manager.stop()
     }
 
-    @Test("pending unlocks nothing; approval arrives through updates", arguments: SourceKind.allCases)
+    @Test("pending unlocks nothing; approval arrives through updates", arguments: SourceKind.available)
     func approval(kind: SourceKind) async throws {
         let (source, cert) = try kind.make()
         let app = try await App.launch(source, certificate: cert)
@@ -88,7 +94,7 @@ struct SourceContractTests {
         await app.manager.stop()
     }
 
-    @Test("declined Ask to Buy never unlocks", arguments: SourceKind.allCases)
+    @Test("declined Ask to Buy never unlocks", arguments: SourceKind.available)
     func declined(kind: SourceKind) async throws {
         let (source, cert) = try kind.make()
         let app = try await App.launch(source, certificate: cert)
@@ -102,7 +108,7 @@ struct SourceContractTests {
         await app.manager.stop()
     }
 
-    @Test("unfinished transaction is redelivered at launch and credited once", arguments: SourceKind.allCases)
+    @Test("unfinished transaction is redelivered at launch and credited once", arguments: SourceKind.available)
     func redelivery(kind: SourceKind) async throws {
         let (source, cert) = try kind.make()
         let wallet = try ConsumableWallet(path: nil)
@@ -118,7 +124,7 @@ struct SourceContractTests {
         await again.manager.stop()
     }
 
-    @Test("a refund removes the entitlement through updates", arguments: SourceKind.allCases)
+    @Test("a refund removes the entitlement through updates", arguments: SourceKind.available)
     func refund(kind: SourceKind) async throws {
         let (source, cert) = try kind.make()
         let app = try await App.launch(source, certificate: cert)
@@ -128,7 +134,7 @@ struct SourceContractTests {
         await app.manager.stop()
     }
 
-    @Test("another device's purchase arrives through updates", arguments: SourceKind.allCases)
+    @Test("another device's purchase arrives through updates", arguments: SourceKind.available)
     func outsidePurchase(kind: SourceKind) async throws {
         let (source, cert) = try kind.make()
         let app = try await App.launch(source, certificate: cert)
@@ -137,7 +143,7 @@ struct SourceContractTests {
         await app.manager.stop()
     }
 
-    @Test("a purchase error reaches the app as that StoreKit error", arguments: SourceKind.allCases)
+    @Test("a purchase error reaches the app as that StoreKit error", arguments: SourceKind.available)
     func failure(kind: SourceKind) async throws {
         let (source, cert) = try kind.make()
         let app = try await App.launch(source, certificate: cert)
@@ -147,7 +153,7 @@ struct SourceContractTests {
         await app.manager.stop()
     }
 
-    @Test("restore counts restorable purchases", arguments: SourceKind.allCases)
+    @Test("restore counts restorable purchases", arguments: SourceKind.available)
     func restore(kind: SourceKind) async throws {
         let (source, cert) = try kind.make()
         let app = try await App.launch(source, certificate: cert)
@@ -158,7 +164,7 @@ struct SourceContractTests {
         await app.manager.stop()
     }
 
-    @Test("data signed by another store is unverified and never delivered", arguments: SourceKind.allCases)
+    @Test("data signed by another store is unverified and never delivered", arguments: SourceKind.available)
     func foreignSigner(kind: SourceKind) async throws {
         let (source, _) = try kind.make()
         let stranger = try StoreIdentity.ephemeral()

@@ -17,7 +17,8 @@ func mode(_ path: String) -> Int {
     return stat(path, &info) == 0 ? Int(info.st_mode & 0o7777) : -1
 }
 
-@Suite("The store's signing identity")
+/// On PostgreSQL the identity lives in the ledger (see `PostgresLedgerTests`), not in `signing.pem`.
+@Suite("The store's signing identity", .disabled(if: PostgresTestServer.isDefaultEngine, "signing.pem belongs to a state directory's SQLite ledger"))
 struct StoreIdentityTests {
     @Test("the chain is shaped like the App Store's: root CA → intermediate (path length 0) → leaf, with Apple's markers")
     func chainShape() throws {
