@@ -29,6 +29,8 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
     var isShutDown = false
     /// The first damaged ledger row a read met (see `read`).
     var ledgerDamage: LedgerError?
+    /// Why the last read of a PostgreSQL ledger failed, until one succeeds (see `read`).
+    var ledgerOutOfReach: PostgresError?
     lazy var rogueSigner: JWSSigner? = try? StoreIdentity.ephemeral().signer
     /// Set during a catch-up: renewals are signed beside it and their tokens written before it commits.
     var signingPipeline: SigningPipeline?
@@ -688,12 +690,18 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
 extension LocalAppStore {
     /// A ledger read behind a non-throwing API: a damaged row cannot be shown, so it is recorded
     /// and reported through `damage()` rather than silently left out.
+    /// A shared ledger out of reach is reported the same way until a read succeeds again.
     func read<T>(_ fallback: T, _ body: () throws -> T) -> T {
-        do { return try body() } catch {
+        do {
+            let value = try body()
+            ledgerOutOfReach = nil
+            return value
+        } catch {
             if ledgerDamage == nil, let damage = error as? LedgerError { ledgerDamage = damage }
+            if let trouble = error as? PostgresError { ledgerOutOfReach = trouble }
             return fallback
         }
     }
 
-    public func damage() -> String? { ledgerDamage?.description }
+    public func damage() -> String? { ledgerDamage?.description ?? ledgerOutOfReach?.description }
 }

@@ -1,0 +1,179 @@
+import Foundation
+import Testing
+import StoreCore
+import StoreClient
+@testable import StoreEngine
+
+/// What the PostgreSQL ledger adds to the rules every engine keeps (those run on it through
+/// `SourceKind.postgres` and `STOREFRONT_TEST_ENGINE=postgresql`): machines sharing one store,
+/// a connection that drops, and databases that are not the store's.
+@Suite("The ledger on PostgreSQL", .enabled(if: PostgresTestServer.enabled, "needs a PostgreSQL server (set CI to fail instead of skipping)"))
+struct PostgresLedgerTests {
+    static var catalog: Catalog {
+        var catalog = Repo.catalog
+        catalog.settings.networkDelay = 0
+        return catalog
+    }
+
+    static func open(_ ledger: PostgresLocation, directory: String? = nil) async throws -> StoreStack {
+        try await StoreStack.open(catalog: catalog, stateDirectory: directory, ledger: ledger)
+    }
+
+    /// The schema a test ledger lives in (its URL's search_path).
+    static func schema(_ ledger: PostgresLocation) -> String {
+        String(ledger.url.split(separator: "%3D").last!)
+    }
+
+    static func count(_ table: String, in ledger: PostgresLocation) throws -> Int64 {
+        try PostgresTestServer.admin { try $0.query("SELECT COUNT(*) FROM \(schema(ledger)).\(table)", []) }.first?.first?.int ?? -1
+    }
+
+    // MARK: Machines sharing one store
+
+    @Test("machines on one ledger sign as one store: each verifies and credits the others' purchases")
+    func machinesShareOneSigningIdentity() async throws {
+        let ledger = try PostgresTestServer.freshLedger()
+        let (first, second) = (temporaryDirectory(), temporaryDirectory())
+        let a = try await Self.open(ledger, directory: first)
+        let b = try await Self.open(ledger, directory: second)
+        #expect(a.store.certificate.keyFingerprint == b.store.certificate.keyFingerprint)
+        #expect(!FileManager.default.fileExists(atPath: first + "/signing.pem"), "the identity lives in the ledger")
+        #expect(FileManager.default.fileExists(atPath: first + "/wallet.sqlite"), "the app's wallet stays on the machine")
+        _ = try await a.manager.purchase(ID.removeAds)
+        #expect(await eventually { await b.manager.snapshot.entitlements.contains(ID.removeAds) })
+        await a.close()
+        await b.close()
+    }
+
+    @Test("another machine's commit is heard through LISTEN/NOTIFY, not by polling the ledger")
+    func otherMachinesCommitsArriveByNotify() async throws {
+        let ledger = try PostgresTestServer.freshLedger()
+        let a = try await Self.open(ledger)
+        let b = try await Self.open(ledger)
+        #expect(await b.store.changeFeed != nil)
+        _ = try await a.manager.purchase(ID.removeAds)
+        #expect(await eventually { await b.manager.snapshot.entitlements.contains(ID.removeAds) })
+        await a.close()
+        await b.close()
+    }
+
+    @Test("four machines buying one non-consumable at once sell it once")
+    func nonConsumableNeverSoldTwiceAcrossMachines() async throws {
+        let ledger = try PostgresTestServer.freshLedger()
+        var stores: [LocalAppStore] = []
+        for _ in 0..<4 { stores.append(try LocalAppStore(catalog: Self.catalog, stateDirectory: nil, ledger: ledger)) }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for store in stores {
+                group.addTask { _ = try await store.purchase(ID.pro, options: PurchaseOptions(), answer: .confirm) }
+            }
+            try await group.waitForAll()
+        }
+        let sold = try PostgresTestServer.admin {
+            try $0.query("SELECT COUNT(*) FROM \(Self.schema(ledger)).transactions WHERE product_id = ?", [.text(ID.pro)])
+        }
+        #expect(sold.first?.first?.int == 1)
+        for store in stores { await store.shutdown() }
+    }
+
+    // MARK: A connection that drops
+
+    @Test("a connection dropped mid-purchase leaves nothing half-applied, says so, and the next purchase reconnects")
+    func droppedConnectionMidPurchase() async throws {
+        let ledger = try PostgresTestServer.freshLedger()
+        let h = try await Self.open(ledger)
+        let schema = Self.schema(ledger)
+        // Another session holds the outbox, so the purchase stops after writing its transaction row, inside its write.
+        let holder = try PostgresDatabase(PostgresLocation(try PostgresTestServer.url())!)
+        try holder.execute("BEGIN; LOCK TABLE \(schema).notifications IN EXCLUSIVE MODE")
+        let purchase = Task { await h.manager.purchase(ID.removeAds) }
+        let waiting = try await until {
+            try PostgresTestServer.admin {
+                try $0.query("""
+                    SELECT pid FROM pg_stat_activity WHERE application_name = 'storefront' AND wait_event_type = 'Lock'
+                    AND query LIKE '%notifications%'
+                    """, []).compactMap { $0.first?.int }
+            }
+        }
+        _ = try PostgresTestServer.admin { db in try waiting.map { try db.query("SELECT pg_terminate_backend(?)", [.int($0)]) } }
+        try holder.execute("ROLLBACK")
+        #expect(await purchase.value == .failed(.storeKit(.networkError)))
+        #expect(try Self.count("transactions", in: ledger) == 0)
+        #expect(try Self.count("events", in: ledger) == 0)
+        #expect(try Self.count("notifications", in: ledger) == 0)
+        let retried = try await h.manager.purchase(ID.removeAds)
+        #expect(retried.transaction?.productID == ID.removeAds)
+        #expect(try Self.count("transactions", in: ledger) == 1)
+        #expect(await h.store.damage() == nil)
+        await h.close()
+    }
+
+    // MARK: Databases that are not the store's
+
+    @Test("an unreachable server is an error naming the URL without its password")
+    func unreachableServerNamesTheURLWithoutPassword() throws {
+        let url = "postgresql://storefront:s3cret@127.0.0.1:1/storefront"
+        let error = #expect(throws: PostgresError.self) { try LocalAppStore(catalog: Self.catalog, stateDirectory: nil, ledger: PostgresLocation(url)!) }
+        #expect(error?.kind == .unreachable)
+        #expect(error?.description.hasPrefix("postgresql://storefront@127.0.0.1:1/storefront: cannot open the ledger's database") == true)
+        #expect(error?.description.contains("s3cret") == false)
+    }
+
+    @Test("a wrong password is refused, and the message does not repeat it")
+    func wrongPasswordIsRefused() throws {
+        let good = try PostgresTestServer.url()
+        let wrong = good.replacingOccurrences(of: ":storefront@", with: ":wr0ng@")
+        try #require(wrong != good)
+        let error = #expect(throws: PostgresError.self) { try LocalAppStore(catalog: Self.catalog, stateDirectory: nil, ledger: PostgresLocation(wrong)!) }
+        #expect(error?.description.contains("password authentication failed") == true)
+        #expect(error?.description.contains("wr0ng") == false)
+    }
+
+    @Test("a database holding another application's tables is refused and left as it was")
+    func foreignSchemaIsRefused() throws {
+        let ledger = try PostgresTestServer.freshLedger()
+        try PostgresTestServer.admin { try $0.execute("CREATE TABLE \(Self.schema(ledger)).customers(id INT)") }
+        let error = #expect(throws: PostgresError.self) { try LocalAppStore(catalog: Self.catalog, stateDirectory: nil, ledger: ledger) }
+        #expect(error?.kind == .foreignSchema)
+        #expect(error?.description.contains("customers") == true)
+        let tables = try PostgresTestServer.admin {
+            try $0.query("SELECT table_name::text FROM information_schema.tables WHERE table_schema = ?", [.text(Self.schema(ledger))])
+        }
+        #expect(tables == [[.text("customers")]])
+    }
+
+    @Test("a ledger of a newer schema version is refused and left as it was")
+    func newerSchemaIsRefused() async throws {
+        let ledger = try PostgresTestServer.freshLedger()
+        let h = try await Self.open(ledger)
+        _ = try await h.manager.purchase(ID.coins)
+        await h.close()
+        try PostgresTestServer.admin { try $0.execute("UPDATE \(Self.schema(ledger)).meta SET value = '99' WHERE key = 'schemaVersion'") }
+        let error = #expect(throws: PostgresError.self) { try LocalAppStore(catalog: Self.catalog, stateDirectory: nil, ledger: ledger) }
+        #expect(error?.kind == .newerSchema)
+        #expect(error?.description.contains("schema version 99") == true)
+        #expect(try Self.count("transactions", in: ledger) == 1)
+    }
+
+    @Test("placeholders become PostgreSQL's numbered parameters, quoted text left alone")
+    func placeholdersAreNumbered() {
+        #expect(PostgresDatabase.numbered("SELECT a FROM t WHERE b = ? AND c = '?' AND d = ?") == "SELECT a FROM t WHERE b = $1 AND c = '?' AND d = $2")
+        #expect(PostgresDatabase.numbered("UPDATE t SET a = ?2 WHERE id = ?1") == "UPDATE t SET a = $2 WHERE id = $1")
+    }
+
+    @Test("messages name the URL without the password, in the user part or a parameter")
+    func locationsHideThePassword() {
+        #expect(PostgresLocation("postgresql://qa:pw@db.local:5432/store")!.description == "postgresql://qa@db.local:5432/store")
+        #expect(PostgresLocation("postgres://db.local/store?password=pw&sslmode=disable")!.description == "postgres://db.local/store?sslmode=disable")
+        #expect(PostgresLocation("mysql://db") == nil)
+    }
+
+    /// Polls `body` (up to 10 s) until it gives a non-empty answer.
+    func until<T: Collection>(_ body: () throws -> T) async throws -> T {
+        for _ in 0..<500 {
+            let value = try body()
+            if !value.isEmpty { return value }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        throw PostgresTestServer.Unavailable(description: "the purchase never waited on the held table")
+    }
+}
