@@ -3,7 +3,7 @@ import StoreClient
 import StoreCore
 import StoreEngine
 
-/// The crash-test worker (`worker --state DIR --seed N [--count N]`): an app that buys consumables
+/// The crash-test worker (`worker --state DIR --seed N [--count N] [--ledger URL]`): an app that buys consumables
 /// and non-consumables through StoreManager (deliver, then finish) and prints one line per
 /// purchase after `purchase` returns: `ok <transactionID> <productID> <quantity>` or `fail <productID> <error>`.
 /// `nonConsumables` is how many of them it picks from: a few make two workers race for the same ones.
@@ -25,8 +25,8 @@ enum Worker {
         return catalog
     }
 
-    static func run(state: String, seed: UInt64, count: Int, nonConsumables pick: Int = nonConsumables) async throws {
-        let stack = try await StoreStack.open(catalog: catalog(), stateDirectory: state, productIDs: consumables)
+    static func run(state: String, ledger: PostgresLocation? = nil, seed: UInt64, count: Int, nonConsumables pick: Int = nonConsumables) async throws {
+        let stack = try await StoreStack.open(catalog: catalog(), stateDirectory: state, ledger: ledger, productIDs: consumables)
         let (store, manager) = (stack.store, stack.manager)
         var random = SeededRandom(seed: seed)
         for _ in 0..<count {

@@ -1,5 +1,6 @@
 import Foundation
 import StoreCore
+import StoreEngine
 
 let usage = """
     usage: storefront-bench [--json FILE] [--quick] [--only ID,…]
@@ -10,7 +11,7 @@ let usage = """
       --help        this text
     Exit status: 0 when every figure measured meets its target, 1 when one misses or the run fails.
     """
-// storefront-bench worker --state DIR --seed N [--count N] [--non-consumables N]   (hidden: the crash-test worker)
+// storefront-bench worker --state DIR --seed N [--count N] [--non-consumables N] [--ledger URL]   (hidden: the crash-test worker)
 // storefront-bench rss-probe --catalog FILE --state DIR        (hidden: figure 8's fresh process)
 
 let arguments = Array(CommandLine.arguments.dropFirst())
@@ -27,9 +28,10 @@ do {
     switch arguments.first {
     case "worker":
         guard let state = option("--state"), let seed = option("--seed").flatMap(UInt64.init) else {
-            fail("usage: worker --state DIR --seed N [--count N] [--non-consumables N]")
+            fail("usage: worker --state DIR --seed N [--count N] [--non-consumables N] [--ledger URL]")
         }
-        try await Worker.run(state: state, seed: seed, count: option("--count").flatMap(Int.init) ?? Int.max,
+        try await Worker.run(state: state, ledger: option("--ledger").flatMap(PostgresLocation.init), seed: seed,
+                             count: option("--count").flatMap(Int.init) ?? Int.max,
                              nonConsumables: option("--non-consumables").flatMap(Int.init).map { min(max($0, 1), Worker.nonConsumables) } ?? Worker.nonConsumables)
     case "rss-probe":
         guard let catalog = option("--catalog"), let state = option("--state") else { fail("usage: rss-probe --catalog FILE --state DIR") }

@@ -2,12 +2,13 @@ import Foundation
 import Testing
 import StoreClient
 import StoreCore
-import StoreEngine
+@testable import StoreEngine
 
 /// Opens the state directory as a freshly launched app would, lets StoreKit's redelivery of
 /// unfinished transactions drain, and checks the ledger and the wallet against each other.
-func checkAfterCleanLaunch(_ state: String, printed: [(id: Int64, product: String, quantity: Int)]) async throws {
-    let stack = try await StoreStack.open(catalog: Repo.catalog(), stateDirectory: state)
+/// `ledger`: the PostgreSQL ledger the state directory's app bought on.
+func checkAfterCleanLaunch(_ state: String, ledger: PostgresLocation? = nil, printed: [(id: Int64, product: String, quantity: Int)]) async throws {
+    let stack = try await StoreStack.open(catalog: Repo.catalog(), stateDirectory: state, ledger: ledger)
     let (store, manager) = (stack.store, stack.manager)
     var unfinished = await store.unfinishedTransactions().count
     for _ in 0..<600 where unfinished > 0 {
@@ -46,7 +47,7 @@ func checkAfterCleanLaunch(_ state: String, printed: [(id: Int64, product: Strin
     #expect(credited == expected, "wallet credits differ from completed consumables: missing \(Set(expected.keys).subtracting(credited.keys).sorted().prefix(5)), extra \(Set(credited.keys).subtracting(expected.keys).sorted().prefix(5))")
     #expect(credited.values.reduce(0, +) == expected.values.reduce(0, +))
 
-    for file in ["ledger.sqlite", "wallet.sqlite"] {
+    for file in ledger == nil ? ["ledger.sqlite", "wallet.sqlite"] : ["wallet.sqlite"] {
         let result = try SQLiteDatabase(path: state + "/" + file).query("PRAGMA integrity_check")
         #expect(result == [[.text("ok")]], "\(file): \(result)")
     }
@@ -56,6 +57,16 @@ func checkAfterCleanLaunch(_ state: String, printed: [(id: Int64, product: Strin
 struct CrashSafetyTests {
     @Test("A worker app (StoreManager on LocalAppStore) SIGKILLed at seeded-random points loses nothing and credits each consumable once")
     func killedWorkers() async throws {
+        try await killWorkers(ledger: nil)
+    }
+
+    @Test("A worker app SIGKILLed at seeded-random points on a PostgreSQL ledger loses nothing and credits each consumable once",
+          .enabled(if: PostgresTestServer.enabled, "needs a PostgreSQL server (set CI to fail instead of skipping)"))
+    func killedWorkersOnPostgres() async throws {
+        try await killWorkers(ledger: PostgresTestServer.freshLedger())
+    }
+
+    func killWorkers(ledger: PostgresLocation?) async throws {
         let seed = testSeed("crash safety")
         var random = SeededRandom(seed: seed)
         let state = temporaryDirectory("crash")
@@ -65,7 +76,7 @@ struct CrashSafetyTests {
         var unexpected: [String] = []
         let start = ContinuousClock.now
         for round in 0..<kills {
-            let worker = try WorkerProcess(state: state, seed: seed &+ UInt64(round))
+            let worker = try WorkerProcess(state: state, ledger: ledger, seed: seed &+ UInt64(round))
             // The kill point: after a seeded number of purchases (0: during start-up), plus a seeded delay,
             // so a busy machine shifts the points but does not remove them.
             let purchases = Int.random(in: 0...3, using: &random)
@@ -81,10 +92,10 @@ struct CrashSafetyTests {
             // A kill can cut the last line short; anything else is a purchase that failed.
             unexpected += output.other.dropLast().map { "round \(round): \($0)" }
         }
-        print("[crash safety] \(kills) kills, \(printed.count) purchases printed, \(ContinuousClock.now - start)")
+        print("[crash safety\(ledger == nil ? "" : ", PostgreSQL")] \(kills) kills, \(printed.count) purchases printed, \(ContinuousClock.now - start)")
         #expect(unexpected.isEmpty, "\(unexpected.prefix(10))")
         #expect(!printed.isEmpty, "no worker got as far as a purchase: raise the kill delays")
-        try await checkAfterCleanLaunch(state, printed: printed)
+        try await checkAfterCleanLaunch(state, ledger: ledger, printed: printed)
     }
 
     /// The workers pick from 4 non-consumables (not 5,000), so they race to buy the same ones.
@@ -165,6 +176,41 @@ struct CrashSafetyTests {
         #expect(!nonConsumableIDs[0].intersection(nonConsumableIDs[1]).isEmpty,
                 "neither worker met a non-consumable the other had bought: no contention")
         try await checkAfterCleanLaunch(state, printed: printed)
+    }
+
+    /// Machines are state directories (each its own app and wallet) on one PostgreSQL ledger.
+    @Test("Four processes on four machines buying from one PostgreSQL ledger: unique IDs, nothing lost, no non-consumable sold twice",
+          .enabled(if: PostgresTestServer.enabled, "needs a PostgreSQL server (set CI to fail instead of skipping)"))
+    func fourMachinesOnPostgres() async throws {
+        let seed = testSeed("four machines")
+        let ledger = try PostgresTestServer.freshLedger()
+        let machines = (0..<4).map { temporaryDirectory("machine\($0)") }
+        defer { for machine in machines { try? FileManager.default.removeItem(atPath: machine) } }
+        let count = longTests ? 60 : 25
+        let workers = try machines.enumerated().map { index, machine in
+            try WorkerProcess(state: machine, ledger: ledger, seed: seed &+ UInt64(index), count: count, nonConsumables: 4)
+        }
+        let deadline = ContinuousClock.now + .seconds(900)  // a safety net only
+        while workers.contains(where: { $0.process.isRunning }), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(100)) }
+        workers.forEach { $0.kill() }
+        var printed: [(id: Int64, product: String, quantity: Int)] = []
+        for worker in workers {
+            #expect(worker.process.terminationReason == .exit && worker.process.terminationStatus == 0, "worker did not finish cleanly")
+            #expect(worker.output().other.isEmpty, "purchases failed: \(worker.output().other.prefix(5))")
+            printed += worker.output().purchases
+        }
+        let store = try LocalAppStore(catalog: Repo.catalog(), stateDirectory: nil, ledger: ledger)
+        let entries = await store.ledgerEntries()
+        await store.shutdown()
+        let byID = Dictionary(grouping: printed, by: \.id)
+        #expect(entries.count == byID.count, "the ledger holds \(entries.count) transactions, the machines made \(byID.count)")
+        #expect(Set(entries.map(\.id)).count == entries.count, "duplicate transaction IDs")
+        let nonConsumables = entries.filter { $0.payload.productType == .nonConsumable }.map(\.payload.productID)
+        #expect(Set(nonConsumables).count == nonConsumables.count, "a non-consumable was sold twice")
+        #expect(nonConsumables.count <= 4 && printed.filter { $0.product.hasPrefix("bench.nc") }.count > nonConsumables.count,
+                "the machines did not contend for the same non-consumables")
+        let verifier = SignedDataVerifier(trustedRoots: [store.certificate])
+        #expect(entries.allSatisfy { $0.jws.map { verifier.transaction($0).isVerified } ?? true }, "a transaction does not verify against the shared identity")
     }
 
     /// Two stores on one state directory are two SQLite connections, as two processes have; this

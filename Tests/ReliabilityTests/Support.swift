@@ -44,7 +44,7 @@ final class WorkerProcess {
     let process = Process()
     let log: String
 
-    init(state: String, seed: UInt64, count: Int? = nil, nonConsumables: Int? = nil) throws {
+    init(state: String, ledger: PostgresLocation? = nil, seed: UInt64, count: Int? = nil, nonConsumables: Int? = nil) throws {
         guard FileManager.default.isExecutableFile(atPath: Repo.benchBinary) else {
             throw WorkerError(description: "\(Repo.benchBinary) is missing: run `swift build` before `swift test`")
         }
@@ -52,8 +52,11 @@ final class WorkerProcess {
         _ = FileManager.default.createFile(atPath: log, contents: nil)
         let output = FileHandle(forWritingAtPath: log)!
         process.executableURL = URL(fileURLWithPath: Repo.benchBinary)
-        process.arguments = ["worker", "--state", state, "--seed", String(seed)] + (count.map { ["--count", String($0)] } ?? [])
-            + (nonConsumables.map { ["--non-consumables", String($0)] } ?? [])
+        var arguments = ["worker", "--state", state, "--seed", String(seed)]
+        if let count { arguments += ["--count", String(count)] }
+        if let nonConsumables { arguments += ["--non-consumables", String(nonConsumables)] }
+        if let ledger { arguments += ["--ledger", ledger.url] }
+        process.arguments = arguments
         process.standardOutput = output
         process.standardError = output
         try process.run()
