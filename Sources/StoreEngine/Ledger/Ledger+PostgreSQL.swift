@@ -113,3 +113,9 @@ extension StoreIdentity {
         try Ledger(postgres: location).sharedIdentity()
     }
 }
+
+extension PostgresLocation {
+    /// Opens the ledger here once (making it on first use): a command that opens many stores on it
+    /// (`run`) refuses a database that cannot be used before it starts, not once per scenario.
+    public func check() throws { _ = try Ledger(postgres: self) }
+}

@@ -27,10 +27,12 @@ enum RunCommand {
                 return 2
             }
         }
+        let ledger = try StoreContext.ledger(options)
+        try ledger?.check()
         var results: [ScenarioResult] = []
         for (scenario, context) in scenarios {
             let runner = ScenarioRunner(scenario: scenario, catalog: context.catalog, storefront: context.storefront.code,
-                                        locale: context.locale, stateDirectory: options.statePath, ledger: try StoreContext.ledger(options),
+                                        locale: context.locale, stateDirectory: options.statePath, ledger: ledger,
                                         prepare: { try await StoreContext.applyOverrides(options, to: $0) })
             output(ScenarioReport.header(scenario))
             var result = await runner.run { output(ScenarioReport.line($0)) }
