@@ -162,6 +162,17 @@ import TerminalUI
         #expect(state.status == "⚠ ledger.sqlite: row 7 of transactions is damaged")
     }
 
+    @Test("a shared ledger back in reach after a lost connection is said, so the warning does not linger")
+    func ledgerBackInReachIsSaid() async throws {
+        var state = try await fixtureState(purchases: false)
+        var snapshot = state.snapshot
+        snapshot.damage = "postgresql://qa@db/store: the connection to the ledger's database was lost"
+        _ = reduce(&state, .snapshot(snapshot))
+        snapshot.damage = nil
+        _ = reduce(&state, .snapshot(snapshot))
+        #expect(state.status == "✓ The ledger can be read again")
+    }
+
     @Test func helpListsTheSameBindingsAsTheFooter() async throws {
         let state = try await fixtureState(purchases: false)
         let help = KeyMap.helpLines(for: state).joined(separator: "\n")

@@ -22,6 +22,8 @@ func reduce(_ state: inout AppState, _ event: Event) -> [Effect] {
     case .snapshot(let snapshot):
         // A damaged ledger row is said plainly, never shown as less than was bought.
         if let damage = snapshot.damage, damage != state.snapshot.damage { state.status = "⚠ " + damage }
+        // A shared ledger out of reach comes back (a damaged row never does).
+        else if snapshot.damage == nil, state.snapshot.damage != nil { state.status = "✓ The ledger can be read again" }
         state.snapshot = snapshot
         clampSelections(&state)
         StoreMessages.present(&state)
