@@ -12,7 +12,6 @@ struct ProcessExitTests {
         try """
             catalog \(Repo.root)/catalog.json
             buy com.lumenquest.plus.monthly
-            set timeRate oneRenewalEveryTwoSeconds
             advance P20Y
             buy com.lumenquest.coins.100
             """.write(toFile: path, atomically: true, encoding: .utf8)
@@ -54,8 +53,8 @@ struct ProcessExitTests {
         let directory = temporaryDirectory("buffered")
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let scenario = directory + "/slow.scenario"
-        // The advances take seconds: the first steps must be out long before the run ends.
-        try (["catalog \(Repo.root)/catalog.json", "buy com.lumenquest.plus.monthly", "set timeRate oneRenewalEveryTwoSeconds"]
+        // The advances take seconds (a century of monthly renewals each): the first steps must be out long before the run ends.
+        try (["catalog \(Repo.root)/catalog.json", "buy com.lumenquest.plus.monthly"]
              + Array(repeating: "advance P100Y", count: 20)).joined(separator: "\n").write(toFile: scenario, atomically: true, encoding: .utf8)
         let run = try startStorefront(["run", scenario])
         defer { if run.process.isRunning { kill(run.process.processIdentifier, SIGKILL) }; run.process.waitUntilExit() }

@@ -117,15 +117,63 @@ struct RenewalScheduleTests {
         #expect(Fixture.day(renewal.expirationDate) == "2027-03-03")
     }
 
-    @Test("under a oneRenewalEvery… rate every period lasts 30 days of store time; other rates keep the calendar")
-    func oneRenewalEveryRatePeriods() {
-        let fast = RenewalSchedule(rate: .oneRenewalEveryMinute)
-        #expect(fast.clockPeriod(Period(1, .year)) == Period(30, .day))
-        #expect(fast.clockPeriod(Period(1, .week)) == Period(30, .day))
-        #expect(RenewalSchedule(rate: .monthlyRenewalEveryHour).clockPeriod(Period(1, .year)) == Period(1, .year))
+    @Test("under monthlyRenewalEveryThirtySeconds periods last Xcode's table: weekly 10 s, monthly 30 s, 2 months 1 min, quarterly 1 min 30 s, 6 months 3 min, yearly 6 min")
+    func compressedDurationsFollowXcodesTable() {
+        let fast = RenewalSchedule(rate: .monthlyRenewalEveryThirtySeconds)
+        let start = Fixture.date("2027-01-31T21:54:32Z")
+        let seconds = [(1, Period.Unit.week), (1, .month), (2, .month), (3, .month), (6, .month), (1, .year)].map {
+            fast.end(of: Period($0, $1), from: start).timeIntervalSince(start)
+        }
+        #expect(seconds == [10, 30, 60, 90, 180, 360])
+    }
+
+    @Test("under a oneRenewalEvery… rate every period lasts one interval, a yearly plan and a 3-day trial alike")
+    func oneRenewalEveryCompressesEveryPeriodToTheInterval() {
+        let fast = RenewalSchedule(rate: .oneRenewalEveryTenSeconds)
         let start = Fixture.date("2027-01-01T00:00:00Z")
+        for period in [Period(1, .year), Period(3, .day), Period(1, .week)] {
+            #expect(fast.end(of: period, from: start) == start.addingTimeInterval(10), "\(period)")
+        }
         let renewal = fast.renewal(of: Fixture.record(), to: "pro.monthly", period: Period(1, .year), at: start)
-        #expect(renewal.expirationDate == Fixture.days(30, after: start))
+        #expect(renewal.expirationDate == start.addingTimeInterval(10))
+    }
+
+    @Test("under \"1 second is 1 day\" a month lasts its calendar days in seconds: 30 s from Oct 31 or Nov 1, 31 s from Dec 1")
+    func dayRatesCountCalendarDays() {
+        let start = Fixture.date("2027-10-31T21:54:32Z")
+        #expect(RenewalSchedule(rate: .oneSecondIsOneDay).end(of: Period(1, .month), from: start) == start.addingTimeInterval(30))
+        let november = Fixture.date("2027-11-01T00:00:00Z")
+        #expect(RenewalSchedule(rate: .oneSecondIsOneDay).end(of: Period(1, .month), from: november) == november.addingTimeInterval(30))
+        let december = Fixture.date("2027-12-01T00:00:00Z")
+        #expect(RenewalSchedule(rate: .oneSecondIsOneDay).end(of: Period(1, .month), from: december) == december.addingTimeInterval(31))
+    }
+
+    @Test("under a time rate grace lasts 15 s (9 s weekly) and billing retry 1 min, as Xcode's table for a 30-second month")
+    func compressedGraceAndBillingRetry() {
+        let failing = RenewalSchedule(rate: .monthlyRenewalEveryThirtySeconds, billingRetryOnRenewal: true, gracePeriod: true)
+        let end = Fixture.date("2027-03-01T10:00:00Z")
+        for (period, grace) in [(Period(1, .month), 15.0), (Period(1, .week), 9)] {
+            guard case .change(let next, _)? = failing.step(Fixture.record(expires: end), period: period, at: end) else {
+                Issue.record("no step for \(period)")
+                continue
+            }
+            #expect(next.gracePeriodEnd == end.addingTimeInterval(grace), "\(period)")
+            #expect(next.billingRetryEnd == end.addingTimeInterval(60))
+        }
+    }
+
+    @Test("notification retries are compressed by the time rate: the last, 72 h after, comes 3 s after under a 30-second month")
+    func notificationRetriesCompressed() throws {
+        let start = Fixture.date("2027-03-01T10:00:00Z")
+        let last = try #require(RetrySchedule.nextAttempt(afterFailures: 5, lastAt: start, rate: .monthlyRenewalEveryThirtySeconds))
+        #expect(abs(last.timeIntervalSince(start) - 3) < 0.001)
+        #expect(abs((RetrySchedule.nextAttempt(afterFailures: 5, lastAt: start)?.timeIntervalSince(start) ?? 0) - 72 * 3600) < 0.001)
+    }
+
+    @Test("real time keeps the calendar: a month ends on the anniversary day")
+    func realTimeKeepsTheCalendar() {
+        let start = Fixture.date("2027-01-31T10:00:00Z")
+        #expect(Fixture.day(RenewalSchedule(rate: .realTime).end(of: Period(1, .month), from: start, anchorDay: 31)) == "2027-02-28")
     }
 
     @Test("a pay-as-you-go offer discounts each renewal, for its own period, until its periods run out")

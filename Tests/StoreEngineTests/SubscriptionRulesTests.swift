@@ -502,14 +502,49 @@ struct TimeRateTests {
         await h.close()
     }
 
-    @Test("changing the time rate keeps the store time continuous")
-    func rateChange() async throws {
+    @Test("a time rate keeps dates wall-clock dates: the store clock moves as real time does")
+    func timeRateKeepsWallClockDates() async throws {
         let h = try await Harness.make()
         let before = await h.store.now()
         await h.store.setTimeRate(.oneSecondIsOneDay)
         h.time.advance(2)
-        let after = await h.store.now()
-        #expect(abs(after.timeIntervalSince(before) - 2 * 86_400) < 1)
+        #expect(await h.store.now().timeIntervalSince(before) == 2)
+        await h.close()
+    }
+
+    @Test("a monthly bought under monthlyRenewalEveryThirtySeconds is dated now and expires 30 s after its purchase")
+    func compressedExpirationDate() async throws {
+        let h = try await Harness.make { $0.timeRate = .monthlyRenewalEveryThirtySeconds }
+        let bought = try #require(await h.manager.purchase(ID.proMonthly).transaction)
+        #expect(bought.purchaseDate == h.time.now())
+        #expect(bought.expirationDate == bought.purchaseDate.addingTimeInterval(30))
+        h.time.advance(31)
+        await h.store.tick()
+        let renewal = try #require(await h.store.ledgerEntries().first { $0.payload.reason == .renewal })
+        #expect(renewal.payload.purchaseDate == bought.expirationDate)
+        #expect(renewal.payload.expirationDate == bought.expirationDate?.addingTimeInterval(30))
+        await h.close()
+    }
+
+    @Test("a rate changed mid-subscription applies from the next period; the current one keeps its end")
+    func rateChangeAppliesFromTheNextPeriod() async throws {
+        let h = try await Harness.make { $0.timeRate = .monthlyRenewalEveryThirtySeconds }
+        let bought = try #require(await h.manager.purchase(ID.proMonthly).transaction)
+        await h.store.setTimeRate(.monthlyRenewalEveryFiveMinutes)
+        h.time.advance(31)
+        await h.store.tick()
+        let renewal = try #require(await h.store.ledgerEntries().first { $0.payload.reason == .renewal })
+        #expect(renewal.payload.purchaseDate == bought.expirationDate)
+        #expect(renewal.payload.expirationDate == bought.expirationDate?.addingTimeInterval(300))
+        await h.close()
+    }
+
+    @Test("advance P1M under a time rate moves the store clock by the compressed month")
+    func advanceUnderATimeRate() async throws {
+        let h = try await Harness.make { $0.timeRate = .monthlyRenewalEveryThirtySeconds }
+        let before = await h.store.now()
+        try await h.store.advanceTime(by: Period(1, .month))
+        #expect(await h.store.now().timeIntervalSince(before) == 30)
         await h.close()
     }
 }

@@ -21,43 +21,78 @@ public enum TimeRate: Int, CaseIterable, Sendable, Codable {
 
     public var name: String { "\(self)" }
 
-    /// How many store seconds pass per real second, for rates that scale time uniformly.
-    /// `oneRenewalEvery…` rates scale each subscription by its own period: see `renewalInterval`.
-    public var speed: Double {
-        let day = 86_400.0, month = 30 * day
+    /// How a rate compresses time. Xcode does not run a fast clock: dates stay wall-clock dates and
+    /// *durations* are compressed (storekit.md, "Dates under a time rate").
+    enum Compression {
+        /// Real time: the calendar decides (anniversary days).
+        case none
+        /// The deprecated "N is one day" rates: every calendar day of a duration lasts N seconds.
+        case secondsPerDay(Double)
+        /// `monthlyRenewalEvery…`: a month lasts N seconds; Xcode's table for the other periods.
+        case secondsPerMonth(Double)
+        /// `oneRenewalEvery…`: every subscription period lasts N seconds, whatever its length.
+        case secondsPerRenewal(Double)
+    }
+
+    var compression: Compression {
         switch self {
-        case .realTime: return 1
-        case .oneHourIsOneDay: return day / 3600
-        case .thirtyMinutesIsOneDay: return day / 1800
-        case .fiveMinutesIsOneDay: return day / 300
-        case .oneMinuteIsOneDay: return day / 60
-        case .thirtySecondsIsOneDay: return day / 30
-        case .oneSecondIsOneDay: return day
-        case .monthlyRenewalEveryHour: return month / 3600
-        case .monthlyRenewalEveryThirtyMinutes: return month / 1800
-        case .monthlyRenewalEveryFifteenMinutes: return month / 900
-        case .monthlyRenewalEveryFiveMinutes: return month / 300
-        case .monthlyRenewalEveryThirtySeconds: return month / 30
-        // One renewal of any period every N seconds: a month's speed is a reasonable global clock speed.
-        case .oneRenewalEveryFifteenMinutes: return month / 900
-        case .oneRenewalEveryFiveMinutes: return month / 300
-        case .oneRenewalEveryMinute: return month / 60
-        case .oneRenewalEveryThirtySeconds: return month / 30
-        case .oneRenewalEveryTenSeconds: return month / 10
-        case .oneRenewalEveryTwoSeconds: return month / 2
+        case .realTime: .none
+        case .oneHourIsOneDay: .secondsPerDay(3600)
+        case .thirtyMinutesIsOneDay: .secondsPerDay(1800)
+        case .fiveMinutesIsOneDay: .secondsPerDay(300)
+        case .oneMinuteIsOneDay: .secondsPerDay(60)
+        case .thirtySecondsIsOneDay: .secondsPerDay(30)
+        case .oneSecondIsOneDay: .secondsPerDay(1)
+        case .monthlyRenewalEveryHour: .secondsPerMonth(3600)
+        case .monthlyRenewalEveryThirtyMinutes: .secondsPerMonth(1800)
+        case .monthlyRenewalEveryFifteenMinutes: .secondsPerMonth(900)
+        case .monthlyRenewalEveryFiveMinutes: .secondsPerMonth(300)
+        case .monthlyRenewalEveryThirtySeconds: .secondsPerMonth(30)
+        case .oneRenewalEveryFifteenMinutes: .secondsPerRenewal(900)
+        case .oneRenewalEveryFiveMinutes: .secondsPerRenewal(300)
+        case .oneRenewalEveryMinute: .secondsPerRenewal(60)
+        case .oneRenewalEveryThirtySeconds: .secondsPerRenewal(30)
+        case .oneRenewalEveryTenSeconds: .secondsPerRenewal(10)
+        case .oneRenewalEveryTwoSeconds: .secondsPerRenewal(2)
         }
     }
 
-    /// Real seconds between renewals under `oneRenewalEvery…`; nil for rates that scale the calendar.
-    public var renewalInterval: TimeInterval? {
-        switch self {
-        case .oneRenewalEveryFifteenMinutes: 900
-        case .oneRenewalEveryFiveMinutes: 300
-        case .oneRenewalEveryMinute: 60
-        case .oneRenewalEveryThirtySeconds: 30
-        case .oneRenewalEveryTenSeconds: 10
-        case .oneRenewalEveryTwoSeconds: 2
-        default: nil
+    /// How long a subscription (or offer) `period` starting at `start` lasts; nil under real time,
+    /// where it ends on the calendar's anniversary. Under `monthlyRenewalEveryThirtySeconds`, Xcode's
+    /// table: weekly 10 s, monthly 30 s, 2 months 1 min, 3 months 1 min 30 s, 6 months 3 min, yearly 6 min.
+    public func duration(of period: Period, from start: Date) -> TimeInterval? {
+        let count = Double(period.value)
+        switch compression {
+        case .none: return nil
+        case .secondsPerDay(let day): return period.advance(start).timeIntervalSince(start) / 86_400 * day
+        case .secondsPerRenewal(let interval): return interval
+        case .secondsPerMonth(let month):
+            switch period.unit {
+            case .day: return count * month / 21  // a week is a third of a month, as Xcode's table has it
+            case .week: return count * month / 3
+            case .month: return count * month
+            case .year: return count * 12 * month
+            }
+        }
+    }
+
+    /// The billing grace period (16 days, 6 for a weekly subscription); nil under real time.
+    /// Xcode's table under `monthlyRenewalEveryThirtySeconds`: 15 s, 9 s for a weekly one.
+    public func gracePeriod(weekly: Bool) -> TimeInterval? {
+        switch compression {
+        case .none: nil
+        case .secondsPerDay(let day): (weekly ? 6 : 16) * day
+        case .secondsPerMonth(let unit), .secondsPerRenewal(let unit): (weekly ? 0.3 : 0.5) * unit
+        }
+    }
+
+    /// How long `seconds` of the App Store's real time last (billing retry's 60 days, notification
+    /// retries' hours); unchanged under real time. Xcode's billing retry under a 30-second month: 1 min.
+    public func compressed(_ seconds: TimeInterval) -> TimeInterval {
+        switch compression {
+        case .none: seconds
+        case .secondsPerDay(let day): seconds / 86_400 * day
+        case .secondsPerMonth(let unit), .secondsPerRenewal(let unit): seconds / (30 * 86_400) * unit
         }
     }
 

@@ -270,7 +270,7 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
         if let terms = item.subscription {
             payload.subscriptionGroupID = terms.groupID
             payload.webOrderLineItemID = String(id + 1_000_000_000)
-            payload.expirationDate = schedule.clockPeriod(offer?.firstPeriod ?? terms.period).advance(date)
+            payload.expirationDate = schedule.end(of: offer?.firstPeriod ?? terms.period, from: date)
         }
         if let offer {
             payload.offerType = offer.type

@@ -1,16 +1,18 @@
 import Foundation
 import StoreCore
 
-/// The store's clock: real time scaled by a time rate, plus explicit jumps ("advance by P1M").
-/// Kept as an anchor pair so that after a restart the store catches up on all the time that passed.
+/// The store's clock: real time plus explicit jumps ("advance by P1M"). A time rate does not make it
+/// run fast (Xcode keeps wall-clock dates and compresses durations: see `TimeRate.duration`); it is
+/// kept here so every process on the ledger follows the same rate. Kept as an anchor pair so that
+/// after a restart the store catches up on all the time that passed.
 struct StoreClock: Codable, Equatable {
     var rate: TimeRate
     var realAnchor: Date
     var storeAnchor: Date
 
-    /// A fast time rate stops at the last supported date rather than run past it.
+    /// Stops at the last supported date rather than run past it.
     func now(real: Date) -> Date {
-        min(storeAnchor.addingTimeInterval(real.timeIntervalSince(realAnchor) * rate.speed), SupportedDates.latest)
+        min(storeAnchor.addingTimeInterval(real.timeIntervalSince(realAnchor)), SupportedDates.latest)
     }
 
     mutating func setRate(_ newRate: TimeRate, real: Date) {

@@ -148,7 +148,7 @@ extension LocalAppStore {
         let attempt = SendAttempt(date: now(), result: result)
         // Failed attempts in a row, this one included: the first attempt and five retries, then it gives up.
         let failures = row.attempts.reversed().prefix { $0.result != SendAttempt.success }.count + 1
-        let next = result == SendAttempt.success ? nil : RetrySchedule.nextAttempt(afterFailures: failures, lastAt: attempt.date)
+        let next = result == SendAttempt.success ? nil : RetrySchedule.nextAttempt(afterFailures: failures, lastAt: attempt.date, rate: clock.rate)
         let delivery: NotificationDelivery = result == SendAttempt.success ? .delivered : next == nil ? .failed : .pending
         read(()) { try ledger.recordAttempt(attempt, seq: sequence, delivery: delivery, nextAttempt: next) }
     }

@@ -53,13 +53,13 @@ public enum NotificationDelivery: String, Sendable {
 }
 
 /// The App Store's retry schedule: after a failed attempt, the next comes 1, 12, 24, 48 and 72
-/// hours later (store time); after the fifth retry fails, it gives up.
+/// hours later (store time, compressed by the time rate); after the fifth retry fails, it gives up.
 public struct RetrySchedule: Sendable, Equatable {
     public static let delays: [TimeInterval] = [1, 12, 24, 48, 72].map { $0 * 3600 }
 
     /// When to try again after `failures` failed attempts, the last at `date`; nil: give up.
-    public static func nextAttempt(afterFailures failures: Int, lastAt date: Date) -> Date? {
+    public static func nextAttempt(afterFailures failures: Int, lastAt date: Date, rate: TimeRate = .realTime) -> Date? {
         guard failures >= 1, failures <= delays.count else { return nil }
-        return date.addingTimeInterval(delays[failures - 1])
+        return date.addingTimeInterval(rate.compressed(delays[failures - 1]))
     }
 }

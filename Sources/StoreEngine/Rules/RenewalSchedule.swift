@@ -2,7 +2,8 @@ import Foundation
 import StoreCore
 
 /// When subscriptions renew, slip into grace or billing retry, and expire, on the store clock.
-/// The store applies each step to its ledger; the rules themselves need no store.
+/// The store applies each step to its ledger; the rules themselves need no store. Under a time rate
+/// the store clock keeps wall-clock time and the durations are compressed, as in Xcode.
 struct RenewalSchedule: Equatable {
     var rate: TimeRate
     /// The tester's switches: renewals fail and enter billing retry, after a grace period if on.
@@ -12,11 +13,12 @@ struct RenewalSchedule: Equatable {
     /// How long billing retry lasts before the subscription expires (the App Store retries for 60 days).
     static let billingRetryDays = 60
 
-    /// How long a subscription period lasts on the store clock. Xcode's `oneRenewalEvery…` rates
-    /// renew every subscription once per interval whatever its period; the clock runs a month per
-    /// interval (30 days), so each period lasts 30 days of store time. Other rates scale every period alike.
-    func clockPeriod(_ period: Period) -> Period {
-        rate.renewalInterval == nil ? period : Period(30, .day)
+    /// When a subscription (or offer) period starting at `start` ends: its compressed duration
+    /// under a time rate (`TimeRate.duration`), else on the calendar's anniversary, on `anchorDay`.
+    /// The rate is the one in force at `start`: a new rate applies from the next period.
+    func end(of period: Period, from start: Date, anchorDay: Int? = nil) -> Date {
+        if let seconds = rate.duration(of: period, from: start) { return start.addingTimeInterval(seconds) }
+        return anchorDay.map { period.advance(start, anchorDay: $0) } ?? period.advance(start)
     }
 
     /// What happens next to a subscription.
@@ -55,8 +57,8 @@ struct RenewalSchedule: Equatable {
                 next.expirationReason = record.priceIncrease == .declined ? .didNotConsentToPriceIncrease : .autoRenewDisabled
             } else if billingRetryOnRenewal {
                 next.state = gracePeriod ? .inGracePeriod : .inBillingRetryPeriod
-                next.gracePeriodEnd = gracePeriod ? Self.gracePeriodEnd(after: record.expirationDate, period: period) : nil
-                next.billingRetryEnd = Self.days(Self.billingRetryDays, after: record.expirationDate)
+                next.gracePeriodEnd = gracePeriod ? gracePeriodEnd(after: record.expirationDate, period: period) : nil
+                next.billingRetryEnd = record.expirationDate.addingTimeInterval(rate.compressed(Double(Self.billingRetryDays) * 86_400))
             } else {
                 return .renew(at: record.expirationDate)
             }
@@ -73,9 +75,10 @@ struct RenewalSchedule: Equatable {
         }
     }
 
-    /// Billing grace period: 6 days for a weekly subscription, 16 days for any longer one.
-    static func gracePeriodEnd(after expiration: Date, period: Period?) -> Date {
-        days(period == Period(1, .week) ? 6 : 16, after: expiration)
+    /// Billing grace period: 6 days for a weekly subscription, 16 days for any longer one (compressed under a time rate).
+    func gracePeriodEnd(after expiration: Date, period: Period?) -> Date {
+        let weekly = period == Period(1, .week)
+        return expiration.addingTimeInterval(rate.gracePeriod(weekly: weekly) ?? Double(weekly ? 6 : 16) * 86_400)
     }
 
     /// What one renewal at `date` buys.
@@ -96,15 +99,12 @@ struct RenewalSchedule: Equatable {
     func renewal(of record: SubscriptionRecord, to productID: String, period: Period, at date: Date) -> Renewal {
         let anchorDay = Period.anchorDay(record.anchorDay, at: date)
         guard let discount = record.offer, discount.remainingPeriods > 0, productID == record.productID || discount.type == .code else {
-            return Renewal(expirationDate: clockPeriod(period).advance(date, anchorDay: anchorDay), anchorDay: anchorDay)
+            return Renewal(expirationDate: end(of: period, from: date, anchorDay: anchorDay), anchorDay: anchorDay)
         }
         var left = discount
         left.remainingPeriods -= 1
-        return Renewal(expirationDate: clockPeriod(discount.period).advance(date, anchorDay: anchorDay), anchorDay: anchorDay,
+        return Renewal(expirationDate: end(of: discount.period, from: date, anchorDay: anchorDay), anchorDay: anchorDay,
                        discount: discount, offerLeft: left.remainingPeriods > 0 ? left : nil)
     }
 
-    private static func days(_ count: Int, after date: Date) -> Date {
-        date.addingTimeInterval(Double(count) * 86_400)
-    }
 }
