@@ -173,6 +173,16 @@ import TerminalUI
         #expect(state.status == "✓ The ledger can be read again")
     }
 
+    @Test("under a time rate the store clock and renewal dates show seconds; in real time, minutes")
+    func secondsUnderATimeRate() async throws {
+        var state = try await fixtureState(purchases: false)
+        let clock = Format.dateTime(state.snapshot.now)
+        #expect(render(state, size: Size(width: 100, height: 24)).text.contains(clock + "Z"))
+        state.settings.timeRate = .monthlyRenewalEveryThirtySeconds
+        #expect(render(state, size: Size(width: 100, height: 24)).text.contains(Format.dateTime(state.snapshot.now, seconds: true) + "Z"))
+        #expect(Format.dateTime(Date(timeIntervalSince1970: 1_796_105_696), seconds: true) == "2026-12-01 06:14:56")
+    }
+
     @Test func helpListsTheSameBindingsAsTheFooter() async throws {
         let state = try await fixtureState(purchases: false)
         let help = KeyMap.helpLines(for: state).joined(separator: "\n")

@@ -43,6 +43,8 @@ struct AppState: Sendable {
     /// The same, unfiltered: what the QA panel's pickers offer.
     private(set) var catalogProducts: [Product] = []
     var settings = TestSettings()
+    /// A time rate compresses durations to seconds: dates show their seconds then.
+    var timeIsCompressed: Bool { settings.timeRate != .realTime }
     var ledger: [LedgerEntry] = []
     /// The newest App Store Server Notifications, newest first (screen 6).
     var notifications: [StoreNotification] = []

@@ -7,9 +7,12 @@ enum Format {
                                                 timeZone: .gmt, calendar: Calendar(identifier: .gregorian)))
     }
 
-    static func dateTime(_ date: Date) -> String {
-        date.formatted(Date.VerbatimFormatStyle(
+    /// `seconds`: under a time rate, where a period lasts seconds, they are worth showing.
+    static func dateTime(_ date: Date, seconds: Bool = false) -> String {
+        let minutes = date.formatted(Date.VerbatimFormatStyle(
             format: "\(year: .defaultDigits)-\(month: .twoDigits)-\(day: .twoDigits) \(hour: .twoDigits(clock: .twentyFourHour, hourCycle: .zeroBased)):\(minute: .twoDigits)",
             timeZone: .gmt, calendar: Calendar(identifier: .gregorian)))
+        guard seconds else { return minutes }
+        return minutes + date.formatted(Date.VerbatimFormatStyle(format: ":\(second: .twoDigits)", timeZone: .gmt, calendar: Calendar(identifier: .gregorian)))
     }
 }

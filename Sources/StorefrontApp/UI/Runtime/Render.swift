@@ -84,7 +84,7 @@ private func drawStatus(_ state: AppState, in rect: Rect, on canvas: inout Canva
     canvas.fill(rect, style: base)
     let message = "│ " + (state.inFlight > 0 ? Spinner.frame(state.tick) + " " : "") + state.status
     // The last event matters most: the time rate, then the locale, give way before it is cut.
-    let parts = [snap.storefront.code, snap.locale, Format.dateTime(snap.now) + "Z", state.settings.timeRate.title]
+    let parts = [snap.storefront.code, snap.locale, Format.dateTime(snap.now, seconds: state.timeIsCompressed) + "Z", state.settings.timeRate.title]
     let fitting = [parts, [parts[0], parts[1], parts[2]], [parts[0], parts[2]]].map { " " + $0.joined(separator: " · ") + " " } + [""]
     let left = fitting.first { DisplayWidth.of($0) + DisplayWidth.of(message) <= rect.width } ?? ""
     let x = rect.x + canvas.put(left, at: rect.x, rect.y, style: base)

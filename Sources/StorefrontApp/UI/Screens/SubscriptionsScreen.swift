@@ -55,7 +55,7 @@ enum SubscriptionsScreen: ScreenView {
             var detail = ["Product: \(product?.displayName ?? t.productID) (\(product?.priceWithPeriod ?? t.productID))"]
             if let expires = t.expirationDate {
                 let verb = status.renewalInfo.payload?.willAutoRenew == true && status.state == .subscribed ? "Renews" : "Expires"
-                detail.append("\(verb): \(Format.dateTime(expires))")
+                detail.append("\(verb): \(Format.dateTime(expires, seconds: state.timeIsCompressed))")
             }
             if let r = status.renewalInfo.payload {
                 if r.willAutoRenew {
