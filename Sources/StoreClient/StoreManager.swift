@@ -221,20 +221,19 @@ public actor StoreManager {
         snapshot.now = now
         snapshot.balances = (try? await wallet.balances()) ?? snapshot.balances
         var statuses: [String: [SubscriptionStatus]] = [:]
-        var eligibility: [String: Bool] = [:]
-        for groupID in Set(snapshot.products.compactMap { $0.subscription?.groupID }) {
-            eligibility[groupID] = await source.isEligibleForIntroOffer(groupID: groupID)
-            do {
-                statuses[groupID] = try await source.subscriptionStatuses(groupID: groupID).map {
+        let groupIDs = Array(Set(snapshot.products.compactMap { $0.subscription?.groupID })).sorted()
+        do {
+            for (groupID, signed) in try await source.subscriptionStatuses(groupIDs: groupIDs) {
+                statuses[groupID] = signed.map {
                     SubscriptionStatus(state: $0.state, transaction: verify($0.transaction),
                                        renewalInfo: verifiedRenewals.result($0.renewalInfo, verifier.renewalInfo))
                 }
-            } catch {
-                snapshot.statusError = Self.failure(error)
             }
+        } catch {
+            snapshot.statusError = Self.failure(error)
         }
         snapshot.subscriptionStatuses = statuses
-        snapshot.introEligibility = eligibility
+        snapshot.introEligibility = await source.introOfferEligibility(groupIDs: groupIDs)
         snapshot.history = await source.allTransactions(limit: Self.historyLimit).map(verify)
         snapshot.transactionCount = await source.transactionCount()
         snapshot.unfinishedCount = await source.unfinishedTransactions().count

@@ -32,6 +32,11 @@ public protocol TransactionSource: Sendable {
     func subscriptionStatuses(groupID: String) async throws -> [SignedSubscriptionStatus]
     /// `Product.SubscriptionInfo.isEligibleForIntroOffer(for:)`.
     func isEligibleForIntroOffer(groupID: String) async -> Bool
+    /// Every group's statuses in one call, as an app's refresh asks for all of them (one call per
+    /// group was most of a refresh with a thousand groups). Throws as `subscriptionStatuses(groupID:)` does.
+    func subscriptionStatuses(groupIDs: [String]) async throws -> [String: [SignedSubscriptionStatus]]
+    /// Every group's intro-offer eligibility in one call.
+    func introOfferEligibility(groupIDs: [String]) async -> [String: Bool]
     /// The redeem sheet: a successful redemption is delivered through `updates()`.
     func redeem(offerCode: String) async throws
     /// `Transaction.beginRefundRequest(for:)`.
@@ -57,6 +62,18 @@ public enum ManageSubscriptionAction: Sendable, Equatable {
 
 extension TransactionSource {
     public func allTransactions() async -> [String] { await allTransactions(limit: nil) }
+
+    public func subscriptionStatuses(groupIDs: [String]) async throws -> [String: [SignedSubscriptionStatus]] {
+        var statuses: [String: [SignedSubscriptionStatus]] = [:]
+        for group in groupIDs { statuses[group] = try await subscriptionStatuses(groupID: group) }
+        return statuses
+    }
+
+    public func introOfferEligibility(groupIDs: [String]) async -> [String: Bool] {
+        var eligibility: [String: Bool] = [:]
+        for group in groupIDs { eligibility[group] = await isEligibleForIntroOffer(groupID: group) }
+        return eligibility
+    }
 }
 
 extension StoreTestControls {

@@ -174,4 +174,23 @@ struct SourceContractTests {
         #expect(await app.balance(ID.gems) == 0)
         await app.manager.stop()
     }
+
+    @Test("every group's statuses and eligibility in one call are each group's own", arguments: SourceKind.available)
+    func batchedStatusesMatchPerGroup(kind: SourceKind) async throws {
+        let (source, certificate) = try kind.make()
+        let app = try await App.launch(source, certificate: certificate)
+        _ = await app.manager.purchase(ID.proMonthly)
+        let groups = [ID.group, "no.such.group"]
+        let batched = try await source.subscriptionStatuses(groupIDs: groups)
+        #expect(batched[ID.group]?.count == 1)
+        for group in groups {
+            let one = try await source.subscriptionStatuses(groupID: group)
+            #expect(batched[group]?.map(\.state) == one.map(\.state))
+            #expect(batched[group]?.map(\.transaction) == one.map(\.transaction))
+        }
+        let eligibility = await source.introOfferEligibility(groupIDs: groups)
+        #expect(eligibility[ID.group] == false)
+        #expect(eligibility["no.such.group"] == true)
+        await app.manager.stop()
+    }
 }

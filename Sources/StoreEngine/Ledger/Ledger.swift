@@ -188,6 +188,27 @@ final class Ledger {
         return token(stored, payload: columns[1].text ?? "")
     }
 
+    /// Tokens by transaction ID, read a hundred at a time (a refresh wants every subscription's).
+    func jws(_ ids: [Int64]) throws -> [Int64: String] {
+        var tokens: [Int64: String] = [:]
+        var unread: [Int64] = []
+        for id in ids {
+            if let row = batchRows?[id] { tokens[id] = row.jws } else { unread.append(id) }
+        }
+        let chunk = 100
+        for start in stride(from: 0, to: unread.count, by: chunk) {
+            // Padded to a whole chunk with its last ID, so one prepared statement serves every read.
+            let ids = Array(unread[start..<min(start + chunk, unread.count)])
+            let padded = ids + Array(repeating: ids.last!, count: chunk - ids.count)
+            let sql = "SELECT id, jws, payload FROM transactions WHERE id IN (" + Array(repeating: "?", count: chunk).joined(separator: ", ") + ")"
+            for columns in try db.query(sql, padded.map { .int($0) }) {
+                guard let id = columns[0].int, let stored = columns[1].text else { continue }
+                tokens[id] = token(stored, payload: columns[2].text ?? "")
+            }
+        }
+        return tokens
+    }
+
     /// Rows of `columns`; one that does not decode is an error naming it, never a row silently left out.
     func rows(_ sql: String, _ arguments: [SQLValue] = []) throws -> [Row] {
         try db.query(sql, arguments).map { columns in

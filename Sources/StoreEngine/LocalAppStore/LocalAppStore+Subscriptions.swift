@@ -337,12 +337,33 @@ extension LocalAppStore {
     // MARK: Status
 
     public func subscriptionStatuses(groupID: String) async throws -> [SignedSubscriptionStatus] {
+        try statuses(of: [groupID])[groupID] ?? []
+    }
+
+    public func subscriptionStatuses(groupIDs: [String]) async throws -> [String: [SignedSubscriptionStatus]] {
+        try statuses(of: groupIDs)
+    }
+
+    /// The groups' statuses from one read of the records and one batched read of their tokens.
+    func statuses(of groupIDs: [String]) throws -> [String: [SignedSubscriptionStatus]] {
         try injected.check(.subscriptionStatus)
         catchUp()
-        return try ledger.subscriptions(group: groupID).compactMap { record in
-            guard let jws = try ledger.jws(record.latestTransactionID) else { return nil }
-            return SignedSubscriptionStatus(state: record.state, transaction: present(jws), renewalInfo: present(asSigned(try signedRenewalInfo(record))))
+        let wanted = Set(groupIDs)
+        let records = try (groupIDs.count == 1 ? ledger.subscriptions(group: groupIDs[0]) : ledger.subscriptions())
+            .filter { wanted.contains($0.groupID) }
+        let tokens = try ledger.jws(records.map(\.latestTransactionID))
+        var statuses = Dictionary(uniqueKeysWithValues: groupIDs.map { ($0, [SignedSubscriptionStatus]()) })
+        for record in records {
+            guard let jws = tokens[record.latestTransactionID] else { continue }
+            statuses[record.groupID]?.append(SignedSubscriptionStatus(state: record.state, transaction: present(jws),
+                                                                     renewalInfo: present(asSigned(try signedRenewalInfo(record)))))
         }
+        return statuses
+    }
+
+    public func introOfferEligibility(groupIDs: [String]) async -> [String: Bool] {
+        let history = Dictionary(grouping: read([]) { try ledger.subscriptions() }, by: \.groupID)
+        return Dictionary(uniqueKeysWithValues: groupIDs.map { ($0, OfferEligibility(history: history[$0] ?? []).isEligibleForIntroOffer) })
     }
 
     /// The subscription's renewal info, signed again only when what it says has changed: signing
