@@ -399,8 +399,9 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
     public func currentEntitlements() -> [String] {
         catchUp()
         let oneTime = read([], ledger.ownedOneTimeRows).compactMap(\.jws)
-        let subscriptions = read([]) { try ledger.subscriptions() }.filter { $0.state.grantsAccess }
-            .compactMap { try? ledger.jws($0.latestTransactionID) }
+        let active = read([]) { try ledger.subscriptions() }.filter { $0.state.grantsAccess }.map(\.latestTransactionID)
+        let tokens = read([:]) { try ledger.jws(active) }
+        let subscriptions = active.compactMap { tokens[$0] }
         return (oneTime + subscriptions).map(present)
     }
 
