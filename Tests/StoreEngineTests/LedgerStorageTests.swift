@@ -30,6 +30,22 @@ struct LedgerStorageTests {
         #expect(ledger.token(foreign, payload: payload) == foreign)
     }
 
+    @Test("tokens read in a batch are the rows' current ones, also after a row changes")
+    func batchedTokensFollowChanges() throws {
+        let ledger = try Ledger(path: nil, tokenPrefix: identity.signer.tokenPrefix)
+        var payload = TransactionPayload(transactionID: 2_000_000_001, originalTransactionID: 2_000_000_001, bundleID: "b", productID: "p",
+                                         productType: .nonConsumable, purchaseDate: Date(), originalPurchaseDate: Date(), quantity: 1,
+                                         signedDate: Date(), storefront: "USA", storefrontID: "143441", currency: "USD", priceMilliunits: 990,
+                                         appTransactionID: "1")
+        let first = try identity.signer.sign(payload: Data(payload.json.compact.utf8))
+        try ledger.insert(.init(payload: payload, status: .completed, finished: false, jws: first))
+        #expect(try ledger.jws([payload.transactionID, 7]) == [payload.transactionID: first])
+        payload.revocationDate = Date()
+        let revoked = try identity.signer.sign(payload: Data(payload.json.compact.utf8))
+        try ledger.update(.init(payload: payload, status: .completed, finished: false, jws: revoked))
+        #expect(try ledger.jws([payload.transactionID]) == [payload.transactionID: revoked])
+    }
+
     @Test("purchases read back from disk verify, from their signature-only rows")
     func purchasesVerifyAfterReopening() async throws {
         let directory = temporaryDirectory()
