@@ -47,11 +47,8 @@ struct Harness {
         return Harness(store: stack.store, manager: stack.manager, time: time, directory: directory)
     }
 
-    /// Under STOREFRONT_TEST_ENGINE=postgresql the same tests run on a PostgreSQL ledger: a fresh one, or the directory's own.
-    static func ledger(for directory: String?) throws -> PostgresLocation? {
-        guard PostgresTestServer.isDefaultEngine else { return nil }
-        return try directory.map(PostgresTestServer.ledger(for:)) ?? PostgresTestServer.freshLedger()
-    }
+    /// Under STOREFRONT_TEST_ENGINE=postgresql the same tests run on a PostgreSQL ledger.
+    static func ledger(for directory: String?) throws -> PostgresLocation? { try PostgresTestServer.defaultLedger(for: directory) }
 
     func snapshot() async -> StoreSnapshot { await manager.snapshot }
 

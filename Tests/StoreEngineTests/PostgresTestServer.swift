@@ -15,6 +15,13 @@ enum PostgresTestServer {
     /// `STOREFRONT_TEST_ENGINE=postgresql`: the behavioural suites' stores (`Harness`) keep their ledger on PostgreSQL.
     static var isDefaultEngine: Bool { ProcessInfo.processInfo.environment["STOREFRONT_TEST_ENGINE"] == "postgresql" }
 
+    /// The ledger a suite's store opens: under `STOREFRONT_TEST_ENGINE=postgresql` a PostgreSQL one (a
+    /// fresh one, or the state directory's own), else nil (SQLite: the directory's, or memory).
+    static func defaultLedger(for directory: String?) throws -> PostgresLocation? {
+        guard isDefaultEngine else { return nil }
+        return try directory.map(ledger(for:)) ?? freshLedger()
+    }
+
     /// The server's URL.
     static func url() throws -> String { try server.get() }
 

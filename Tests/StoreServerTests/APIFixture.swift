@@ -35,7 +35,7 @@ struct APIFixture {
         var catalog = Repo.catalog
         catalog.settings.networkDelay = 0
         catalog.settings.gracePeriod = false
-        store = try LocalAppStore(catalog: catalog, stateDirectory: nil, time: ManualTime())
+        store = try LocalAppStore(catalog: catalog, stateDirectory: nil, ledger: PostgresTestServer.defaultLedger(for: nil), time: ManualTime())
         api = AppStoreServerAPI(store: store, authenticate: { _ in authorized ? nil : HTTPResponse(status: 401) })
     }
 

@@ -24,7 +24,7 @@ struct AppleClientTests {
         let directory = try APIKeyTests.freshDirectory()
         var catalog = Repo.catalog
         catalog.settings.networkDelay = 0
-        let store = try LocalAppStore(catalog: catalog, stateDirectory: directory)
+        let store = try LocalAppStore(catalog: catalog, stateDirectory: directory, ledger: PostgresTestServer.defaultLedger(for: directory))
         let key = try APIKey.load(stateDirectory: directory)
         let authenticator = APIAuthenticator(key: key, bundleID: catalog.app.bundleID)
         let api = AppStoreServerAPI(store: store) { authenticator.check($0)?.response }

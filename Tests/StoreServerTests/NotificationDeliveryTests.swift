@@ -114,7 +114,7 @@ struct NotificationDeliveryTests {
         catalog.settings.gracePeriod = false
         catalog.settings.environment = .sandbox
         catalog.settings.notificationURL = url
-        return try LocalAppStore(catalog: catalog, stateDirectory: directory, time: time)
+        return try LocalAppStore(catalog: catalog, stateDirectory: directory, ledger: PostgresTestServer.defaultLedger(for: directory), time: time)
     }
 
     func buy(_ store: LocalAppStore, _ id: String) async throws {

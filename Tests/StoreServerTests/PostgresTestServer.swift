@@ -1,0 +1,1 @@
+../StoreEngineTests/PostgresTestServer.swift
