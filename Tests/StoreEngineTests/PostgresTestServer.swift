@@ -51,17 +51,22 @@ enum PostgresTestServer {
 
     private static let server: Result<String, Unavailable> = {
         if let url = ProcessInfo.processInfo.environment["STOREFRONT_TEST_POSTGRES"], !url.isEmpty { return .success(url) }
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        let port = freePort()
-        let (status, output) = run([root.path + "/.ci/postgres", "start", directory, String(port)])
-        guard status == 0, output.hasPrefix("postgresql://") else {
-            return .failure(Unavailable(description: "no PostgreSQL server could be started (.ci/postgres start: \(output))"))
+        // A port another test target's server (each target compiles this file) may take first: try again.
+        var output = ""
+        for _ in 0..<3 {
+            let (status, printed) = run([scriptPath, "start", directory, String(freePort())])
+            output = printed
+            if status == 0, output.hasPrefix("postgresql://") {
+                atexit { _ = PostgresTestServer.run([PostgresTestServer.scriptPath, "stop", PostgresTestServer.directory]) }
+                return .success(output.trimmingCharacters(in: .whitespacesAndNewlines))
+            }
+            _ = run([scriptPath, "stop", directory])
         }
-        atexit { _ = PostgresTestServer.run([PostgresTestServer.scriptPath, "stop", PostgresTestServer.directory]) }
-        return .success(output.trimmingCharacters(in: .whitespacesAndNewlines))
+        return .failure(Unavailable(description: "no PostgreSQL server could be started (.ci/postgres start: \(output))"))
     }()
 
-    private static let directory = NSTemporaryDirectory() + "storefront-test-postgres-\(getpid())"
+    /// One per test target: the targets share a process, and each has its own copy of this type.
+    private static let directory = NSTemporaryDirectory() + "storefront-test-postgres-\(getpid())-\(UUID().uuidString.prefix(8))"
     private static let scriptPath = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().path + "/.ci/postgres"
 
