@@ -92,6 +92,9 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
         }
     }
 
+    /// A store dropped without `shutdown()` (a test, an error path) still ends its listening thread and connection.
+    deinit { changeFeed?.stop() }
+
     public nonisolated var certificate: Certificate { identity.certificate }
 
     // MARK: Clock
