@@ -136,6 +136,7 @@ struct PostgresServer {
             return PostgresServer(directory: directory, url: url)
         } catch {
             _ = try? script(["stop", directory])
+            try? FileManager.default.removeItem(atPath: directory)  // when the script could not even run
             throw error
         }
     }
