@@ -38,7 +38,7 @@ let package = Package(
         .target(name: "StorefrontApp", dependencies: ["StoreCore", "StoreSigning", "StoreEngine", "StoreClient", "StoreServer", "TerminalUI"]),
         .executableTarget(name: "storefront", dependencies: ["StorefrontApp"]),
         // Speed and memory targets, measured against baselines in the same run; also the crash-test worker.
-        .executableTarget(name: "storefront-bench", dependencies: ["StorefrontApp", "CLibCrypto", "CSQLite"]),
+        .executableTarget(name: "storefront-bench", dependencies: ["StorefrontApp", "CLibCrypto", "CSQLite", "CLibPQ"]),
 
         .testTarget(name: "StoreCoreTests", dependencies: ["StoreCore"]),
         .testTarget(name: "StoreSigningTests", dependencies: ["StoreSigning"]),

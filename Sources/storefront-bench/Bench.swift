@@ -41,6 +41,9 @@ enum Bench {
         if wanted("7") { results.append(try await step("a simulated year") { try await Figures.renewals(sizes) }) }
         if wanted("8") { results += try await step("peak RSS") { try Figures.memory(sizes, catalogPath: catalogPath, ledger: large) } }
         if wanted("refresh-subs") { results.append(try await step("refresh with many subscriptions") { try await RefreshFigures.subscriptions(sizes) }) }
+        if PostgresFigures.ids.contains(where: wanted) {
+            results += try await step("PostgreSQL ledger") { try await PostgresFigures.run(sizes, wanted: wanted) }
+        }
         if wanted("refresh-1m") { results.append(try await step("refresh with a huge ledger") { try await RefreshFigures.ledgerSize(sizes) }) }
 
         results.sort { $0.id.compare($1.id, options: .numeric) == .orderedAscending }
