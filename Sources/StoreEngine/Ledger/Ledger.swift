@@ -121,7 +121,11 @@ final class Ledger {
     /// ID once, so an ID reused after a delete, clear or reset would be a purchase never delivered.
     /// The caller holds the write lock.
     func nextTransactionID() throws -> Int64 {
-        max(try highestDeletedID(), try db.query("SELECT MAX(id) FROM transactions").first?.first?.int ?? 2_000_000_000) + 1
+        // One statement for both: on PostgreSQL every statement is a round trip.
+        let highest = try db.query("""
+            SELECT MAX(id) FROM transactions UNION ALL SELECT CAST(value AS BIGINT) FROM meta WHERE key = 'highestDeletedID'
+            """).compactMap { $0.first?.int }
+        return max(highest.max() ?? 0, 2_000_000_000) + 1
     }
 
     /// The high-water mark of IDs no longer in `transactions`, kept by whatever deletes rows (in
