@@ -147,6 +147,16 @@ public struct CatalogProduct: Hashable, Sendable, Identifiable {
     }
 }
 
+extension CatalogProduct {
+    /// What one billing period costs in a storefront on a billing plan (a subscription's month on the
+    /// monthly plan); nil when the product is not sold there, or not on that plan.
+    public func price(in storefront: String, on plan: BillingPlanType) -> Decimal? {
+        guard let listed = prices[storefront] else { return nil }
+        guard let terms = subscription else { return plan == .upFront ? listed : nil }
+        return terms.billingPlan(plan)?.price(in: storefront, listed: listed)
+    }
+}
+
 /// An auto-renewable subscription's place in its group and its offers.
 public struct SubscriptionTerms: Hashable, Sendable {
     public var groupID: String

@@ -31,6 +31,8 @@ public struct TransactionPayload: Hashable, Sendable {
     public var offerID: String?
     public var offerPaymentMode: PaymentMode?
     public var offerPeriod: Period?
+    /// How the subscription is paid (`billingPlanType`); only for a product with billing plans.
+    public var billingPlanType: BillingPlanType?
     public var environment: String = StoreEnvironment.standard.rawValue
     public var storefront: String
     public var storefrontID: String
@@ -84,6 +86,7 @@ public struct TransactionPayload: Hashable, Sendable {
         if let o = offerID { m.append(("offerIdentifier", .string(o))) }
         if let o = offerPaymentMode { m.append(("offerDiscountType", .string(o.signedName))) }
         if let o = offerPeriod { m.append(("offerPeriod", .string(o.iso))) }
+        if let b = billingPlanType { m.append(("billingPlanType", .string(b.signedName))) }
         m += [("environment", .string(environment)), ("transactionReason", .string(reason.rawValue)),
               ("storefront", .string(storefront)), ("storefrontId", .string(storefrontID)),
               ("price", .number(String(priceMilliunits))), ("currency", .string(currency)),
@@ -118,6 +121,7 @@ public struct TransactionPayload: Hashable, Sendable {
         offerID = json["offerIdentifier"]?.stringValue
         offerPaymentMode = json["offerDiscountType"]?.stringValue.flatMap { v in PaymentMode.allCases.first { $0.signedName == v } }
         offerPeriod = json["offerPeriod"]?.stringValue.flatMap(Period.init(iso:))
+        billingPlanType = json["billingPlanType"]?.stringValue.flatMap(BillingPlanType.init(signedName:))
         environment = json["environment"]?.stringValue ?? ""
         reason = json["transactionReason"]?.stringValue.flatMap(Reason.init(rawValue:)) ?? .purchase
     }

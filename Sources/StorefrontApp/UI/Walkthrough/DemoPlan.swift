@@ -19,8 +19,9 @@ enum DemoPlan {
     static func moves(for action: StoreCommand, in state: AppState) -> [DemoMove]? {
         guard state.top == nil, state.filter.text.isEmpty, !state.isEditingFilter else { return nil }
         switch action {
-        case .buy(let id, let quantity, let offer, let signature, let askToBuy, let answer):
-            guard !askToBuy, signature == .valid, let product = state.product(id),
+        case .buy(let id, let quantity, let offer, let signature, let askToBuy, let plan, let answer):
+            // Choosing a billing plan has no key yet: the runner performs such a purchase.
+            guard !askToBuy, signature == .valid, plan == .upFront, let product = state.product(id),
                   let row = StoreScreen.products(state).firstIndex(where: { $0.id == id }),
                   let path = select(row, on: .store, state) else { return nil }
             let sheet = draft(for: product, state)
