@@ -1,7 +1,22 @@
 import Foundation
+import StoreClient
 import StoreCore
+import StoreEngine
 import Testing
+import TerminalUI
 @testable import StorefrontApp
+
+/// The storefront on the billing-plans catalog, a new customer (eligible for intro offers), at the fixed time.
+private func planState() async throws -> AppState {
+    var catalog = try CatalogLoader.load(path: BillingPlanDisplayTests.path)
+    catalog.settings.networkDelay = 0
+    let stack = try await StoreStack.open(catalog: catalog, stateDirectory: nil, time: FixedTime())
+    await stack.manager.refresh()
+    let state = await AppState.opening(catalog, manager: stack.manager, controls: stack.store)
+    await stack.manager.stop()
+    await stack.store.shutdown()
+    return state
+}
 
 @Suite("Billing plans on show")
 struct BillingPlanDisplayTests {
@@ -46,5 +61,71 @@ struct BillingPlanDisplayTests {
         #expect(text.contains("pro.monthly.comeback  1 month free, then $2.99/month, 12-month commitment              monthly"))
         let plain = try StoreContext.resolve(CommandLineOptions(), catalogPath: Repo.catalog)
         #expect(!CatalogCommand.table(plain.catalog.products(storefront: "USA", locale: "en_US"), context: plain).contains("Billing plans"))
+    }
+
+    static let yearly = "com.lumennotes.pro.yearly"
+
+    @Test("the payment sheet starts up front, StoreKit's default, and b chooses the monthly plan with its own intro and offers")
+    func paymentSheetChoosesThePlan() async throws {
+        var state = try await planState()
+        var sheet = draft(for: try #require(state.product(Self.yearly)), state)
+        #expect(sheet.plans == [.upFront, .monthly] && sheet.plan == .upFront)
+        #expect(sheet.offers == [.none, .promotional("pro.yearly.comeback")])
+        #expect(sheet.body(state).contains("Billing plan: Up front   (b to change)"))
+        #expect(sheet.body(state).contains("Intro offer: 1 month free, then $29.99/year"))
+        _ = sheet.perform(.nextPlan, &state)
+        #expect(sheet.plan == .monthly)
+        #expect(sheet.offers == [.none, .promotional("pro.monthly.comeback")])
+        #expect(sheet.body(state).contains("Intro offer: $0.99/month for 3 months, then $2.99/month, 12-month commitment"))
+        #expect(sheet.body(state).contains("Commitment: 12 monthly payments, $35.88 in all."))
+        let step = sheet.perform(.activate, &state)
+        guard case .command(.buy(Self.yearly, _, nil, _, _, let plan, .confirm))? = step.effects.first else {
+            Issue.record("no purchase: \(step.effects)")
+            return
+        }
+        #expect(plan == .monthly)
+    }
+
+    @Test("a product without billing plans has no plan choice on its payment sheet")
+    func noPlanChoiceWithoutPlans() async throws {
+        let state = try await fixtureState(purchases: false)
+        let sheet = draft(for: try #require(state.product("com.lumenquest.plus.yearly")), state)
+        #expect(sheet.plans == [.upFront])
+        #expect(!sheet.bindings(state).contains { $0.action == .nextPlan })
+        #expect(!sheet.body(state).contains { $0.hasPrefix("Billing plan") })
+    }
+
+    @Test("choosing another plan keeps the payment sheet the same size")
+    func planChoiceKeepsTheSheetsSize() async throws {
+        var state = try await planState()
+        var sheet = draft(for: try #require(state.product(Self.yearly)), state)
+        var frames: Set<String> = []
+        for _ in 0..<4 {
+            var canvas = Canvas(width: 80, height: 24)
+            sheet.draw(state, in: TerminalUI.Rect(x: 0, y: 0, width: 80, height: 24), on: &canvas)
+            frames.insert(canvas.lines.filter { $0.contains("┌") || $0.contains("└") }.joined(separator: "|"))
+            _ = sheet.perform(.nextPlan, &state)
+            _ = sheet.perform(.nextOffer, &state)
+        }
+        #expect(frames.count == 1, "\(frames)")
+    }
+
+    @Test("the product detail lists the billing plans with their commitment")
+    func productDetailListsPlans() async throws {
+        let state = try await planState()
+        let lines = ProductDetailSheet(productID: Self.yearly).lines(state)
+        #expect(lines.contains("  Up front · $29.99/year"))
+        #expect(lines.contains("  Monthly · $2.99/month, 12-month commitment · $35.88 in all"))
+    }
+
+    @Test("golden: the payment sheet on the monthly plan")
+    func paymentSheetMonthlyGolden() async throws {
+        var state = try await planState()
+        press(&state, .enter, .character("b"))
+        let record = ProcessInfo.processInfo.environment["RECORD_SCREENS"] == "1"
+        if let failure = try Golden.check("payment-billing-plan-monthly", render(state, size: Size(width: 80, height: 24)).text,
+                                          in: Repo.screens, record: record) {
+            Issue.record(Comment(rawValue: failure))
+        }
     }
 }
