@@ -7,10 +7,12 @@ import TerminalUI
 @testable import StorefrontApp
 
 /// The storefront on the billing-plans catalog, a new customer (eligible for intro offers), at the fixed time.
-private func planState() async throws -> AppState {
+/// `buying`: the customer subscribes on that plan first.
+private func planState(buying plan: BillingPlanType? = nil) async throws -> AppState {
     var catalog = try CatalogLoader.load(path: BillingPlanDisplayTests.path)
     catalog.settings.networkDelay = 0
     let stack = try await StoreStack.open(catalog: catalog, stateDirectory: nil, time: FixedTime())
+    if let plan { await stack.manager.purchase(BillingPlanDisplayTests.yearly, options: PurchaseOptions(billingPlan: plan)) }
     await stack.manager.refresh()
     let state = await AppState.opening(catalog, manager: stack.manager, controls: stack.store)
     await stack.manager.stop()
@@ -127,5 +129,14 @@ struct BillingPlanDisplayTests {
                                           in: Repo.screens, record: record) {
             Issue.record(Comment(rawValue: failure))
         }
+    }
+
+    @Test("the Subscriptions screen shows the plan a subscriber pays on and what the next month charges")
+    func subscriptionsScreenShowsThePlan() async throws {
+        var state = try await planState(buying: .monthly)
+        press(&state, .character("2"))
+        let text = render(state, size: Size(width: 100, height: 30)).text
+        #expect(text.contains("Product: Pro Yearly ($2.99/month, 12-month commitment)"))
+        #expect(text.contains("Will auto-renew: yes at $0.99/month"))
     }
 }
