@@ -86,6 +86,23 @@ struct BillingPlanTests {
         await s.store.shutdown()
     }
 
+    @Test("a monthly payment carries its place in the 12-month commitment (commitmentInfo); the 13th starts a new commitment")
+    func monthlyPaymentsCarryTheirCommitment() async throws {
+        let s = try PlanStore()
+        let first = try await s.buy(PlanStore.yearly, PurchaseOptions(billingPlan: .monthly))
+        let commitment = try #require(first.commitment)
+        #expect(commitment.billingPeriodNumber == 1 && commitment.totalBillingPeriods == 12 && commitment.priceMilliunits == 35_880)
+        #expect(commitment.expiresDate == Period(1, .year).advance(first.purchaseDate))
+        try await s.store.advanceTime(by: Period(1, .year))
+        let payments = await s.store.ledgerEntries().map(\.payload).filter { $0.productID == PlanStore.yearly }.sorted { $0.transactionID < $1.transactionID }
+        #expect(payments.count == 13)
+        #expect(payments.compactMap(\.commitment?.billingPeriodNumber) == Array(1...12) + [1])
+        #expect(payments.prefix(12).allSatisfy { $0.commitment?.expiresDate == commitment.expiresDate })
+        #expect(payments[12].commitment?.expiresDate == Period(1, .year).advance(payments[12].purchaseDate))
+        #expect(try await PlanStore().buy().commitment == nil, "up front has no commitment beyond its one payment")
+        await s.store.shutdown()
+    }
+
     @Test("each plan has its own introductory offer: a monthly purchase gets the monthly plan's, never the up-front free month")
     func introductoryOfferOfThePlan() async throws {
         let s = try PlanStore()

@@ -252,7 +252,8 @@ extension LocalAppStore {
                                      originalDate: last.payload.originalPurchaseDate, purchaseDate: date, reason: .renewal)
         payload.ownership = last.payload.ownership
         payload.appAccountToken = last.payload.appAccountToken
-        // The monthly plan renews every month, each a payment of its 12-month commitment.
+        // The monthly plan renews every month, each a payment of its 12-month commitment; after the 12th, a new commitment starts.
+        if payload.commitment != nil, let next = last.payload.commitment?.next { payload.commitment = next }
         let renewal = schedule.renewal(of: record, to: item.id, period: item.subscription!.billingPeriod(on: plan), at: date)
         payload.expirationDate = renewal.expirationDate
         if let discount = renewal.discount {

@@ -274,6 +274,12 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
             payload.webOrderLineItemID = String(id + 1_000_000_000)
             payload.expirationDate = schedule.clockPeriod(offer?.firstPeriod ?? terms.billingPeriod(on: options.billingPlan)).advance(date)
             if !terms.billingPlans.isEmpty { payload.billingPlanType = options.billingPlan }
+            // The monthly plan's first payment starts a 12-month commitment (a renewal continues its own; see `renew`).
+            if let plan = terms.billingPlan(options.billingPlan), plan.type == .monthly {
+                payload.commitment = .init(billingPeriodNumber: 1, totalBillingPeriods: plan.billingPeriodsPerCommitment,
+                                           expiresDate: schedule.clockPeriod(terms.period).advance(date),
+                                           priceMilliunits: Self.milliunits(plan.commitmentPrice(in: currentStorefront.code, listed: item.prices[currentStorefront.code] ?? 0)))
+            }
         }
         if let offer {
             payload.offerType = offer.type
