@@ -42,7 +42,10 @@ struct BillingPlanCatalogTests {
         #expect(monthly.commitmentPrice(in: "USA", listed: 11.88) == 6)
         #expect(monthly.isEnabled)
         #expect(terms.billingPlan(.upFront)?.price(in: "JPN", listed: 11.88) == Decimal(string: "0.99"))
-        #expect(catalog.warnings.isEmpty)
+        // The file's up-front plan says 0.99 where the product says 11.88: the tester is told which is charged.
+        #expect(catalog.warnings == ["RevenueCat+purchases-ios__UnitTestsConfiguration.storekit: "
+                                     + "subscriptionGroups[0].subscriptions[2]: product com.revenuecat.annual_with_commitment: its BILLED_UPFRONT "
+                                     + "plan's displayPrice 0.99 differs from its displayPrice 11.88; a purchase up front charges the plan's 0.99"])
     }
 
     @Test("every offer knows its billing plan: RevenueCat's adHocOffers and introductoryOffers are BILLED_UPFRONT")

@@ -195,6 +195,7 @@ private struct Reader {
             offerCodes.append(try offerCode(codeField, productID: product.id, offer: offer))
         }
         warnUnsold(terms, field: field, product: product.id)
+        warnUpFrontPrice(product, field: field)
         return product
     }
 
@@ -231,6 +232,15 @@ private struct Reader {
                                      isEnabled: try field.optional("isEnabled")?.bool() ?? true))
         }
         return plans
+    }
+
+    /// Xcode keeps the up-front plan's price equal to the product's; when a file does not, say which one is charged.
+    mutating func warnUpFrontPrice(_ product: CatalogProduct, field: JSONField) {
+        // A `.storekit` price is the same in every storefront: any one tells.
+        guard let plan = product.subscription?.billingPlans.first(where: { $0.type == .upFront }),
+              let (code, charged) = plan.prices.first, let listed = product.prices[code], charged != listed else { return }
+        warnings.append("\(file): \(field.path): product \(product.id): its BILLED_UPFRONT plan's displayPrice \(charged) differs from "
+                        + "its displayPrice \(listed); a purchase up front charges the plan's \(charged)")
     }
 
     /// The `billingPlanType` of a plan or an offer; up front when absent (files before billing plans),
