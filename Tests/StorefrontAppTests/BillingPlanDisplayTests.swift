@@ -139,4 +139,21 @@ struct BillingPlanDisplayTests {
         #expect(text.contains("Product: Pro Yearly ($2.99/month, 12-month commitment)"))
         #expect(text.contains("Will auto-renew: yes at $0.99/month"))
     }
+
+    @Test("a demo buys on a plan as a presenter would: b on the payment sheet, then the plan's own offer")
+    func demoPressesBForThePlan() async throws {
+        var state = try await planState()
+        state.walk = WalkState(scenario: Scenario(path: "d.scenario", title: "d", steps: []), isDemo: true)
+        let line = "buy \(Self.yearly) plan monthly offer pro.monthly.comeback"
+        guard case .action(let action) = try ScenarioParser.parse(line, path: "/tmp/d.scenario").steps[0].kind else { throw CancellationError() }
+        let moves = try #require(DemoPlan.moves(for: action, in: state))
+        #expect(moves.contains(.key(.character("b"))))
+        var effects: [Effect] = []
+        for case .key(let key) in moves { effects += reduce(&state, .walk(.demoKey(key))) }
+        guard case .command(.buy(Self.yearly, _, let offer, _, _, let plan, .confirm))? = effects.last else {
+            Issue.record("no purchase: \(effects)")
+            return
+        }
+        #expect(plan == .monthly && offer == "pro.monthly.comeback")
+    }
 }
