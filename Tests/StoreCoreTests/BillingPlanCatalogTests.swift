@@ -156,4 +156,28 @@ struct BillingPlanCatalogTests {
                 == "\(base).introductoryOffer.billingPlan")
         #expect(path { $0.set("\(at).introductoryOffer.billingPlan", "yearly") } == "\(base).introductoryOffer.billingPlan")
     }
+
+    @Test("an imported file's billing plans and plan-bound offers survive being written as catalog.json")
+    func importedPlansRoundTrip() throws {
+        let file = try load("RevenueCat+purchases-ios__UnitTestsConfiguration.storekit")
+        // A .storekit non-renewing subscription has no duration, which catalog.json requires: left out here.
+        let catalog = Catalog(app: file.app, storefronts: file.storefronts, products: file.products.filter { $0.type != .nonRenewing },
+                              subscriptionGroups: file.subscriptionGroups, offerCodes: file.offerCodes, settings: file.settings)
+        let again = try CatalogLoader.load(data: Data(CatalogFormat.encode(catalog).serialized().utf8), file: "converted.json")
+        let id = "com.revenuecat.annual_with_commitment"
+        #expect(again.product(id)?.subscription == catalog.product(id)?.subscription)
+        #expect(again.product(id)?.subscription?.billingPlan(.monthly)?.commitmentPrice(in: "USA", listed: 0) == 6)
+    }
+
+    @Test("a billing plan field of the wrong type in a .storekit file is an error naming its path")
+    func wrongTypeIsAnError() {
+        func location(_ members: String) -> CatalogError.Location? {
+            do { _ = try storekit(subscription: members); return nil } catch { return (error as? CatalogError)?.location }
+        }
+        let at = "subscriptionGroups[0].subscriptions[0]"
+        #expect(location(#""billingPlans": {"billingPlanType": "MONTHLY"}"#) == .field("\(at).billingPlans"))
+        #expect(location(#""billingPlans": [{"billingPlanType": "MONTHLY", "displayPrice": 2.99}]"#) == .field("\(at).billingPlans[0].displayPrice"))
+        #expect(location(#""billingPlans": [{"billingPlanType": 2, "displayPrice": "2.99"}]"#) == .field("\(at).billingPlans[0].billingPlanType"))
+        #expect(location(#""billingPlans": [{"billingPlanType": "MONTHLY", "isEnabled": "yes"}]"#) == .field("\(at).billingPlans[0].isEnabled"))
+    }
 }
