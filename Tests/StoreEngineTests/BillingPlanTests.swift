@@ -103,6 +103,26 @@ struct BillingPlanTests {
         await s.store.shutdown()
     }
 
+    @Test("a monthly purchase waiting for Ask to Buy completes on its plan, its month and commitment starting at approval")
+    func askToBuyKeepsThePlan() async throws {
+        let time = ManualTime()
+        let store = try LocalAppStore(catalog: PlanStore.catalog, stateDirectory: nil, time: time)
+        let outcome = try await store.purchase(PlanStore.yearly, options: PurchaseOptions(simulatesAskToBuy: true, billingPlan: .monthly), answer: .confirm)
+        #expect(outcome == .pending(.askToBuy))
+        try await store.advanceTime(by: Period(3, .day))
+        let pending = try #require(await store.ledgerEntries().first)
+        try await store.approveAskToBuy(transactionID: pending.id)
+        let approved = try #require(await store.ledgerEntries().first { $0.status == .completed }).payload
+        #expect(approved.billingPlanType == .monthly && approved.price == Decimal(string: "0.99"))
+        // Both keep their length from the request (as any held purchase's period does), starting at approval.
+        func length(_ date: Date?, _ payload: TransactionPayload) -> TimeInterval? { date.map { $0.timeIntervalSince(payload.purchaseDate) } }
+        #expect(approved.purchaseDate > pending.payload.purchaseDate)
+        #expect(length(approved.expirationDate, approved) == length(pending.payload.expirationDate, pending.payload))
+        #expect(length(approved.commitment?.expiresDate, approved) == length(pending.payload.commitment?.expiresDate, pending.payload))
+        #expect(approved.commitment?.billingPeriodNumber == 1)
+        await store.shutdown()
+    }
+
     @Test("each plan has its own introductory offer: a monthly purchase gets the monthly plan's, never the up-front free month")
     func introductoryOfferOfThePlan() async throws {
         let s = try PlanStore()
