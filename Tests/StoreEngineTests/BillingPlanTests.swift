@@ -123,6 +123,17 @@ struct BillingPlanTests {
         await store.shutdown()
     }
 
+    @Test("under a oneRenewalEvery… time rate the commitment is twelve of its renewals")
+    func commitmentUnderRenewalRate() async throws {
+        var catalog = PlanStore.catalog
+        catalog.settings.timeRate = .oneRenewalEveryTwoSeconds
+        let s = try PlanStore(catalog)
+        let first = try await s.buy(PlanStore.yearly, PurchaseOptions(billingPlan: .monthly))
+        #expect(first.expirationDate == Period(30, .day).advance(first.purchaseDate))
+        #expect(first.commitment?.expiresDate == Period(360, .day).advance(first.purchaseDate))
+        await s.store.shutdown()
+    }
+
     @Test("each plan has its own introductory offer: a monthly purchase gets the monthly plan's, never the up-front free month")
     func introductoryOfferOfThePlan() async throws {
         let s = try PlanStore()

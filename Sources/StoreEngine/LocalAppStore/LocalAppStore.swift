@@ -274,10 +274,12 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
             payload.webOrderLineItemID = String(id + 1_000_000_000)
             payload.expirationDate = schedule.clockPeriod(offer?.firstPeriod ?? terms.billingPeriod(on: options.billingPlan)).advance(date)
             if !terms.billingPlans.isEmpty { payload.billingPlanType = options.billingPlan }
-            // The monthly plan's first payment starts a 12-month commitment (a renewal continues its own; see `renew`).
+            // The monthly plan's first payment starts a 12-month commitment (a renewal continues its own; see `renew`):
+            // twelve billing periods on the store clock (under a `oneRenewalEvery…` rate, twelve of its renewals).
             if let plan = terms.billingPlan(options.billingPlan), plan.type == .monthly {
+                let month = schedule.clockPeriod(terms.billingPeriod(on: .monthly))
                 payload.commitment = .init(billingPeriodNumber: 1, totalBillingPeriods: plan.billingPeriodsPerCommitment,
-                                           expiresDate: schedule.clockPeriod(terms.period).advance(date),
+                                           expiresDate: Period(month.value * plan.billingPeriodsPerCommitment, month.unit).advance(date),
                                            priceMilliunits: Self.milliunits(plan.commitmentPrice(in: currentStorefront.code, listed: item.prices[currentStorefront.code] ?? 0)))
             }
         }

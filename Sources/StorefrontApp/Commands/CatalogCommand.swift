@@ -28,7 +28,7 @@ enum CatalogCommand {
                     members.append(("offers", .array(offers.map { .object([("type", .string($0.kind)), ("id", $0.id.map(JSONValue.string) ?? .null),
                                                                          ("terms", .string($0.terms)), ("billingPlan", .string($0.plan.rawValue))]) })))
                 }
-                if !terms.billingPlans.isEmpty { members.append(("billingPlans", .array(terms.billingPlans.map { billingPlan($0, of: p) }))) }
+                if !terms.billingPlans.isEmpty { members.append(("billingPlans", .array(terms.billingPlans.map { billingPlan($0, of: p, terms) }))) }
             }
             if let duration = p.duration { members.append(("duration", .string(duration.iso))) }
             let codes = catalog.offerCodes.filter { $0.productID == p.id }
@@ -44,8 +44,7 @@ enum CatalogCommand {
     }
 
     /// A billing plan as `--json` gives it: what each billing period and the whole commitment cost.
-    static func billingPlan(_ plan: BillingPlan, of p: Product) -> JSONValue {
-        let terms = p.subscription!
+    static func billingPlan(_ plan: BillingPlan, of p: Product, _ terms: SubscriptionTerms) -> JSONValue {
         let price = plan.price(in: p.storefront, listed: p.price), commitment = plan.commitmentPrice(in: p.storefront, listed: p.price)
         return .object([("type", .string(plan.type.rawValue)), ("billingPlanType", .string(plan.type.signedName)),
                         ("price", .string("\(price)")), ("displayPrice", .string(p.format(price))),
