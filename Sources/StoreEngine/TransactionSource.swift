@@ -91,9 +91,12 @@ public struct PurchaseOptions: Sendable, Equatable {
     public var promotionalOffer: (id: String, signature: String?)?
     public var winBackOfferID: String?
     public var simulatesAskToBuy = false
+    /// `.billingPlanType(_:)`: how a subscription with billing plans is paid; up front unless chosen, as in StoreKit.
+    public var billingPlan: BillingPlanType = .upFront
 
     public init(quantity: Int = 1, appAccountToken: UUID? = nil, promotionalOffer: (id: String, signature: String?)? = nil,
-                winBackOfferID: String? = nil, simulatesAskToBuy: Bool = false) {
+                winBackOfferID: String? = nil, simulatesAskToBuy: Bool = false, billingPlan: BillingPlanType = .upFront) {
+        self.billingPlan = billingPlan
         self.quantity = quantity
         self.appAccountToken = appAccountToken
         self.promotionalOffer = promotionalOffer
@@ -104,7 +107,7 @@ public struct PurchaseOptions: Sendable, Equatable {
     public static func == (a: PurchaseOptions, b: PurchaseOptions) -> Bool {
         a.quantity == b.quantity && a.appAccountToken == b.appAccountToken && a.promotionalOffer?.id == b.promotionalOffer?.id
             && a.promotionalOffer?.signature == b.promotionalOffer?.signature && a.winBackOfferID == b.winBackOfferID
-            && a.simulatesAskToBuy == b.simulatesAskToBuy
+            && a.simulatesAskToBuy == b.simulatesAskToBuy && a.billingPlan == b.billingPlan
     }
 }
 

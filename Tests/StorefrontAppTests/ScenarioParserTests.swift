@@ -30,6 +30,7 @@ struct ScenarioParserTests {
             ("buy p quantity 3 ask-to-buy", .buy("p", quantity: 3, offer: nil, signature: .valid, askToBuy: true, answer: .confirm)),
             ("buy p offer o signature missing", .buy("p", quantity: 1, offer: "o", signature: .missing, askToBuy: false, answer: .confirm)),
             ("cancel p", .buy("p", quantity: 1, offer: nil, signature: .valid, askToBuy: false, answer: .cancel)),
+            ("buy p plan monthly offer o", .buy("p", quantity: 1, offer: "o", signature: .valid, askToBuy: false, plan: .monthly, answer: .confirm)),
             ("restore", .restore), ("refresh", .refresh), ("redeem CODE", .redeem("CODE")),
             ("request-refund p", .requestRefund(.newest(productID: "p"), reason: "scenario")), ("quit", .quit), ("launch", .launch), ("restart", .restart),
             ("approve p", .control(.approve, .newest(productID: "p"))), ("decline p", .control(.decline, .newest(productID: "p"))), ("resolve p", .control(.resolve, .newest(productID: "p"))),
@@ -95,7 +96,7 @@ struct ScenarioParserTests {
     @Test("errors name the file, the line and what was expected")
     func errors() {
         #expect(error("buy p\n\nrefnd p")?.hasPrefix("refund.scenario:3: unknown step 'refnd' (expected one of: catalog, storefront, set, ") == true)
-        #expect(error("buy")  == "refund.scenario:1: missing PRODUCT (expected: buy PRODUCT [quantity N] [offer ID [signature missing|invalid]] [ask-to-buy])")
+        #expect(error("buy")  == "refund.scenario:1: missing PRODUCT (expected: buy PRODUCT [quantity N] [offer ID [signature missing|invalid]] [plan upFront|monthly] [ask-to-buy])")
         #expect(error("buy p quantity x")?.hasPrefix("refund.scenario:1: 'x' is not a number") == true)
         #expect(error("set askToBuy maybe")?.hasPrefix("refund.scenario:1: expected on or off, got 'maybe'") == true)
         #expect(error("set sparkles on")?.hasPrefix("refund.scenario:1: unknown setting 'sparkles'") == true)

@@ -147,28 +147,110 @@ public struct CatalogProduct: Hashable, Sendable, Identifiable {
     }
 }
 
+extension CatalogProduct {
+    /// What one billing period costs in a storefront on a billing plan (a subscription's month on the
+    /// monthly plan); nil when the product is not sold there, or not on that plan.
+    public func price(in storefront: String, on plan: BillingPlanType) -> Decimal? {
+        guard let listed = prices[storefront] else { return nil }
+        guard let terms = subscription else { return plan == .upFront ? listed : nil }
+        return terms.billingPlan(plan)?.price(in: storefront, listed: listed)
+    }
+}
+
 /// An auto-renewable subscription's place in its group and its offers.
 public struct SubscriptionTerms: Hashable, Sendable {
     public var groupID: String
     /// Service level: 1 is the highest.
     public var level: Int
     public var period: Period
-    public var introductoryOffer: SubscriptionOffer?
+    /// At most one per billing plan: each plan has its own introductory offer.
+    public var introductoryOffers: [SubscriptionOffer]
     public var promotionalOffers: [SubscriptionOffer]
     public var winBackOffers: [SubscriptionOffer]
+    /// How the customer may pay (`.storekit` 5.0+ `billingPlans`); empty: up front only, as before billing plans.
+    public var billingPlans: [BillingPlan]
 
     public init(groupID: String, level: Int, period: Period, introductoryOffer: SubscriptionOffer? = nil,
-                promotionalOffers: [SubscriptionOffer] = [], winBackOffers: [SubscriptionOffer] = []) {
+                promotionalOffers: [SubscriptionOffer] = [], winBackOffers: [SubscriptionOffer] = [],
+                billingPlans: [BillingPlan] = []) {
         self.groupID = groupID
         self.level = level
         self.period = period
-        self.introductoryOffer = introductoryOffer
+        self.introductoryOffers = introductoryOffer.map { [$0] } ?? []
         self.promotionalOffers = promotionalOffers
         self.winBackOffers = winBackOffers
+        self.billingPlans = billingPlans
+    }
+
+    /// The up-front plan's introductory offer (the one customers get when they choose no plan).
+    public var introductoryOffer: SubscriptionOffer? {
+        get { introductoryOffer(on: .upFront) }
+        set { introductoryOffers = introductoryOffers.filter { $0.billingPlan != .upFront } + (newValue.map { [$0] } ?? []) }
+    }
+
+    public func introductoryOffer(on plan: BillingPlanType) -> SubscriptionOffer? {
+        introductoryOffers.first { $0.billingPlan == plan }
     }
 
     public func offer(id: String) -> SubscriptionOffer? {
         (promotionalOffers + winBackOffers).first { $0.id == id }
+    }
+
+    /// The plan a customer may buy, nil when it is not sold: a subscription without billing plans
+    /// is sold up front only; with plans, each enabled one.
+    public func billingPlan(_ type: BillingPlanType) -> BillingPlan? {
+        guard !billingPlans.isEmpty else { return type == .upFront ? BillingPlan(type: .upFront) : nil }
+        return billingPlans.first { $0.type == type && $0.isEnabled }
+    }
+
+    /// How long one transaction on a plan lasts: a month on the monthly plan, the subscription's period up front.
+    public func billingPeriod(on plan: BillingPlanType) -> Period {
+        plan == .monthly ? Period(1, .month) : period
+    }
+}
+
+/// StoreKit's `Product.SubscriptionInfo.BillingPlanType`, and signed data's `billingPlanType`.
+public enum BillingPlanType: String, CaseIterable, Sendable {
+    /// The whole period paid at once: StoreKit's default.
+    case upFront
+    /// Monthly payments for a 12-month commitment (a yearly subscription only).
+    case monthly
+
+    /// The `billingPlanType` / `renewalBillingPlanType` of signed data and `.storekit` files.
+    public var signedName: String { self == .upFront ? "BILLED_UPFRONT" : "MONTHLY" }
+
+    public init?(signedName: String) {
+        guard let plan = Self.allCases.first(where: { $0.signedName == signedName }) else { return nil }
+        self = plan
+    }
+}
+
+/// One way to pay for a subscription (`Product.SubscriptionInfo.PricingTerms`): what each billing
+/// period charges and what the whole commitment comes to.
+public struct BillingPlan: Hashable, Sendable {
+    public var type: BillingPlanType
+    /// Per storefront: each billing period's charge (a month's on the monthly plan); empty: the product's price.
+    public var prices: [String: Decimal]
+    /// Per storefront: the whole commitment's price; empty: the billing price for every period of the commitment.
+    public var commitmentPrices: [String: Decimal]
+    /// A disabled plan is not sold (Xcode's `isEnabled`).
+    public var isEnabled: Bool
+
+    public init(type: BillingPlanType, prices: [String: Decimal] = [:], commitmentPrices: [String: Decimal] = [:], isEnabled: Bool = true) {
+        self.type = type
+        self.prices = prices
+        self.commitmentPrices = commitmentPrices
+        self.isEnabled = isEnabled
+    }
+
+    /// The monthly plan commits to 12 payments; up front, the one payment is the commitment.
+    public var billingPeriodsPerCommitment: Int { type == .monthly ? 12 : 1 }
+
+    /// One billing period's charge in a storefront; `listed` is the product's price there.
+    public func price(in storefront: String, listed: Decimal) -> Decimal { prices[storefront] ?? listed }
+
+    public func commitmentPrice(in storefront: String, listed: Decimal) -> Decimal {
+        commitmentPrices[storefront] ?? price(in: storefront, listed: listed) * Decimal(billingPeriodsPerCommitment)
     }
 }
 
@@ -209,9 +291,12 @@ public struct SubscriptionOffer: Hashable, Sendable {
     public var prices: [String: Decimal]
     /// Win-back offers: eligibility switched by hand, as `.storekit`'s `isEligible`.
     public var isEligible: Bool
+    /// The billing plan the offer is for: offered only to a purchase on that plan (up front unless the catalog says).
+    public var billingPlan: BillingPlanType
 
     public init(id: String? = nil, type: OfferType, paymentMode: PaymentMode, period: Period, periodCount: Int = 1,
-                prices: [String: Decimal] = [:], isEligible: Bool = true) {
+                prices: [String: Decimal] = [:], isEligible: Bool = true, billingPlan: BillingPlanType = .upFront) {
+        self.billingPlan = billingPlan
         self.id = id
         self.type = type
         self.paymentMode = paymentMode

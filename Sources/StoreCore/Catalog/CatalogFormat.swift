@@ -193,20 +193,73 @@ private struct Reader {
 
     func subscription(_ field: JSONField, groupID: String) throws -> CatalogProduct {
         try field.allowOnly(["id", "referenceName", "familyShareable", "localizations", "prices", "level", "period",
-                             "introductoryOffer", "promotionalOffers", "winBackOffers"])
+                             "introductoryOffer", "introductoryOffers", "promotionalOffers", "winBackOffers", "billingPlans"])
         return try common(field, type: .autoRenewable) { product in
-            product.subscription = SubscriptionTerms(
-                groupID: groupID,
-                level: try field.required("level").int(in: 1...100),
-                period: try field.required("period").period(allowed: CatalogFormat.subscriptionPeriods),
-                introductoryOffer: try field.optional("introductoryOffer").map { try offer($0, type: .introductory) },
-                promotionalOffers: try field.optional("promotionalOffers")?.array().map { try offer($0, type: .promotional) } ?? [],
-                winBackOffers: try field.optional("winBackOffers")?.array().map { try offer($0, type: .winBack) } ?? [])
+            let period = try field.required("period").period(allowed: CatalogFormat.subscriptionPeriods)
+            var terms = SubscriptionTerms(groupID: groupID, level: try field.required("level").int(in: 1...100), period: period,
+                                          billingPlans: try billingPlans(field.optional("billingPlans"), period: period))
+            terms.introductoryOffers = try introductoryOffers(field, on: terms)
+            terms.promotionalOffers = try offers(field.optional("promotionalOffers"), type: .promotional, on: terms)
+            terms.winBackOffers = try offers(field.optional("winBackOffers"), type: .winBack, on: terms)
+            product.subscription = terms
         }
     }
 
-    func offer(_ field: JSONField, type: OfferType) throws -> SubscriptionOffer {
-        var keys: Set<String> = ["paymentMode", "period", "periods", "prices"]
+    func offers(_ list: JSONField?, type: OfferType, on terms: SubscriptionTerms) throws -> [SubscriptionOffer] {
+        try list?.array().map { try offer($0, type: type, on: terms) } ?? []
+    }
+
+    /// `introductoryOffer` (one, for the up-front plan unless it says) or `introductoryOffers` (one per billing plan).
+    func introductoryOffers(_ field: JSONField, on terms: SubscriptionTerms) throws -> [SubscriptionOffer] {
+        if let one = field.optional("introductoryOffer") {
+            if let both = field.optional("introductoryOffers") {
+                throw both.error("give introductoryOffer or introductoryOffers, not both")
+            }
+            return [try offer(one, type: .introductory, on: terms)]
+        }
+        var offers: [SubscriptionOffer] = []
+        for item in try field.optional("introductoryOffers")?.array() ?? [] {
+            let offer = try self.offer(item, type: .introductory, on: terms)
+            if offers.contains(where: { $0.billingPlan == offer.billingPlan }) {
+                throw item.error("a second introductory offer for the \(offer.billingPlan.rawValue) billing plan (one per plan)")
+            }
+            offers.append(offer)
+        }
+        return offers
+    }
+
+    /// `[{type: upFront|monthly, prices, commitmentPrices, enabled}]`: monthly billing of a yearly
+    /// subscription needs its monthly prices; the up-front plan's prices default to the product's.
+    func billingPlans(_ list: JSONField?, period: Period) throws -> [BillingPlan] {
+        var plans: [BillingPlan] = []
+        for field in try list?.array() ?? [] {
+            try field.allowOnly(["type", "prices", "commitmentPrices", "enabled"])
+            let typeField = try field.required("type")
+            let type = try billingPlanType(typeField)
+            if plans.contains(where: { $0.type == type }) { throw typeField.error("a second \(type.rawValue) billing plan (one of each)") }
+            if type == .monthly, period != Period(1, .year) {
+                throw typeField.error("monthly billing (a 12-month commitment) is for yearly subscriptions: this one's period is \(period.iso)")
+            }
+            let prices = try field.optional("prices").map(self.prices) ?? [:]
+            if type == .monthly, prices.isEmpty { throw field.error("a monthly billing plan needs prices per storefront (each month's charge)") }
+            plans.append(BillingPlan(type: type, prices: prices,
+                                     commitmentPrices: try field.optional("commitmentPrices").map(self.prices) ?? [:],
+                                     isEnabled: try field.optional("enabled")?.bool() ?? true))
+        }
+        return plans
+    }
+
+    func billingPlanType(_ field: JSONField) throws -> BillingPlanType {
+        let name = try field.string()
+        guard let type = BillingPlanType(rawValue: name) else {
+            throw field.error("unknown billing plan \"\(name)\" (use upFront or monthly)")
+        }
+        return type
+    }
+
+    /// An offer; `terms` are its subscription's, which must sell the offer's billing plan.
+    func offer(_ field: JSONField, type: OfferType, on terms: SubscriptionTerms) throws -> SubscriptionOffer {
+        var keys: Set<String> = ["paymentMode", "period", "periods", "prices", "billingPlan"]
         if type == .promotional || type == .winBack { keys.insert("id") }
         if type == .winBack { keys.insert("eligible") }
         try field.allowOnly(keys)
@@ -219,13 +272,19 @@ private struct Reader {
         if mode != .freeTrial, prices.isEmpty {
             throw field.error("a \(mode.rawValue) offer needs prices per storefront")
         }
+        let plan = try field.optional("billingPlan").map(billingPlanType) ?? .upFront
+        guard terms.billingPlan(plan) != nil else {
+            throw (field.optional("billingPlan") ?? field).error(
+                "the product sells no enabled \(plan.rawValue) billing plan, so this offer would never be offered (add the plan to billingPlans)")
+        }
         return SubscriptionOffer(
             id: type == .promotional || type == .winBack ? try field.required("id").nonEmptyString() : nil,
             type: type, paymentMode: mode,
             period: try field.required("period").period(allowed: CatalogFormat.offerPeriods),
             periodCount: try field.optional("periods")?.int(in: 1...12) ?? 1,
             prices: prices,
-            isEligible: try field.optional("eligible")?.bool() ?? true)
+            isEligible: try field.optional("eligible")?.bool() ?? true,
+            billingPlan: plan)
     }
 
     func offerCode(_ field: JSONField, catalog: Catalog) throws -> OfferCode {
@@ -242,10 +301,10 @@ private struct Reader {
         }
         var offer: SubscriptionOffer?
         if let offerField = field.optional("offer") {
-            guard product.type == .autoRenewable else {
+            guard let terms = product.subscription else {
                 throw offerField.error("only auto-renewable subscriptions take an offer; other products are granted once")
             }
-            offer = try self.offer(offerField, type: .code)
+            offer = try self.offer(offerField, type: .code, on: terms)
         }
         var eligibility = Set(CustomerEligibility.allCases)
         if let eligibilityField = field.optional("eligibility") {
@@ -411,9 +470,22 @@ private struct Writer {
         let terms = p.subscription!
         var members = common(p)
         members += [("level", .number(String(terms.level))), ("period", .string(terms.period.iso))]
-        if let intro = terms.introductoryOffer { members.append(("introductoryOffer", offer(intro))) }
+        if terms.introductoryOffers.count == 1, let intro = terms.introductoryOffers.first {
+            members.append(("introductoryOffer", offer(intro)))
+        } else if !terms.introductoryOffers.isEmpty {
+            members.append(("introductoryOffers", .array(terms.introductoryOffers.map(offer))))
+        }
         if !terms.promotionalOffers.isEmpty { members.append(("promotionalOffers", .array(terms.promotionalOffers.map(offer)))) }
         if !terms.winBackOffers.isEmpty { members.append(("winBackOffers", .array(terms.winBackOffers.map(offer)))) }
+        if !terms.billingPlans.isEmpty { members.append(("billingPlans", .array(terms.billingPlans.map(billingPlan)))) }
+        return object(members)
+    }
+
+    func billingPlan(_ plan: BillingPlan) -> JSONValue {
+        var members: [(String, JSONValue)] = [("type", .string(plan.type.rawValue))]
+        if !plan.prices.isEmpty { members.append(("prices", prices(plan.prices))) }
+        if !plan.commitmentPrices.isEmpty { members.append(("commitmentPrices", prices(plan.commitmentPrices))) }
+        members.append(("enabled", .bool(plan.isEnabled)))
         return object(members)
     }
 
@@ -424,6 +496,7 @@ private struct Writer {
                     ("periods", .number(String(o.periodCount)))]
         if !o.prices.isEmpty { members.append(("prices", prices(o.prices))) }
         if o.type == .winBack { members.append(("eligible", .bool(o.isEligible))) }
+        if o.billingPlan != .upFront { members.append(("billingPlan", .string(o.billingPlan.rawValue))) }
         return object(members)
     }
 

@@ -5,9 +5,11 @@ import Foundation
 /// Goes by the keys present, never the `version` number, and ignores keys it doesn't know (Xcode adds
 /// some in every release). Deliberately ignored: `_compatibilityTimeRate`, `_disableDialogs`, the
 /// synced-file keys (`_applicationInternalID`, `_developerTeamID`, `_lastSynchronizedDate`), `appPolicies`,
-/// `billingPlans`, `subscriptionBundleGroups`, `subscriptionSuiteGroups` and `subscriptionOffersKeyPair`
+/// `subscriptionBundleGroups`, `subscriptionSuiteGroups` and `subscriptionOffersKeyPair`
 /// (the real App Store's promotional-offer signing key; this store signs with its own).
-/// Every type error fails with a `CatalogError` naming the JSON path of the field.
+/// Every type error fails with a `CatalogError` naming the JSON path of the field. 5.0+ `billingPlans` and
+/// the `billingPlanType` of each offer are read; what is not understood there (an unknown plan type or
+/// plan field) is a warning naming the file and the product, never dropped silently.
 enum StoreKitImporter {
     static func catalog(from json: JSONValue, file: String) throws -> Catalog {
         var reader = Reader(file: file)
@@ -167,26 +169,110 @@ private struct Reader {
             throw typeField.error("unknown subscription type \"\(try typeField.string())\" (expected RecurringSubscription)")
         }
         var product = try common(field, type: .autoRenewable)
-        // 5.0+ writes `introductoryOffers[]` (6.3 only that); older files the `introductoryOffer` object.
-        let intro = try field.optional("introductoryOffers")?.array().first ?? field.optional("introductoryOffer")
-        let terms = SubscriptionTerms(
+        let period = try field.required("recurringSubscriptionPeriod").period()
+        var terms = SubscriptionTerms(
             groupID: groupID,
             level: try field.required("groupNumber").int(in: 1...1000),
-            period: try field.required("recurringSubscriptionPeriod").period(),
-            introductoryOffer: try intro.map { try offer($0, type: .introductory) },
-            promotionalOffers: try (field.optional("adHocOffers")?.array() ?? []).map { try offer($0, type: .promotional) },
-            winBackOffers: try (field.optional("winbackOffers")?.array() ?? []).map { try offer($0, type: .winBack) })
+            period: period,
+            promotionalOffers: try offers(field.optional("adHocOffers"), type: .promotional, product: product.id),
+            winBackOffers: try offers(field.optional("winbackOffers"), type: .winBack, product: product.id),
+            billingPlans: try billingPlans(field.optional("billingPlans"), product: product.id, period: period))
+        // 5.0+ writes `introductoryOffers[]` (6.3 only that), one per billing plan; older files the `introductoryOffer` object.
+        let list = try field.optional("introductoryOffers")?.array() ?? []
+        let intros = list.isEmpty ? field.optional("introductoryOffer").map { [$0] } ?? [] : list
+        for introField in intros {
+            guard let intro = try offer(introField, type: .introductory, product: product.id) else { continue }
+            guard terms.introductoryOffer(on: intro.billingPlan) == nil else {
+                warnings.append("\(file): \(introField.path): product \(product.id) has a second introductory offer for its "
+                                + "\(intro.billingPlan.signedName) plan; only the first is offered")
+                continue
+            }
+            terms.introductoryOffers.append(intro)
+        }
         product.subscription = terms
         for codeField in try field.optional("codeOffers")?.array() ?? [] {
-            offerCodes.append(try offerCode(codeField, productID: product.id, offer: try offer(codeField, type: .code)))
+            guard let offer = try offer(codeField, type: .code, product: product.id) else { continue }
+            offerCodes.append(try offerCode(codeField, productID: product.id, offer: offer))
         }
+        warnUnsold(terms, field: field, product: product.id)
+        warnUpFrontPrice(product, field: field)
         return product
     }
 
+    mutating func offers(_ list: JSONField?, type: OfferType, product: String) throws -> [SubscriptionOffer] {
+        var offers: [SubscriptionOffer] = []
+        for field in try list?.array() ?? [] {
+            if let offer = try offer(field, type: type, product: product) { offers.append(offer) }
+        }
+        return offers
+    }
+
+    /// 5.0+ `billingPlans[{billingPlanType, displayPrice, commitmentDisplayPrice, isEnabled, internalID}]`.
+    /// A plan this store cannot sell (an unknown type, monthly billing of a subscription that is not
+    /// yearly) is left out with a warning; a field it does not know is a warning too.
+    mutating func billingPlans(_ list: JSONField?, product: String, period: Period) throws -> [BillingPlan] {
+        let known: Set<String> = ["billingPlanType", "displayPrice", "commitmentDisplayPrice", "isEnabled", "internalID"]
+        var plans: [BillingPlan] = []
+        for field in try list?.array() ?? [] {
+            for (key, child) in try field.object() where !known.contains(key) {
+                warnings.append("\(file): \(child.path): product \(product): unknown billing plan field \"\(key)\", ignored")
+            }
+            guard let type = try billingPlanType(field, product: product) else { continue }
+            if type == .monthly, period != Period(1, .year) {
+                warnings.append("\(file): \(field.path): product \(product): a MONTHLY billing plan needs a yearly subscription "
+                                + "(this one renews every \(period.iso)); the plan is left out")
+                continue
+            }
+            if plans.contains(where: { $0.type == type }) {
+                warnings.append("\(file): \(field.path): product \(product) has a second \(type.signedName) billing plan; only the first is sold")
+                continue
+            }
+            plans.append(BillingPlan(type: type, prices: try field.optional("displayPrice").map(prices) ?? [:],
+                                     commitmentPrices: try field.optional("commitmentDisplayPrice").map(prices) ?? [:],
+                                     isEnabled: try field.optional("isEnabled")?.bool() ?? true))
+        }
+        return plans
+    }
+
+    /// Xcode keeps the up-front plan's price equal to the product's; when a file does not, say which one is charged.
+    mutating func warnUpFrontPrice(_ product: CatalogProduct, field: JSONField) {
+        // A `.storekit` price is the same in every storefront: any one tells.
+        guard let plan = product.subscription?.billingPlans.first(where: { $0.type == .upFront }),
+              let (code, charged) = plan.prices.first, let listed = product.prices[code], charged != listed else { return }
+        warnings.append("\(file): \(field.path): product \(product.id): its BILLED_UPFRONT plan's displayPrice \(charged) differs from "
+                        + "its displayPrice \(listed); a purchase up front charges the plan's \(charged)")
+    }
+
+    /// The `billingPlanType` of a plan or an offer; up front when absent (files before billing plans),
+    /// nil with a warning when it is not a plan this store knows.
+    mutating func billingPlanType(_ field: JSONField, product: String) throws -> BillingPlanType? {
+        guard let typeField = field.optional("billingPlanType") else { return .upFront }
+        let name = try typeField.string()
+        guard let type = BillingPlanType(signedName: name) else {
+            warnings.append("\(file): \(typeField.path): product \(product): unknown billingPlanType \"\(name)\" "
+                            + "(expected BILLED_UPFRONT or MONTHLY); left out")
+            return nil
+        }
+        return type
+    }
+
+    /// An offer for a plan the product does not sell is never offered: say so.
+    mutating func warnUnsold(_ terms: SubscriptionTerms, field: JSONField, product: String) {
+        let codes = offerCodes.filter { $0.productID == product }.compactMap(\.offer)
+        for offer in terms.introductoryOffers + terms.promotionalOffers + terms.winBackOffers + codes
+        where terms.billingPlan(offer.billingPlan) == nil {
+            let name = offer.id.map { "\"\($0)\"" } ?? "its \(offer.type.rawValue) offer"
+            warnings.append("\(file): \(field.path): product \(product): \(offer.type.rawValue) offer \(name) is for the "
+                            + "\(offer.billingPlan.signedName) billing plan, which is not sold; it is never offered")
+        }
+    }
+
     /// Any of the four offer kinds: `paymentMode`, `subscriptionPeriod`, `numberOfPeriods` (default 1),
-    /// `displayPrice` (paid modes; one price for every storefront); promotional and win-back offers have
-    /// an `offerID`, win-backs an `isEligible` switch.
-    func offer(_ field: JSONField, type: OfferType) throws -> SubscriptionOffer {
+    /// `displayPrice` (paid modes; one price for every storefront), the `billingPlanType` it is for
+    /// (5.0+; nil, warned, when unknown); promotional and win-back offers have an `offerID`, win-backs
+    /// an `isEligible` switch.
+    mutating func offer(_ field: JSONField, type: OfferType, product: String) throws -> SubscriptionOffer? {
+        guard let plan = try billingPlanType(field, product: product) else { return nil }
         let modeField = try field.required("paymentMode")
         let mode: PaymentMode
         switch try modeField.string() {
@@ -207,7 +293,7 @@ private struct Reader {
             id: id, type: type, paymentMode: mode,
             period: try field.required("subscriptionPeriod").period(),
             periodCount: try field.optional("numberOfPeriods")?.int(in: 1...1000) ?? 1,
-            prices: prices, isEligible: isEligible)
+            prices: prices, isEligible: isEligible, billingPlan: plan)
     }
 
     /// A `codeOffers[]` entry. `isStackable` (whether the code may be combined with another offer) is not

@@ -60,8 +60,9 @@ extension CatalogProduct {
 extension Product {
     /// "1 week free, then $9.99/month": the App Store's wording for an offer followed by the regular price.
     /// Periods are in the product's locale ("9,99 €/Monat"); the sentence around them is the tool's.
+    /// An offer for the monthly plan is followed by the monthly price.
     public func offerText(_ offer: SubscriptionOffer) -> String {
-        let then = priceWithPeriod == displayPrice ? "" : ", then " + priceWithPeriod
+        let then = subscription == nil ? "" : ", then " + (planText(offer.billingPlan) ?? priceWithPeriod)
         let price = format(offer.price(in: storefront))
         let length = words(Period(offer.period.value * offer.periodCount, offer.period.unit))
         switch offer.paymentMode {
@@ -75,6 +76,24 @@ extension Product {
     /// "$9.99/month" ("9,99 €/Monat") for subscriptions, the plain display price otherwise.
     public var priceWithPeriod: String {
         subscription.map { "\(displayPrice)/\(PeriodNames.per($0.period, locale: locale))" } ?? displayPrice
+    }
+
+    /// One billing period's charge on a plan; nil when the product is not sold on it.
+    public func billingPrice(on plan: BillingPlanType) -> Decimal? {
+        subscription?.billingPlan(plan)?.price(in: storefront, listed: price)
+    }
+
+    /// What a plan charges, as the App Store shows it: "$29.99/year" up front, "$2.99/month, 12-month
+    /// commitment" monthly; nil when the product is not sold on the plan.
+    public func planText(_ plan: BillingPlanType) -> String? {
+        guard let terms = subscription, let billing = terms.billingPlan(plan) else { return nil }
+        let each = "\(format(billing.price(in: storefront, listed: price)))/\(PeriodNames.per(terms.billingPeriod(on: plan), locale: locale))"
+        return plan == .monthly ? "\(each), \(billing.billingPeriodsPerCommitment)-month commitment" : each
+    }
+
+    /// The whole commitment's price on a plan, formatted ("$35.88"); nil when not sold on it.
+    public func commitmentText(_ plan: BillingPlanType) -> String? {
+        subscription?.billingPlan(plan).map { format($0.commitmentPrice(in: storefront, listed: price)) }
     }
 
     /// A length of time in the product's locale: "3 months", "3 Monate".

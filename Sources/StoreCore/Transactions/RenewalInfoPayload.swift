@@ -26,6 +26,8 @@ public struct RenewalInfoPayload: Hashable, Sendable {
     public var offerPaymentMode: PaymentMode?
     /// The whole offer's length (`offerPeriod`).
     public var offerPeriod: Period?
+    /// The billing plan the subscription renews on (`renewalBillingPlanType`); only for a product with billing plans.
+    public var renewalBillingPlanType: BillingPlanType?
     public var eligibleWinBackOfferIDs: [String]
     public var signedDate: Date
     public var environment: String = StoreEnvironment.standard.rawValue
@@ -72,6 +74,7 @@ public struct RenewalInfoPayload: Hashable, Sendable {
         if let o = offerID { m.append(("offerIdentifier", .string(o))) }
         if let o = offerPaymentMode { m.append(("offerDiscountType", .string(o.signedName))) }
         if let o = offerPeriod { m.append(("offerPeriod", .string(o.iso))) }
+        if let b = renewalBillingPlanType { m.append(("renewalBillingPlanType", .string(b.signedName))) }
         if !eligibleWinBackOfferIDs.isEmpty { m.append(("eligibleWinBackOfferIds", .array(eligibleWinBackOfferIDs.map(JSONValue.string)))) }
         if let t = appAccountToken { m.append(("appAccountToken", .string(t.uuidString.lowercased()))) }
         m += [("signedDate", .ms(signedDate)), ("environment", .string(environment)), ("appTransactionId", .string(appTransactionID))]
@@ -96,6 +99,7 @@ public struct RenewalInfoPayload: Hashable, Sendable {
         offerID = json["offerIdentifier"]?.stringValue
         offerPaymentMode = json["offerDiscountType"]?.stringValue.flatMap { v in PaymentMode.allCases.first { $0.signedName == v } }
         offerPeriod = json["offerPeriod"]?.stringValue.flatMap(Period.init(iso:))
+        renewalBillingPlanType = json["renewalBillingPlanType"]?.stringValue.flatMap(BillingPlanType.init(signedName:))
         environment = json["environment"]?.stringValue ?? ""
     }
 }

@@ -31,6 +31,45 @@ public struct TransactionPayload: Hashable, Sendable {
     public var offerID: String?
     public var offerPaymentMode: PaymentMode?
     public var offerPeriod: Period?
+    /// How the subscription is paid (`billingPlanType`); only for a product with billing plans.
+    public var billingPlanType: BillingPlanType?
+    /// On the monthly plan, this payment's place in its 12-month commitment (`commitmentInfo`).
+    public var commitment: Commitment?
+
+    /// Apple's `TransactionCommitmentInfo`: payment `billingPeriodNumber` of `totalBillingPeriods`, for a
+    /// commitment that ends at `expiresDate` and costs `priceMilliunits` in all.
+    public struct Commitment: Hashable, Sendable {
+        public var billingPeriodNumber: Int
+        public var totalBillingPeriods: Int
+        public var expiresDate: Date
+        public var priceMilliunits: Int64
+
+        public init(billingPeriodNumber: Int, totalBillingPeriods: Int, expiresDate: Date, priceMilliunits: Int64) {
+            self.billingPeriodNumber = billingPeriodNumber
+            self.totalBillingPeriods = totalBillingPeriods
+            self.expiresDate = expiresDate
+            self.priceMilliunits = priceMilliunits
+        }
+
+        /// The next payment of the same commitment; nil once its last payment is made.
+        public var next: Commitment? {
+            guard billingPeriodNumber < totalBillingPeriods else { return nil }
+            var next = self
+            next.billingPeriodNumber += 1
+            return next
+        }
+
+        var json: JSONValue {
+            .object([("billingPeriodNumber", .int(billingPeriodNumber)), ("commitmentExpiresDate", .ms(expiresDate)),
+                     ("commitmentPrice", .number(String(priceMilliunits))), ("totalBillingPeriods", .int(totalBillingPeriods))])
+        }
+
+        init?(json: JSONValue?) {
+            guard let json, let number = json["billingPeriodNumber"]?.intValue, let total = json["totalBillingPeriods"]?.intValue,
+                  let expires = json["commitmentExpiresDate"]?.date, let price = json["commitmentPrice"]?.int64Text else { return nil }
+            self.init(billingPeriodNumber: number, totalBillingPeriods: total, expiresDate: expires, priceMilliunits: price)
+        }
+    }
     public var environment: String = StoreEnvironment.standard.rawValue
     public var storefront: String
     public var storefrontID: String
@@ -84,6 +123,8 @@ public struct TransactionPayload: Hashable, Sendable {
         if let o = offerID { m.append(("offerIdentifier", .string(o))) }
         if let o = offerPaymentMode { m.append(("offerDiscountType", .string(o.signedName))) }
         if let o = offerPeriod { m.append(("offerPeriod", .string(o.iso))) }
+        if let b = billingPlanType { m.append(("billingPlanType", .string(b.signedName))) }
+        if let c = commitment { m.append(("commitmentInfo", c.json)) }
         m += [("environment", .string(environment)), ("transactionReason", .string(reason.rawValue)),
               ("storefront", .string(storefront)), ("storefrontId", .string(storefrontID)),
               ("price", .number(String(priceMilliunits))), ("currency", .string(currency)),
@@ -118,6 +159,8 @@ public struct TransactionPayload: Hashable, Sendable {
         offerID = json["offerIdentifier"]?.stringValue
         offerPaymentMode = json["offerDiscountType"]?.stringValue.flatMap { v in PaymentMode.allCases.first { $0.signedName == v } }
         offerPeriod = json["offerPeriod"]?.stringValue.flatMap(Period.init(iso:))
+        billingPlanType = json["billingPlanType"]?.stringValue.flatMap(BillingPlanType.init(signedName:))
+        commitment = Commitment(json: json["commitmentInfo"])
         environment = json["environment"]?.stringValue ?? ""
         reason = json["transactionReason"]?.stringValue.flatMap(Reason.init(rawValue:)) ?? .purchase
     }

@@ -528,6 +528,8 @@ struct SubscriptionRecord: Codable, Equatable {
     var appAccountToken: UUID?
     /// A pay-as-you-go offer still discounting renewals.
     var offer: CarriedOffer?
+    /// The billing plan it is paid on; nil for a product without billing plans.
+    var billingPlan: BillingPlanType?
 
     struct CarriedOffer: Codable, Equatable {
         var type: OfferType
@@ -542,6 +544,7 @@ struct SubscriptionRecord: Codable, Equatable {
 
 extension SubscriptionState: Codable {}
 extension OfferType: Codable {}
+extension BillingPlanType: Codable {}
 extension Period: Codable {
     public init(from decoder: any Decoder) throws {
         let text = try decoder.singleValueContainer().decode(String.self)

@@ -116,7 +116,8 @@ extension LocalAppStore {
         try ledger.recordUpgradeRefund(transactionID: old.payload.transactionID, milliunits: refund)
         record.state = .expired
         try ledger.save(record)
-        var payload = try newPayload(item, price: item.prices[currentStorefront.code] ?? 0, options: options, offer: offer,
+        var payload = try newPayload(item, price: item.price(in: currentStorefront.code, on: options.billingPlan) ?? 0,
+                                     options: options, offer: offer,
                                      originalID: record.originalID, originalDate: old.payload.originalPurchaseDate)
         if let pending { payload.transactionID = pending }
         guard let jws = try commit(payload, kind: kind, replacing: pending != nil, upgrade: true) else { throw StoreFailure.storeKit(.unknown) }
@@ -140,25 +141,34 @@ extension LocalAppStore {
 
     /// The pay-as-you-go offer a transaction begins, to carry on to its renewals.
     func carriedOffer(_ payload: TransactionPayload) -> SubscriptionRecord.CarriedOffer? {
-        guard let type = payload.offerType, let offer = offerDefinition(type: type, id: payload.offerID, productID: payload.productID) else {
+        guard let type = payload.offerType, let offer = offerDefinition(type: type, id: payload.offerID, productID: payload.productID,
+                                                                        plan: payload.billingPlanType ?? .upFront) else {
             return nil
         }
         return SubscriptionRecord.CarriedOffer(after: payload, offer: offer)
     }
 
     /// The catalog's definition of an offer a subscription carries to its next renewals.
-    nonisolated func offerDefinition(_ carried: SubscriptionRecord.CarriedOffer, productID: String) -> SubscriptionOffer? {
-        offerDefinition(type: carried.type, id: carried.id, productID: productID)
+    nonisolated func offerDefinition(_ carried: SubscriptionRecord.CarriedOffer, productID: String, plan: BillingPlanType?) -> SubscriptionOffer? {
+        offerDefinition(type: carried.type, id: carried.id, productID: productID, plan: plan ?? .upFront)
     }
 
-    nonisolated func offerDefinition(type: OfferType, id: String?, productID: String) -> SubscriptionOffer? {
+    /// An offer by its type and ID; an introductory offer is the billing plan's own.
+    nonisolated func offerDefinition(type: OfferType, id: String?, productID: String, plan: BillingPlanType) -> SubscriptionOffer? {
         let terms = catalog.product(productID)?.subscription
         switch type {
-        case .introductory: return terms?.introductoryOffer
+        case .introductory: return terms?.introductoryOffer(on: plan)
         case .promotional: return terms?.promotionalOffers.first { $0.id == id }
         case .winBack: return terms?.winBackOffers.first { $0.id == id }
         case .code: return catalog.offerCodes.first { $0.productID == productID && $0.referenceName == id }?.offer
         }
+    }
+
+    /// The billing plan a subscription renews on: its own while the product it renews to sells that
+    /// plan, else up front; nil when that product has no billing plans.
+    nonisolated func renewalPlan(_ record: SubscriptionRecord, to item: CatalogProduct?) -> BillingPlanType? {
+        guard let terms = item?.subscription, !terms.billingPlans.isEmpty else { return nil }
+        return record.billingPlan.flatMap { terms.billingPlan($0)?.type } ?? .upFront
     }
 
     // MARK: Time
@@ -234,18 +244,21 @@ extension LocalAppStore {
             try save(expired, from: record)
             return expired
         }
-        let listed = item.prices[last.payload.storefront] ?? item.prices[currentStorefront.code] ?? 0
+        let plan = renewalPlan(record, to: item) ?? .upFront
+        let listed = item.price(in: last.payload.storefront, on: plan) ?? item.price(in: currentStorefront.code, on: plan) ?? 0
         // An agreed price increase renews at its new price (one not yet answered renews at the old one).
         let increased = record.priceIncrease == .notYetResponded ? nil : record.renewalPrice(catalog: nil)
         let price = increased.map { Decimal($0) / 1000 } ?? listed
-        var payload = try newPayload(item, price: price, options: PurchaseOptions(), offer: nil, originalID: record.originalID,
+        var payload = try newPayload(item, price: price, options: PurchaseOptions(billingPlan: plan), offer: nil, originalID: record.originalID,
                                      originalDate: last.payload.originalPurchaseDate, purchaseDate: date, reason: .renewal)
         payload.ownership = last.payload.ownership
         payload.appAccountToken = last.payload.appAccountToken
-        let renewal = schedule.renewal(of: record, to: item.id, period: item.subscription!.period, at: date)
+        // The monthly plan renews every month, each a payment of its 12-month commitment; after the 12th, a new commitment starts.
+        if payload.commitment != nil, let next = last.payload.commitment?.next { payload.commitment = next }
+        let renewal = schedule.renewal(of: record, to: item.id, period: item.subscription!.billingPeriod(on: plan), at: date)
         payload.expirationDate = renewal.expirationDate
         if let discount = renewal.discount {
-            let definition = offerDefinition(discount, productID: item.id)
+            let definition = offerDefinition(discount, productID: item.id, plan: plan)
             payload.offerType = discount.type
             payload.offerID = discount.id
             payload.offerPaymentMode = definition?.paymentMode ?? .payAsYouGo
@@ -314,7 +327,8 @@ extension LocalAppStore {
         record.priceIncrease = .notYetResponded
         let last = try ledger.row(record.latestTransactionID)
         let storefront = last?.payload.storefront ?? currentStorefront.code
-        let current = record.renewalPrice(catalog: catalog.product(record.productID)?.prices[storefront].map(Self.milliunits)) ?? 0
+        let listed = catalog.product(record.productID)?.price(in: storefront, on: record.billingPlan ?? .upFront)
+        let current = record.renewalPrice(catalog: listed.map(Self.milliunits)) ?? 0
         record.increasedPriceMilliunits = SubscriptionRecord.increased(current, currency: last?.payload.currency ?? currentStorefront.currency)
         try save(record, notifying: .priceIncreaseRequested)
     }
@@ -390,12 +404,14 @@ extension LocalAppStore {
     nonisolated func renewalInfo(_ record: SubscriptionRecord, storefront: Storefront, environment: StoreEnvironment,
                                  at date: Date) -> RenewalInfoPayload {
         let next = catalog.product(record.autoRenewProductID)
-        var info = record.renewalInfo(next: (next?.prices[storefront.code].map(Self.milliunits),
+        let plan = renewalPlan(record, to: next)
+        var info = record.renewalInfo(next: (next?.price(in: storefront.code, on: plan ?? .upFront).map(Self.milliunits),
                                              next?.subscription?.winBackOffers.filter(\.isEligible).compactMap(\.id) ?? []),
                                       currency: storefront.currency, signedDate: date, appTransactionID: appTransactionID)
         info.environment = environment.rawValue
+        info.renewalBillingPlanType = plan
         // The next period's offer, when one discounts it (intro period 2 of 3, a redeemed code, …), and its price.
-        if let offer = record.offer, info.willAutoRenew, let definition = offerDefinition(offer, productID: record.autoRenewProductID) {
+        if let offer = record.offer, info.willAutoRenew, let definition = offerDefinition(offer, productID: record.autoRenewProductID, plan: plan) {
             info.offerType = offer.type
             info.offerID = offer.id
             info.offerPaymentMode = definition.paymentMode

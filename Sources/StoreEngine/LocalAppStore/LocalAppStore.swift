@@ -154,7 +154,9 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
         catchUp()
         try injected.check(.purchase)
         guard let item = catalog.product(productID) else { throw StoreFailure.purchase(.productUnavailable) }
-        guard let price = item.prices[currentStorefront.code] else { throw StoreFailure.storeKit(.notAvailableInStorefront) }
+        guard item.prices[currentStorefront.code] != nil else { throw StoreFailure.storeKit(.notAvailableInStorefront) }
+        // A billing plan the product does not sell (or monthly billing of anything but a yearly subscription).
+        guard let price = item.price(in: currentStorefront.code, on: options.billingPlan) else { throw StoreFailure.purchase(.productUnavailable) }
         guard Checkout.allowedQuantities(of: item.type).contains(options.quantity) else { throw StoreFailure.purchase(.invalidQuantity) }
         let promotion = try options.promotionalOffer?.signature.flatMap(promotion)
         let offer = try offerFor(item, options: options, promotion: promotion)
@@ -273,7 +275,20 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
         if let terms = item.subscription {
             payload.subscriptionGroupID = terms.groupID
             payload.webOrderLineItemID = String(id + 1_000_000_000)
+<<<<<<< HEAD
             payload.expirationDate = schedule.end(of: offer?.firstPeriod ?? terms.period, from: date)
+=======
+            payload.expirationDate = schedule.clockPeriod(offer?.firstPeriod ?? terms.billingPeriod(on: options.billingPlan)).advance(date)
+            if !terms.billingPlans.isEmpty { payload.billingPlanType = options.billingPlan }
+            // The monthly plan's first payment starts a 12-month commitment (a renewal continues its own; see `renew`):
+            // twelve billing periods on the store clock (under a `oneRenewalEvery…` rate, twelve of its renewals).
+            if let plan = terms.billingPlan(options.billingPlan), plan.type == .monthly {
+                let month = schedule.clockPeriod(terms.billingPeriod(on: .monthly))
+                payload.commitment = .init(billingPeriodNumber: 1, totalBillingPeriods: plan.billingPeriodsPerCommitment,
+                                           expiresDate: Period(month.value * plan.billingPeriodsPerCommitment, month.unit).advance(date),
+                                           priceMilliunits: Self.milliunits(plan.commitmentPrice(in: currentStorefront.code, listed: item.prices[currentStorefront.code] ?? 0)))
+            }
+>>>>>>> billing-plans
         }
         if let offer {
             payload.offerType = offer.type
@@ -454,7 +469,10 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
             }
             return
         }
-        let payload = try newPayload(item, price: item.prices[currentStorefront.code] ?? 0, options: PurchaseOptions(), offer: redemption.offer)
+        // A code's offer is for one billing plan: the purchase is on that plan.
+        let options = PurchaseOptions(billingPlan: redemption.offer.billingPlan)
+        let payload = try newPayload(item, price: item.price(in: currentStorefront.code, on: options.billingPlan) ?? 0,
+                                     options: options, offer: redemption.offer)
         try commit(payload, kind: .update, redeeming: code.code)
     }
 
@@ -541,7 +559,8 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
     /// takes effect as the change would have when bought.
     func complete(_ row: Ledger.Row) throws {
         if let item = catalog.product(row.payload.productID), item.type == .autoRenewable, let change = try planChange(to: item) {
-            let options = PurchaseOptions(quantity: row.payload.quantity, appAccountToken: row.payload.appAccountToken)
+            let options = PurchaseOptions(quantity: row.payload.quantity, appAccountToken: row.payload.appAccountToken,
+                                          billingPlan: row.payload.billingPlanType ?? .upFront)
             _ = try applyChange(change, to: item, options: options, offer: nil, kind: .update, pending: row.payload.transactionID)
             return
         }

@@ -21,6 +21,7 @@ enum Checkout {
         payload.purchaseDate = now
         if held.originalTransactionID == held.transactionID { payload.originalPurchaseDate = now }
         if let end = held.expirationDate { payload.expirationDate = now.addingTimeInterval(end.timeIntervalSince(held.purchaseDate)) }
+        if let end = held.commitment?.expiresDate { payload.commitment?.expiresDate = now.addingTimeInterval(end.timeIntervalSince(held.purchaseDate)) }
         return payload
     }
 }

@@ -17,7 +17,8 @@ struct OfferEligibility {
     }
 
     /// The offer a purchase of `productID` gets: the promotional or win-back offer asked for, else
-    /// the introductory offer when the customer is eligible. `terms` is nil for a product that is
+    /// the introductory offer when the customer is eligible, each only among the offers of the
+    /// billing plan bought (`options.billingPlan`). `terms` is nil for a product that is
     /// not a subscription; `promotion` is what the promotional offer's signature says, nil when it
     /// does not verify. Throws in the order StoreKit checks.
     func offer(for productID: String, terms: SubscriptionTerms?, requested options: PurchaseOptions,
@@ -27,7 +28,7 @@ struct OfferEligibility {
             return nil
         }
         if let requested = options.promotionalOffer {
-            guard let offer = terms.promotionalOffers.first(where: { $0.id == requested.id }) else {
+            guard let offer = terms.promotionalOffers.first(where: { $0.id == requested.id && $0.billingPlan == options.billingPlan }) else {
                 throw StoreFailure.purchase(.invalidOfferIdentifier)
             }
             guard let signature = requested.signature, !signature.isEmpty else { throw StoreFailure.purchase(.missingOfferParameters) }
@@ -39,13 +40,13 @@ struct OfferEligibility {
             return offer
         }
         if let winBackID = options.winBackOfferID {
-            guard let offer = terms.winBackOffers.first(where: { $0.id == winBackID }) else {
+            guard let offer = terms.winBackOffers.first(where: { $0.id == winBackID && $0.billingPlan == options.billingPlan }) else {
                 throw StoreFailure.purchase(.invalidOfferIdentifier)
             }
             guard offer.isEligible, customer == .expired else { throw StoreFailure.purchase(.ineligibleForOffer) }
             return offer
         }
-        return isEligibleForIntroOffer ? terms.introductoryOffer : nil
+        return isEligibleForIntroOffer ? terms.introductoryOffer(on: options.billingPlan) : nil
     }
 }
 

@@ -33,6 +33,7 @@ extension SubscriptionRecord {
         billingRetryEnd = nil
         familyShared = payload.ownership == .familyShared
         appAccountToken = payload.appAccountToken
+        billingPlan = payload.billingPlanType
         guard payload.reason == .purchase else { return }
         recentStartDate = payload.purchaseDate
         anchorDay = Period.day(of: payload.purchaseDate)

@@ -26,8 +26,9 @@ enum CatalogCommand {
                 let offers = self.offers(p)
                 if !offers.isEmpty {
                     members.append(("offers", .array(offers.map { .object([("type", .string($0.kind)), ("id", $0.id.map(JSONValue.string) ?? .null),
-                                                                         ("terms", .string($0.terms))]) })))
+                                                                         ("terms", .string($0.terms)), ("billingPlan", .string($0.plan.rawValue))]) })))
                 }
+                if !terms.billingPlans.isEmpty { members.append(("billingPlans", .array(terms.billingPlans.map { billingPlan($0, of: p, terms) }))) }
             }
             if let duration = p.duration { members.append(("duration", .string(duration.iso))) }
             let codes = catalog.offerCodes.filter { $0.productID == p.id }
@@ -42,12 +43,32 @@ enum CatalogCommand {
         }).serialized()
     }
 
-    /// A subscription's introductory, promotional and win-back offers, as the store sells them.
-    static func offers(_ p: Product) -> [(kind: String, id: String?, terms: String)] {
+    /// A billing plan as `--json` gives it: what each billing period and the whole commitment cost.
+    static func billingPlan(_ plan: BillingPlan, of p: Product, _ terms: SubscriptionTerms) -> JSONValue {
+        let price = plan.price(in: p.storefront, listed: p.price), commitment = plan.commitmentPrice(in: p.storefront, listed: p.price)
+        return .object([("type", .string(plan.type.rawValue)), ("billingPlanType", .string(plan.type.signedName)),
+                        ("price", .string("\(price)")), ("displayPrice", .string(p.format(price))),
+                        ("billingPeriod", .string(terms.billingPeriod(on: plan.type).iso)),
+                        ("commitmentPrice", .string("\(commitment)")), ("commitmentDisplayPrice", .string(p.format(commitment))),
+                        ("commitmentPeriod", .string(terms.period.iso)), ("enabled", .bool(plan.isEnabled))])
+    }
+
+    /// A subscription's introductory, promotional and win-back offers, as the store sells them, each on its billing plan.
+    static func offers(_ p: Product) -> [(kind: String, id: String?, terms: String, plan: BillingPlanType)] {
         guard let terms = p.subscription else { return [] }
-        return (terms.introductoryOffer.map { [("introductory", nil, p.offerText($0))] } ?? [])
-            + terms.promotionalOffers.map { ("promotional", $0.id, p.offerText($0)) }
-            + terms.winBackOffers.map { ("winBack", $0.id, p.offerText($0) + ($0.isEligible ? "" : " (not eligible)")) }
+        return terms.introductoryOffers.map { ("introductory", nil, p.offerText($0), $0.billingPlan) }
+            + terms.promotionalOffers.map { ("promotional", $0.id, p.offerText($0), $0.billingPlan) }
+            + terms.winBackOffers.map { ("winBack", $0.id, p.offerText($0) + ($0.isEligible ? "" : " (not eligible)"), $0.billingPlan) }
+    }
+
+    /// Every product's billing plans: what each charges and what its commitment comes to.
+    static func planRows(_ products: [Product]) -> [[String]] {
+        products.flatMap { p in
+            (p.subscription?.billingPlans ?? []).map { plan in
+                [p.id, plan.type.rawValue, p.planText(plan.type) ?? p.format(plan.price(in: p.storefront, listed: p.price)),
+                 p.format(plan.commitmentPrice(in: p.storefront, listed: p.price)), plan.isEnabled ? "yes" : "no (not sold)"]
+            }
+        }
     }
 
     static func table(_ products: [Product], context: StoreContext) -> String {
@@ -60,8 +81,15 @@ enum CatalogCommand {
         }
         let notice = catalog.onePriceNotice(in: context.storefront).map { ["Note: " + $0] } ?? []
         var lines = [header] + notice + [""] + TextTable.render(header: ["ID", "TYPE", "NAME", "PRICE", "GROUP"], rows: rows)
-        let offers = products.flatMap { p in self.offers(p).map { [p.id, $0.kind, $0.id ?? "", $0.terms] } }
-        if !offers.isEmpty { lines += ["", "Offers"] + TextTable.render(header: ["PRODUCT", "TYPE", "ID", "TERMS"], rows: offers) }
+        let plans = planRows(products)
+        if !plans.isEmpty {
+            lines += ["", "Billing plans"] + TextTable.render(header: ["PRODUCT", "PLAN", "PRICE", "COMMITMENT", "ENABLED"], rows: plans)
+        }
+        // A catalog with billing plans says which plan each offer is for.
+        let offers = products.flatMap { p in self.offers(p).map { [p.id, $0.kind, $0.id ?? "", $0.terms] + (plans.isEmpty ? [] : [$0.plan.rawValue]) } }
+        if !offers.isEmpty {
+            lines += ["", "Offers"] + TextTable.render(header: ["PRODUCT", "TYPE", "ID", "TERMS"] + (plans.isEmpty ? [] : ["PLAN"]), rows: offers)
+        }
         let codes = catalog.offerCodes.map { code in
             [code.code, code.referenceName, code.productID,
              CustomerEligibility.allCases.filter(code.eligibility.contains).map(\.rawValue).joined(separator: ","),

@@ -41,11 +41,11 @@ public enum ScenarioParser {
                                        "appAccountToken", "inAppOwnershipType", "signedDate", "revocationReason", "revocationDate",
                                        "revocationType", "revocationPercentage", "isUpgraded", "offerType", "offerIdentifier",
                                        "offerDiscountType", "offerPeriod", "environment", "transactionReason", "storefrontId",
-                                       "appTransactionId"]
+                                       "appTransactionId", "billingPlanType"]
     static let renewalJWSFields = ["originalTransactionId", "productId", "autoRenewProductId", "autoRenewStatus", "isInBillingRetryPeriod",
                                    "expirationIntent", "gracePeriodExpiresDate", "priceIncreaseStatus", "renewalDate",
                                    "recentSubscriptionStartDate", "renewalPrice", "currency", "offerType", "offerIdentifier", "offerDiscountType", "offerPeriod",
-                                   "eligibleWinBackOfferIds", "signedDate", "environment", "appTransactionId"]
+                                   "eligibleWinBackOfferIds", "signedDate", "environment", "appTransactionId", "renewalBillingPlanType"]
 
     static func probe(_ p: ScenarioExpectation.Probe) -> ProbeSpec {
         switch p {

@@ -26,8 +26,9 @@ public struct CommandPerformer: Sendable {
 
     public func perform(_ command: StoreCommand) async throws -> CommandOutcome {
         switch command {
-        case .buy(let id, let quantity, let offer, let signature, let askToBuy, let answer):
-            let options = await purchaseOptions(id, quantity: quantity, offer: offer, signature: signature, askToBuy: askToBuy)
+        case .buy(let id, let quantity, let offer, let signature, let askToBuy, let plan, let answer):
+            var options = await purchaseOptions(id, quantity: quantity, offer: offer, signature: signature, askToBuy: askToBuy)
+            options.billingPlan = plan
             return .purchase(productID: id, await manager.purchase(id, options: options, answer: answer))
         case .restore:
             await manager.restore()

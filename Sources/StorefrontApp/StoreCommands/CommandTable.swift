@@ -61,9 +61,9 @@ enum CommandTable {
             }
             return .originalApp(version: version, platform: platform, date: date)
         },
-        Step(keyword: "buy", usage: "buy PRODUCT [quantity N] [offer ID [signature missing|invalid]] [ask-to-buy]",
+        Step(keyword: "buy", usage: "buy PRODUCT [quantity N] [offer ID [signature missing|invalid]] [plan upFront|monthly] [ask-to-buy]",
              section: .customer) { w throws(ParseFailure) in try buy(&w, answer: .confirm) },
-        Step(keyword: "cancel", usage: "cancel PRODUCT [quantity N] [offer ID]", section: .customer) { w throws(ParseFailure) in
+        Step(keyword: "cancel", usage: "cancel PRODUCT [quantity N] [offer ID] [plan upFront|monthly]", section: .customer) { w throws(ParseFailure) in
             try buy(&w, answer: .cancel)
         },
         Step(keyword: "restore", usage: "restore", section: .customer) { _ throws(ParseFailure) in .restore },
@@ -145,9 +145,10 @@ enum CommandTable {
 
     static func buy(_ w: inout Words, answer: PaymentSheetAnswer) throws(ParseFailure) -> StoreCommand {
         let product = try w.next("PRODUCT")
-        var quantity = 1, offer: String?, signature = StoreCommand.OfferSignature.valid, askToBuy = false
+        var quantity = 1, offer: String?, signature = StoreCommand.OfferSignature.valid, askToBuy = false, plan = BillingPlanType.upFront
         while let word = w.peek {
             switch word {
+            case "plan": w.skip(); plan = try w.oneOf(BillingPlanType.self, "upFront|monthly")
             case "quantity": w.skip(); quantity = try w.int("N")
             case "offer": w.skip(); offer = try w.next("ID")
             case "signature": w.skip(); signature = try w.oneOf(StoreCommand.OfferSignature.self, "missing|invalid")
@@ -155,7 +156,7 @@ enum CommandTable {
             default: throw w.fail("unexpected '\(word)'")
             }
         }
-        return .buy(product, quantity: quantity, offer: offer, signature: signature, askToBuy: askToBuy, answer: answer)
+        return .buy(product, quantity: quantity, offer: offer, signature: signature, askToBuy: askToBuy, plan: plan, answer: answer)
     }
 
     /// Every action step, one a line, by section (for the reference and the README).

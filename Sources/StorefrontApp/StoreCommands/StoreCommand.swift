@@ -21,7 +21,9 @@ public enum StoreCommand: Sendable, Equatable {
     // The customer and the app
     /// `product.purchase(options:)`; `answer` is the customer's choice at the payment sheet. The offer
     /// is named by ID; its kind (promotional, win-back) comes from the product, as an app knows it.
-    case buy(String, quantity: Int, offer: String?, signature: OfferSignature, askToBuy: Bool, answer: PaymentSheetAnswer)
+    /// `plan`: the billing plan of a subscription with billing plans (`.billingPlanType(_:)`).
+    case buy(String, quantity: Int, offer: String?, signature: OfferSignature, askToBuy: Bool, plan: BillingPlanType = .upFront,
+             answer: PaymentSheetAnswer)
     case restore, refresh
     case redeem(String)
     case requestRefund(TransactionRef, reason: String)
@@ -50,7 +52,7 @@ public enum StoreCommand: Sendable, Equatable {
     /// The product a command names, checked against the catalog before a scenario runs.
     public var productID: String? {
         switch self {
-        case .buy(let id, _, _, _, _, _), .buyElsewhere(let id, _): id
+        case .buy(let id, _, _, _, _, _, _), .buyElsewhere(let id, _): id
         case .requestRefund(let ref, _), .control(_, let ref): ref.productID
         default: nil
         }

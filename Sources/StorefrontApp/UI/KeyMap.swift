@@ -5,7 +5,7 @@ enum Action: Sendable, Equatable {
     case up, down, pageUp, pageDown, first, last, left, right, activate, back, confirm
     case nextScreen, previousScreen, show(Screen)
     case filter, help, quit, restore, redeem, details, refundRequest, manageSubscriptions, appInfo, resend
-    case increment, decrement, nextOffer, writeToken
+    case increment, decrement, nextOffer, nextPlan, writeToken
     case walk(WalkAction)
 }
 

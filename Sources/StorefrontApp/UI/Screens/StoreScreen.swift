@@ -75,6 +75,9 @@ enum StoreScreen: ScreenView {
             lines.append(ListView.Line("  " + p.displayName + (mark.isEmpty ? "" : "  " + mark), style: meaning?.style ?? .plain,
                                        item: i, trailing: p.priceWithPeriod))
             lines.append(ListView.Line(lazy: { "    " + p.description }, style: .dim, item: i))
+            if let monthly = p.planText(.monthly) {
+                lines.append(ListView.Line("    Or billed monthly: " + monthly, style: .dim, item: i))
+            }
             if let intro = p.subscription?.introductoryOffer, state.snapshot.introEligibility[p.subscription!.groupID] == true {
                 lines.append(ListView.Line(lazy: { "    Intro offer: " + p.offerText(intro) }, style: Meaning.good.style, item: i))
             }

@@ -52,7 +52,9 @@ enum SubscriptionsScreen: ScreenView {
             }
             let product = state.product(t.productID)
             lines.append(ListView.Line("  \(name): \(stateTitle(status.state))", style: .bold, item: i))
-            var detail = ["Product: \(product?.displayName ?? t.productID) (\(product?.priceWithPeriod ?? t.productID))"]
+            // On a billing plan, what that plan charges ("$2.99/month, 12-month commitment").
+            let terms = t.billingPlanType.flatMap { product?.planText($0) } ?? product?.priceWithPeriod ?? t.productID
+            var detail = ["Product: \(product?.displayName ?? t.productID) (\(terms))"]
             if let expires = t.expirationDate {
                 let verb = status.renewalInfo.payload?.willAutoRenew == true && status.state == .subscribed ? "Renews" : "Expires"
                 detail.append("\(verb): \(Format.dateTime(expires, seconds: state.timeIsCompressed))")
@@ -63,9 +65,11 @@ enum SubscriptionsScreen: ScreenView {
                     // The renewal price, when it is not the listed one (a price increase, an offer's next period).
                     let renewing = state.product(r.autoRenewProductID)
                     var at = ""
-                    if let renewing, let milliunits = r.renewalPriceMilliunits, let period = renewing.subscription?.period {
-                        let price = renewing.format(Decimal(milliunits) / 1000) + "/" + PeriodNames.per(period, locale: renewing.locale)
-                        if price != renewing.priceWithPeriod { at = " at " + price }
+                    let plan = r.renewalBillingPlanType ?? .upFront
+                    if let renewing, let milliunits = r.renewalPriceMilliunits, let period = renewing.subscription?.billingPeriod(on: plan) {
+                        let per = "/" + PeriodNames.per(period, locale: renewing.locale)
+                        let price = renewing.format(Decimal(milliunits) / 1000) + per
+                        if price != renewing.billingPrice(on: plan).map({ renewing.format($0) + per }) { at = " at " + price }
                     }
                     detail.append("Will auto-renew: yes\(next)\(at)")
                 } else {

@@ -22,8 +22,12 @@ struct PaymentSheet: SheetView, Equatable {
     /// Only consumables are bought several at a time.
     var allowsQuantity = false
     var quantity = 1
+    /// The offers of the chosen billing plan.
     var offers: [Offer] = [.none]
     var offerIndex = 0
+    /// The billing plans a subscription is sold on, up front first (StoreKit's default).
+    var plans: [BillingPlanType] = [.upFront]
+    var planIndex = 0
     /// 0 = Confirm, 1 = Cancel.
     var button = 0
     /// Confirmed and waiting for the store: further keys are ignored, a spinner shows.
@@ -31,6 +35,7 @@ struct PaymentSheet: SheetView, Equatable {
     /// The customer had the product when they confirmed: the store gives it back at no charge.
     var wasAlreadyPurchased = false
     var offer: Offer { offers[min(offerIndex, offers.count - 1)] }
+    var plan: BillingPlanType { plans[min(planIndex, plans.count - 1)] }
 
     var stacked: SheetState { .payment(self) }
 
@@ -39,6 +44,7 @@ struct PaymentSheet: SheetView, Equatable {
                  Binding(keys: [.escape], name: "Esc", label: "Cancel", action: .back),
                  Binding(keys: [.left, .right, .tab], name: "←→", label: "Button", action: .right)]
         if offers.count > 1 { b.append(Binding(keys: [.character("o")], name: "o", label: "Offer", action: .nextOffer)) }
+        if plans.count > 1 { b.append(Binding(keys: [.character("b")], name: "b", label: "Plan", action: .nextPlan)) }
         guard allowsQuantity else { return b }
         return b + [Binding(keys: [.character("+"), .character("=")], name: "+", label: "More", action: .increment),
                     Binding(keys: [.character("-")], name: "-", label: "Fewer", action: .decrement)]
@@ -49,6 +55,7 @@ struct PaymentSheet: SheetView, Equatable {
         case .increment: quantity = min(10, quantity + 1)
         case .decrement: quantity = max(1, quantity - 1)
         case .nextOffer: offerIndex = (offerIndex + 1) % offers.count
+        case .nextPlan: choose(plan: (planIndex + 1) % plans.count, state)
         case .left, .right: button = 1 - button
         case .back: return pay(.cancel, &state)
         case .activate: return pay(button == 0 ? .confirm : .cancel, &state)
@@ -67,7 +74,7 @@ struct PaymentSheet: SheetView, Equatable {
         state.inFlight += 1
         isPurchasing = answer == .confirm
         wasAlreadyPurchased = state.product(productID).flatMap { Self.alreadyPurchased($0, state) } != nil
-        let buy = StoreCommand.buy(productID, quantity: quantity, offer: offerID, signature: .valid, askToBuy: false, answer: answer)
+        let buy = StoreCommand.buy(productID, quantity: quantity, offer: offerID, signature: .valid, askToBuy: false, plan: plan, answer: answer)
         return SheetStep(effects: [.command(buy)], closes: answer == .cancel)
     }
 
@@ -77,18 +84,21 @@ struct PaymentSheet: SheetView, Equatable {
         let account = ["", "Account: local tester · Environment: \(state.settings.environment.rawValue)"]
             + (isPurchasing ? ["", Spinner.frame(state.tick) + " Purchasing…"] : [])
         if let notice = Self.alreadyPurchased(p, state) { return lines + [notice] + account }
-        let introductory = p.subscription.map { $0.introductoryOffer != nil && state.snapshot.introEligibility[$0.groupID] == true } ?? false
+        let intro = p.subscription.flatMap { state.snapshot.introEligibility[$0.groupID] == true ? $0.introductoryOffer(on: plan) : nil }
+        let introductory = intro != nil
         if let terms = p.subscription {
+            if plans.count > 1 { lines.append("Billing plan: \(plan == .monthly ? "Monthly" : "Up front")   (b to change)") }
             switch offer {
             case .promotional(let id), .winBack(let id):
                 if let offer = terms.offer(id: id) { lines.append("Offer: " + p.offerText(offer)) }
             case .none:
-                if let intro = terms.introductoryOffer, introductory {
+                if let intro {
                     lines.append("Intro offer: " + p.offerText(intro))
                 } else {
-                    lines.append("Price: " + p.priceWithPeriod)
+                    lines.append("Price: " + (p.planText(plan) ?? p.priceWithPeriod))
                 }
             }
+            if plan == .monthly, let total = p.commitmentText(plan) { lines.append("Commitment: 12 monthly payments, \(total) in all.") }
             lines.append("Renews automatically until cancelled.")
         } else if let duration = p.duration {
             lines.append("Price: \(p.displayPrice) for \(p.words(duration)) (does not renew)")
@@ -109,13 +119,38 @@ struct PaymentSheet: SheetView, Equatable {
               selectedButton: button, maxTextWidth: 56, alternativeBodies: otherOfferChoices(state)).draw(in: area, on: &canvas)
     }
 
-    /// The body for every other offer choice: cycling offers must not resize the sheet under the customer's eyes.
+    /// The body for every other offer and plan choice: cycling them must not resize the sheet under the customer's eyes.
     func otherOfferChoices(_ state: AppState) -> [[String]] {
-        offers.indices.filter { $0 != offerIndex }.map { index in
+        var bodies = offers.indices.filter { $0 != offerIndex }.map { index in
             var choice = self
             choice.offerIndex = index
             return choice.body(state)
         }
+        for index in plans.indices where index != planIndex {
+            var choice = self
+            choice.choose(plan: index, state)
+            bodies += choice.offers.indices.map { offer in
+                var each = choice
+                each.offerIndex = offer
+                return each.body(state)
+            }
+        }
+        return bodies
+    }
+
+    /// Another billing plan: its own offers, none chosen yet.
+    mutating func choose(plan index: Int, _ state: AppState) {
+        planIndex = index
+        offers = state.product(productID).map { Self.offers(for: $0, state, on: plan) } ?? [.none]
+        offerIndex = 0
+    }
+
+    /// The offers a customer may choose for a product on a billing plan: none, then its promotional
+    /// offers, then the win-back offers they are eligible for, each only on its own plan.
+    static func offers(for product: Product, _ state: AppState, on plan: BillingPlanType) -> [Offer] {
+        guard let terms = product.subscription else { return [.none] }
+        return [.none] + terms.promotionalOffers.filter { $0.billingPlan == plan }.compactMap(\.id).map(Offer.promotional)
+            + StoreScreen.winBackOffers(product, state).filter { $0.billingPlan == plan }.compactMap(\.id).map(Offer.winBack)
     }
 
     /// What the App Store says, before Confirm, when the customer already has the product: buying
@@ -165,8 +200,9 @@ struct PaymentSheet: SheetView, Equatable {
 func draft(for product: Product, _ state: AppState) -> PaymentSheet {
     var draft = PaymentSheet(productID: product.id, allowsQuantity: product.type == .consumable)
     if let terms = product.subscription {
-        draft.offers += terms.promotionalOffers.compactMap(\.id).map(PaymentSheet.Offer.promotional)
-        draft.offers += StoreScreen.winBackOffers(product, state).compactMap(\.id).map(PaymentSheet.Offer.winBack)
+        let plans = BillingPlanType.allCases.filter { terms.billingPlan($0) != nil }
+        draft.plans = plans.isEmpty ? [.upFront] : plans
     }
+    draft.offers = PaymentSheet.offers(for: product, state, on: draft.plan)
     return draft
 }

@@ -12,6 +12,9 @@ struct ProductDetailSheet: SheetView, Equatable {
         guard let p = state.product(productID) else { return ["Product \(productID) is not sold in this storefront."] }
         var lines = [p.displayName, p.description, "", "Price: \(p.priceWithPeriod)", "Type: \(p.type.signedName)", "ID: \(p.id)"]
         if let group = p.groupName, let terms = p.subscription { lines.append("Group: \(group), level \(terms.level)") }
+        if let plans = p.subscription?.billingPlans, !plans.isEmpty {
+            lines += ["", "Billing plans (b on the payment sheet):"] + plans.map { "  " + Self.describe($0, p) }
+        }
         if let d = p.duration { lines.append("Lasts: \(p.words(d))") }
         if p.isFamilyShareable { lines.append("Family Sharing: yes") }
         let mark = StoreScreen.marks(p, state).text
@@ -19,6 +22,13 @@ struct ProductDetailSheet: SheetView, Equatable {
         let codes = state.offerCodes.filter { $0.productID == p.id }
         if !codes.isEmpty { lines += ["", "Offer codes (redeem with c):"] + codes.map { "  " + Self.describe($0, p, now: state.snapshot.now) } }
         return lines
+    }
+
+    /// "Monthly · $2.99/month, 12-month commitment · $35.88 in all" (and "not sold" for a disabled plan).
+    static func describe(_ plan: BillingPlan, _ p: Product) -> String {
+        let name = plan.type == .monthly ? "Monthly" : "Up front"
+        guard plan.isEnabled, let text = p.planText(plan.type), let total = p.commitmentText(plan.type) else { return "\(name) · not sold" }
+        return plan.type == .monthly ? "\(name) · \(text) · \(total) in all" : "\(name) · \(text)"
     }
 
     static func words(_ who: CustomerEligibility) -> String {

@@ -19,12 +19,15 @@ enum DemoPlan {
     static func moves(for action: StoreCommand, in state: AppState) -> [DemoMove]? {
         guard state.top == nil, state.filter.text.isEmpty, !state.isEditingFilter else { return nil }
         switch action {
-        case .buy(let id, let quantity, let offer, let signature, let askToBuy, let answer):
+        case .buy(let id, let quantity, let offer, let signature, let askToBuy, let plan, let answer):
             guard !askToBuy, signature == .valid, let product = state.product(id),
                   let row = StoreScreen.products(state).firstIndex(where: { $0.id == id }),
                   let path = select(row, on: .store, state) else { return nil }
-            let sheet = draft(for: product, state)
+            var sheet = draft(for: product, state)
             guard quantity == 1 || (sheet.allowsQuantity && quantity <= 10) else { return nil }
+            // `b` steps through the billing plans; the offers are then the plan's own.
+            guard let planPresses = sheet.plans.firstIndex(of: plan) else { return nil }
+            sheet.choose(plan: planPresses, state)
             var offerPresses = 0
             if let offer {
                 guard let i = sheet.offers.firstIndex(where: { $0 == .promotional(offer) || $0 == .winBack(offer) }) else { return nil }
@@ -33,6 +36,7 @@ enum DemoPlan {
             // The sheet stays up a moment, so the audience reads price and terms before Confirm.
             return path + [.pause(1), .key(.enter), .pause(1)]
                 + Array(repeating: .key(.character("+")), count: quantity - 1)
+                + Array(repeating: .key(.character("b")), count: planPresses)
                 + Array(repeating: .key(.character("o")), count: offerPresses)
                 + [.pause(2)]
                 + (answer == .cancel ? [.key(.right), .pause(1)] : [])
