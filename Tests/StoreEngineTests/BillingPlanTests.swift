@@ -129,8 +129,8 @@ struct BillingPlanTests {
         catalog.settings.timeRate = .oneRenewalEveryTwoSeconds
         let s = try PlanStore(catalog)
         let first = try await s.buy(PlanStore.yearly, PurchaseOptions(billingPlan: .monthly))
-        #expect(first.expirationDate == Period(30, .day).advance(first.purchaseDate))
-        #expect(first.commitment?.expiresDate == Period(360, .day).advance(first.purchaseDate))
+        #expect(first.expirationDate == first.purchaseDate.addingTimeInterval(2))
+        #expect(first.commitment?.expiresDate == first.purchaseDate.addingTimeInterval(24))
         await s.store.shutdown()
     }
 

@@ -275,20 +275,16 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
         if let terms = item.subscription {
             payload.subscriptionGroupID = terms.groupID
             payload.webOrderLineItemID = String(id + 1_000_000_000)
-<<<<<<< HEAD
-            payload.expirationDate = schedule.end(of: offer?.firstPeriod ?? terms.period, from: date)
-=======
-            payload.expirationDate = schedule.clockPeriod(offer?.firstPeriod ?? terms.billingPeriod(on: options.billingPlan)).advance(date)
+            payload.expirationDate = schedule.end(of: offer?.firstPeriod ?? terms.billingPeriod(on: options.billingPlan), from: date)
             if !terms.billingPlans.isEmpty { payload.billingPlanType = options.billingPlan }
             // The monthly plan's first payment starts a 12-month commitment (a renewal continues its own; see `renew`):
-            // twelve billing periods on the store clock (under a `oneRenewalEvery…` rate, twelve of its renewals).
+            // twelve billing periods on the store clock, each as long as the time rate makes it.
             if let plan = terms.billingPlan(options.billingPlan), plan.type == .monthly {
-                let month = schedule.clockPeriod(terms.billingPeriod(on: .monthly))
-                payload.commitment = .init(billingPeriodNumber: 1, totalBillingPeriods: plan.billingPeriodsPerCommitment,
-                                           expiresDate: Period(month.value * plan.billingPeriodsPerCommitment, month.unit).advance(date),
+                let month = terms.billingPeriod(on: .monthly), anchorDay = Period.anchorDay(nil, at: date)
+                let expires = (0..<plan.billingPeriodsPerCommitment).reduce(date) { end, _ in schedule.end(of: month, from: end, anchorDay: anchorDay) }
+                payload.commitment = .init(billingPeriodNumber: 1, totalBillingPeriods: plan.billingPeriodsPerCommitment, expiresDate: expires,
                                            priceMilliunits: Self.milliunits(plan.commitmentPrice(in: currentStorefront.code, listed: item.prices[currentStorefront.code] ?? 0)))
             }
->>>>>>> billing-plans
         }
         if let offer {
             payload.offerType = offer.type
