@@ -183,6 +183,14 @@ import TerminalUI
         #expect(Format.dateTime(Date(timeIntervalSince1970: 1_796_105_696), seconds: true) == "2026-12-01 06:14:56")
     }
 
+    @Test("a catalog of one product says \"1 product\", not \"1 products\"")
+    func oneProductIsSingular() async throws {
+        var state = try await fixtureState(purchases: false)
+        state.snapshot.products = Array(state.snapshot.products.prefix(1))
+        #expect(render(state, size: Size(width: 80, height: 24)).text.contains(" 1 product · "))
+        #expect(Format.count(2, "attempt") == "2 attempts")
+    }
+
     @Test func helpListsTheSameBindingsAsTheFooter() async throws {
         let state = try await fixtureState(purchases: false)
         let help = KeyMap.helpLines(for: state).joined(separator: "\n")

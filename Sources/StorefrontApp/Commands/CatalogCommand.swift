@@ -102,7 +102,7 @@ enum CatalogCommand {
         if case .object(let settings) = CatalogFormat.encode(catalog.settings), !settings.isEmpty {
             lines += ["", "Settings: " + settings.map { "\($0.key) \($0.value.serialized())" }.joined(separator: ", ")]
         }
-        return (lines + ["", "\(products.count) products"]).joined(separator: "\n")
+        return (lines + ["", Format.count(products.count, "product")]).joined(separator: "\n")
     }
 }
 

@@ -2,6 +2,9 @@ import Foundation
 
 /// Dates in UTC with a fixed pattern, so the store clock reads the same on every machine and in goldens.
 enum Format {
+    /// "1 product", "9 products".
+    static func count(_ n: Int, _ noun: String) -> String { "\(n) \(noun)\(n == 1 ? "" : "s")" }
+
     static func date(_ date: Date) -> String {
         date.formatted(Date.VerbatimFormatStyle(format: "\(year: .defaultDigits)-\(month: .twoDigits)-\(day: .twoDigits)",
                                                 timeZone: .gmt, calendar: Calendar(identifier: .gregorian)))

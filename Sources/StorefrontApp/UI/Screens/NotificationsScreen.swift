@@ -67,7 +67,7 @@ enum NotificationsScreen: ScreenView {
             let name = n.productID.map { state.product($0)?.displayName ?? $0 } ?? "—"
             let kind = n.type + (n.subtype.map { " " + $0 } ?? "")
             lines.append(ListView.Line("  " + Format.dateTime(n.createdDate) + "  " + cell(kind, kindWidth) + "  " + name, item: i))
-            let tries = n.attempts.count == 1 ? "1 attempt" : "\(n.attempts.count) attempts"
+            let tries = Format.count(n.attempts.count, "attempt")
             lines.append(ListView.Line("    #\(n.sequence) · \(tries) · \(response(n))", style: .dim, item: i))
         }
         return lines

@@ -12,7 +12,7 @@ enum StoreScreen: ScreenView {
     ]
 
     static func summary(_ state: AppState) -> String {
-        "\(state.snapshot.products.count) products · \(state.snapshot.storefront.code) prices in \(state.snapshot.storefront.currency)"
+        "\(Format.count(state.snapshot.products.count, "product")) · \(state.snapshot.storefront.code) prices in \(state.snapshot.storefront.currency)"
     }
 
     static func itemCount(_ state: AppState) -> Int { products(state).count }
