@@ -149,9 +149,8 @@ struct PostgresServer {
         return PostgresLocation(url + "?options=-csearch_path%3D" + name)!
     }
 
-    /// Runs `.ci/postgres`; its last line of output, or an error with it. Spawned by hand, with only
-    /// standard input and a log file for output: the server it starts inherits its descriptors, and would
-    /// hold open the pipe or socket through which Foundation's `Process` waits for the end.
+    /// Runs `.ci/postgres`; its last line of output, or an error with it. Spawned by hand, with a log file
+    /// for output (the script closes every other descriptor before it starts the server, which outlives it).
     static func script(_ arguments: [String]) throws -> String {
         let log = temporaryDirectory("postgres-script")
         defer { try? FileManager.default.removeItem(atPath: log) }
@@ -160,8 +159,6 @@ struct PostgresServer {
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_addopen(&actions, 1, log + "/output", O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         posix_spawn_file_actions_adddup2(&actions, 1, 2)
-        let open = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
-        for fd in open.compactMap(Int32.init) where fd > 2 { posix_spawn_file_actions_addclose(&actions, fd) }
         let argv = ([Repo.root + "/.ci/postgres"] + arguments).map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
         var pid = pid_t()

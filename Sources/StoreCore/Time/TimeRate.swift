@@ -76,12 +76,11 @@ public enum TimeRate: Int, CaseIterable, Sendable, Codable {
         }
     }
 
-    /// The billing grace period (16 days, 6 for a weekly subscription); nil under real time.
-    /// Xcode's table under `monthlyRenewalEveryThirtySeconds`: 15 s, 9 s for a weekly one.
-    public func gracePeriod(weekly: Bool) -> TimeInterval? {
+    /// The billing grace period: 16 days, 6 for a weekly subscription, compressed under a time rate
+    /// (Xcode's table under `monthlyRenewalEveryThirtySeconds`: 15 s, 9 s for a weekly one).
+    public func gracePeriod(weekly: Bool) -> TimeInterval {
         switch compression {
-        case .none: nil
-        case .secondsPerDay(let day): (weekly ? 6 : 16) * day
+        case .none, .secondsPerDay: compressed((weekly ? 6 : 16) * 86_400)
         case .secondsPerMonth(let unit), .secondsPerRenewal(let unit): (weekly ? 0.3 : 0.5) * unit
         }
     }

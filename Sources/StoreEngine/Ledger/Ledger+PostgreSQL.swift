@@ -49,6 +49,13 @@ extension Ledger {
         return identity
     }
 
+    /// What tells this process of other processes' commits: a `LISTEN` on the ledger's channel. nil on
+    /// SQLite, whose readers look for them at each tick.
+    func changeFeed(_ changed: @escaping @Sendable () -> Void) -> LedgerChangeFeed? {
+        guard let postgres, let channel = try? (db as? PostgresDatabase)?.channel() else { return nil }
+        return LedgerChangeFeed(location: postgres, channel: channel, changed: changed)
+    }
+
     private static let postgresSchema = """
         CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
         CREATE TABLE IF NOT EXISTS ledger_version(n BIGINT NOT NULL);

@@ -353,11 +353,7 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
     /// ticks in between only renew what falls due.
     func startPolling() {
         guard poller == nil else { return }
-        if let location = ledger.postgres, let channel = try? (ledger.db as? PostgresDatabase)?.channel() {
-            changeFeed = LedgerChangeFeed(location: location, channel: channel) { [weak self] in
-                Task { await self?.ledgerDidChange() }
-            }
-        }
+        changeFeed = ledger.changeFeed { [weak self] in Task { await self?.ledgerDidChange() } }
         poller = Task { [weak self] in
             while (try? await Task.sleep(for: .milliseconds(250))) != nil {
                 await self?.tick()

@@ -77,8 +77,7 @@ struct RenewalSchedule: Equatable {
 
     /// Billing grace period: 6 days for a weekly subscription, 16 days for any longer one (compressed under a time rate).
     func gracePeriodEnd(after expiration: Date, period: Period?) -> Date {
-        let weekly = period == Period(1, .week)
-        return expiration.addingTimeInterval(rate.gracePeriod(weekly: weekly) ?? Double(weekly ? 6 : 16) * 86_400)
+        expiration.addingTimeInterval(rate.gracePeriod(weekly: period == Period(1, .week)))
     }
 
     /// What one renewal at `date` buys.
