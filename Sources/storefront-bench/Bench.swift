@@ -11,13 +11,13 @@ enum Bench {
             return try await body()
         }
         func wanted(_ figure: String) -> Bool { only?.contains(figure) ?? true }
-        if wanted("1") { results += try await step("JWS signing") { try Figures.signing(sizes) } }
+        if wanted("1") { results += try await step("JWS signing") { try await Figures.signing(sizes) } }
         if wanted("2") { results.append(try await step("committed purchases") { try await Figures.purchases(sizes) }) }
 
         let needsCatalog = wanted("3") || wanted("4") || wanted("5") || wanted("8")
         let catalog = needsCatalog ? try Generate.catalog(oneTime: sizes.catalogProducts * 9 / 10, groups: sizes.catalogProducts / 50, perGroup: 5) : nil
         let data = catalog.map(Generate.catalogData) ?? Data()
-        if wanted("4") { results.append(try await step("catalog load") { try Figures.catalogLoad(sizes, data: data) }) }
+        if wanted("4") { results.append(try await step("catalog load") { try await Figures.catalogLoad(sizes, data: data) }) }
 
         let work = temporaryDirectory("ledgers")
         defer { try? FileManager.default.removeItem(atPath: work) }
@@ -34,7 +34,7 @@ enum Bench {
         }
 
         if wanted("5") {
-            if let catalog { results.append(await step("render") { Figures.render(catalog, rounds: sizes.rounds) }) }
+            if let catalog { results.append(try await step("render") { try await Figures.render(catalog) }) }
             results.append(try await step("terminal backend") { try await TerminalFigures.backendBytes() })
         }
         if wanted("6") { results.append(try await step("start-up") { try TerminalFigures.startup(rounds: sizes.rounds) }) }
@@ -64,11 +64,17 @@ enum Bench {
         return unit == "/s" ? number + "/s" : number + " " + unit
     }
 
+    /// "±3% (7)": the widest interquartile range over median behind the row, and its rounds.
+    static func spread(_ result: Result) -> String {
+        guard let spread = result.spread, let rounds = result.rounds else { return "—" }
+        return String(format: "±%.0f%% (%d)", spread * 50, rounds)
+    }
+
     static func table(_ results: [Result]) -> String {
-        let header = ["id", "figure", "measured", "baseline", "ratio", "target", "status", "note"]
+        let header = ["id", "figure", "measured", "baseline", "ratio", "target", "status", "spread", "note"]
         let rows = [header] + results.map {
             [$0.id, $0.figure, format($0.measured, $0.unit), format($0.baseline, $0.unit),
-             $0.ratio.map { String(format: "%.2f×", $0) } ?? "—", $0.target, $0.status, $0.note]
+             $0.ratio.map { String(format: "%.2f×", $0) } ?? "—", $0.target, $0.status, spread($0), $0.note]
         }
         let widths = (0..<header.count - 1).map { column in rows.map { $0[column].count }.max()! }
         return rows.map { row in

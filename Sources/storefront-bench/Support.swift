@@ -16,8 +16,19 @@ struct Result: Codable {
     /// nil: not measured.
     var pass: Bool?
     var note: String = ""
+    /// The widest spread (interquartile range over median) of the samples behind this row, and their rounds.
+    var spread: Double? = nil
+    var rounds: Int? = nil
 
     var status: String { pass.map { $0 ? "PASS" : "MISS" } ?? "n/a" }
+
+    /// This row, saying how steady the samples behind it were.
+    func from(_ samples: [Sample]) -> Result {
+        var result = self
+        result.spread = samples.map(\.spread).max()
+        result.rounds = samples.map(\.rounds).max()
+        return result
+    }
 }
 
 extension Duration {
@@ -37,19 +48,46 @@ func elapsed(_ body: () async throws -> Void) async rethrows -> Double {
     return (ContinuousClock.now - start).seconds
 }
 
-/// The fastest of `rounds` runs of `body`, in seconds.
-func best(_ rounds: Int, _ body: () throws -> Void) rethrows -> Double {
-    var result = Double.infinity
-    for _ in 0..<rounds { result = min(result, try elapsed(body)) }
-    return result
+/// Repeated timings of one thing: its median, and how widely the runs spread around it.
+struct Sample {
+    var times: [Double]
+    var median: Double { quantile(0.5) }
+    /// The interquartile range over the median: 0.05 means the middle half of the runs lie within 5%.
+    var spread: Double { median > 0 ? (quantile(0.75) - quantile(0.25)) / median : 0 }
+    var rounds: Int { times.count }
+
+    func quantile(_ q: Double) -> Double {
+        let sorted = times.sorted()
+        let position = q * Double(sorted.count - 1)
+        let (low, high) = (Int(position.rounded(.down)), Int(position.rounded(.up)))
+        return sorted[low] + (sorted[high] - sorted[low]) * (position - Double(low))
+    }
 }
 
-func best(_ rounds: Int, _ body: () async throws -> Void) async rethrows -> Double {
-    var result = Double.infinity
-    for _ in 0..<rounds { result = min(result, try await elapsed(body)) }
-    return result
+/// How long a figure keeps repeating: at least `minimum` rounds, then until every side's spread is
+/// within `tolerance` or `maximum` rounds have run (the spread is reported either way).
+struct Steadiness {
+    var minimum = 5, maximum = 40, tolerance = 0.05
+    static let standard = Steadiness()
+    /// For figures whose one round takes seconds.
+    static let slow = Steadiness(minimum: 3, maximum: 9, tolerance: 0.08)
 }
 
+/// Times each of `sides` once per round, interleaved so drift on a shared machine hits all alike,
+/// until the spreads are small. One sample per side, in order.
+func repeatUntilSteady(all sides: [() async throws -> Void], _ steadiness: Steadiness = .standard) async throws -> [Sample] {
+    var times = [[Double]](repeating: [], count: sides.count)
+    for round in 1...steadiness.maximum {
+        for (index, side) in sides.enumerated() { times[index].append(try await elapsed(side)) }
+        let samples = times.map(Sample.init)
+        if round >= steadiness.minimum, samples.allSatisfy({ $0.spread <= steadiness.tolerance }) { return samples }
+    }
+    return times.map(Sample.init)
+}
+
+func repeatUntilSteady(_ sides: (() async throws -> Void)..., steadiness: Steadiness = .standard) async throws -> [Sample] {
+    try await repeatUntilSteady(all: sides, steadiness)
+}
 
 enum Repo {
     /// The repository root, from this file's path at build time.
