@@ -48,6 +48,18 @@ func elapsed(_ body: () async throws -> Void) async rethrows -> Double {
     return (ContinuousClock.now - start).seconds
 }
 
+/// CPU seconds this process (every thread of it) spends while `body` runs.
+func cpuSeconds(_ body: () async throws -> Void) async rethrows -> Double {
+    func now() -> Double {
+        var time = timespec()
+        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &time)
+        return Double(time.tv_sec) + Double(time.tv_nsec) * 1e-9
+    }
+    let start = now()
+    try await body()
+    return now() - start
+}
+
 /// Repeated timings of one thing: its median, and how widely the runs spread around it.
 struct Sample {
     var times: [Double]
