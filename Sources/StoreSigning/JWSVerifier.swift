@@ -90,24 +90,24 @@ public struct JWSVerifier: Sendable {
             JWSVerification(header: header, payload: payload, error: JWSVerificationError(kind: kind, message: message))
         }
         // The header's size is checked before anything else reads the token.
-        let headerEnd = bytes.prefix(Self.maximumHeaderLength + 1).firstIndex(of: UInt8(ascii: ".")) ?? bytes.count
-        guard headerEnd <= Self.maximumHeaderLength else {
+        let headerEnd = Self.dot(in: bytes, from: 0, to: min(bytes.count, Self.maximumHeaderLength + 1))
+        guard (headerEnd ?? bytes.count) <= Self.maximumHeaderLength else {
             return failure(.invalidCertificateChain, "the header is more than the \(Self.maximumHeaderLength) bytes an App Store chain of three certificates needs")
         }
-        let dots = bytes.indices.filter { bytes[$0] == UInt8(ascii: ".") }
-        guard dots.count == 2 else { return failure(.invalidEncoding, "a compact JWS has exactly three dot-separated parts") }
+        guard let headerEnd, let payloadEnd = Self.dot(in: bytes, from: headerEnd + 1, to: bytes.count),
+              Self.dot(in: bytes, from: payloadEnd + 1, to: bytes.count) == nil
+        else { return failure(.invalidEncoding, "a compact JWS has exactly three dot-separated parts") }
         func part(_ range: Range<Int>) -> UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(rebasing: bytes[range]) }
-        let headerKey = ChainCache.Key(bytes: Array(part(0..<dots[0])))
-        let cached = cache[headerKey]
+        let cached = cache.entry(header: part(0..<headerEnd))
 
-        guard let header = cached?.header ?? Base64URL.decode(part(0..<dots[0])).map({ Data($0) }) else {
+        guard let header = cached?.header ?? Base64URL.decode(part(0..<headerEnd)).map({ Data($0) }) else {
             return failure(.invalidEncoding, "header is not base64url")
         }
-        guard let payloadBytes = Base64URL.decode(part(dots[0] + 1..<dots[1])) else {
+        guard let payloadBytes = Base64URL.decode(part(headerEnd + 1..<payloadEnd)) else {
             return failure(.invalidEncoding, "payload is not base64url", header)
         }
         let payload = Data(payloadBytes)
-        guard let signature = Base64URL.decode(part(dots[1] + 1..<bytes.count)) else {
+        guard let signature = Base64URL.decode(part(payloadEnd + 1..<bytes.count)) else {
             return failure(.invalidEncoding, "signature is not base64url", header, payload)
         }
         guard let scan = payloadBytes.withUnsafeBufferPointer({ JSONObjectScanner.scan($0) }) else {
@@ -148,7 +148,7 @@ public struct JWSVerifier: Sendable {
             switch validateChain(x5c, at: seconds) {
             case .success(let entry):
                 leafKey = entry.leafKey
-                cache[headerKey] = ChainCache.Entry(header: header, leafKey: entry.leafKey, validity: entry.validity)
+                cache.insert(ChainCache.Entry(key: Array(part(0..<headerEnd)), header: header, leafKey: entry.leafKey, validity: entry.validity))
             case .failure(let error):
                 return failure(error.kind, error.message, header, payload)
             }
@@ -157,11 +157,17 @@ public struct JWSVerifier: Sendable {
         guard signature.count == 64 else {
             return failure(.invalidSignature, "an ES256 signature is 64 bytes, not \(signature.count)", header, payload)
         }
-        let digest = ECDSA.sha256(UnsafeRawBufferPointer(part(0..<dots[1])))
+        let digest = ECDSA.sha256(UnsafeRawBufferPointer(part(0..<payloadEnd)))
         guard let der = ECDSA.derSignature(fromRaw: signature),
               ECDSA.verifyDigest(digest, derSignature: der, key: leafKey)
         else { return failure(.invalidSignature, "signature does not match the leaf certificate's key", header, payload) }
         return JWSVerification(header: header, payload: payload, error: nil)
+    }
+
+    /// The first "." in `bytes[start..<end]` (memchr: a token is 4 KB, mostly its header).
+    private static func dot(in bytes: UnsafeBufferPointer<UInt8>, from start: Int, to end: Int) -> Int? {
+        guard start < end, let base = bytes.baseAddress, let found = memchr(base + start, Int32(UInt8(ascii: ".")), end - start) else { return nil }
+        return UnsafeRawPointer(base).distance(to: UnsafeRawPointer(found))
     }
 
     /// Validates `x5c` against the roots at `seconds` (nil: now); returns the leaf key and the
@@ -274,7 +280,7 @@ private final class StoreHandle: @unchecked Sendable {
 }
 
 /// Chains that validated, by the exact header bytes (which fix the exact x5c strings and alg).
-/// Sendable because every access to `entries` holds `lock`.
+/// Sendable because every access to `entries` and `last` holds `lock`.
 private final class ChainCache: @unchecked Sendable {
     /// Bytes, not a String: String equality is Unicode canonical equivalence ("K" == "\u{212A}").
     struct Key: Hashable {
@@ -282,21 +288,35 @@ private final class ChainCache: @unchecked Sendable {
         func hash(into hasher: inout Hasher) { bytes.withUnsafeBytes { hasher.combine(bytes: $0) } }
     }
     struct Entry {
+        let key: [UInt8]
         let header: Data
         let leafKey: PKeyHandle
         let validity: Range<Int>
     }
     private let lock = NSLock()
     private var entries: [Key: Entry] = [:]
+    /// The entry found last: a store signs with one chain at a time, so most lookups end here,
+    /// at one memcmp instead of copying and hashing a 4 KB header.
+    private var last: Entry?
     private let limit = 256
 
-    subscript(key: Key) -> Entry? {
-        get { lock.withLock { entries[key] } }
-        set {
-            lock.withLock {
-                if entries.count >= limit { entries.removeAll(keepingCapacity: true) }  // crude, but bounded
-                entries[key] = newValue
+    func entry(header: UnsafeBufferPointer<UInt8>) -> Entry? {
+        lock.withLock {
+            if let last, last.key.count == header.count,
+               last.key.withUnsafeBufferPointer({ header.isEmpty || memcmp($0.baseAddress!, header.baseAddress!, header.count) == 0 }) {
+                return last
             }
+            guard let found = entries[Key(bytes: Array(header))] else { return nil }
+            last = found
+            return found
+        }
+    }
+
+    func insert(_ entry: Entry) {
+        lock.withLock {
+            if entries.count >= limit { entries.removeAll(keepingCapacity: true) }  // crude, but bounded
+            entries[Key(bytes: entry.key)] = entry
+            last = entry
         }
     }
 }

@@ -97,6 +97,18 @@ struct CatalogFormatTests {
         #expect(throws: CatalogError.self) { try CatalogLoader.load(data: Data([0x7B, 0x22, 0xFF, 0x22, 0x3A, 0x31, 0x7D]), file: "utf8.json") }
         #expect(throws: CatalogError.self) { try CatalogLoader.load(data: Data(), file: "empty.json") }
     }
+
+    @Test("JSON strings read the same with or without escapes, and only valid UTF-8 reads at all")
+    func jsonStrings() throws {
+        func string(_ bytes: [UInt8]) throws -> String? { try JSONParser.parse(Data([0x5B] + bytes + [0x5D])).arrayValue?.first?.stringValue }
+        #expect(try string(Array(#""plain""#.utf8)) == "plain")
+        #expect(try string(Array("\"商品 é\"".utf8)) == "商品 é")
+        #expect(try string(Array(#""ab\u00e9c\n""#.utf8)) == "abéc\n")
+        #expect(try string(Array("\"é\\\"x\"".utf8)) == "é\"x")
+        for bad: [UInt8] in [[0x22, 0x61, 0xFF, 0x22], [0x22, 0xC3, 0x22], [0x22, 0x5C, 0x6E, 0xFF, 0x22], [0x22, 0x61, 0x0A, 0x22], [0x22, 0x61]] {
+            #expect(throws: JSONSyntaxError.self, "\(bad)") { try string(bad) }
+        }
+    }
 }
 
 @Suite("Products and prices")

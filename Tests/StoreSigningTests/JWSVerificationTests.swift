@@ -61,6 +61,28 @@ struct RealTokenTests {
         expectRefused(verifier.verify(token, at: .date(Date(timeIntervalSince1970: 0))), .invalidCertificateChain)
     }
 
+    @Test("A cached chain serves only the exact header it was validated for, however the lookups alternate")
+    func cacheServesOnlyItsOwnHeader() throws {
+        let key = try SigningKey.generate()
+        let root = try Certificate.selfSigned(key: key, commonName: "Storefront Local Store")
+        let verifier = JWSVerifier(trustedRoots: [root])
+        let payload = Base64URL.encode(Data(#"{"a":1}"#.utf8))
+        let good = try JWSSigner(key: key, chain: [root]).sign(payload: Data(#"{"a":1}"#.utf8))
+        // The trusted key signs a header of the same length whose certificate has one byte of its
+        // signature changed: only comparing every byte of the header keeps the cached chain from it.
+        var header = String(decoding: try #require(Base64URL.decode(parts(good)[0])), as: UTF8.self)
+        let end = try #require(header.range(of: "\"]")).lowerBound
+        let changed = header.index(end, offsetBy: -10)
+        header.replaceSubrange(changed...changed, with: header[changed] == "A" ? "B" : "A")
+        let input = Base64URL.encode(Data(header.utf8)) + "." + payload
+        let forged = input + "." + Base64URL.encode(try key.sign(Data(input.utf8)))
+        #expect(parts(forged)[0].count == parts(good)[0].count)
+        for _ in 0..<3 {
+            #expect(verifier.verify(good, at: .now).isVerified)
+            expectRefused(verifier.verify(forged, at: .now), .invalidCertificateChain)
+        }
+    }
+
     @Test("Xcode's token verifies when its own certificate is the trusted root")
     func xcodeTokenVerifiesWithItsOwnRoot() throws {
         let token = try Fixtures.token("xcode-signed-transaction")

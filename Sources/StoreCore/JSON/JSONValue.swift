@@ -26,7 +26,9 @@ public enum JSONValue: Sendable, Equatable {
 
     public subscript(key: String) -> JSONValue? {
         guard case .object(let members) = self else { return nil }
-        return members.first { $0.key == key }?.value
+        // Lengths first: most keys differ in length, and a signed payload is read by some thirty keys.
+        let length = key.utf8.count
+        return members.first { $0.key.utf8.count == length && $0.key == key }?.value
     }
 
     public var kindName: String {
