@@ -295,8 +295,10 @@ extension JSONValue {
 
     static func appendQuoted(_ s: String, to out: inout String) {
         out += "\""
-        // Most strings need no escaping: copy them whole.
-        if s.utf8.allSatisfy({ $0 >= 0x20 && $0 != 0x22 && $0 != 0x5C }) {
+        // Most strings need no escaping: copy them whole. (Checked over the contiguous bytes: iterating
+        // the UTF-8 view was a fifth of a simulated year's time outside signing.)
+        func plain(_ byte: UInt8) -> Bool { byte >= 0x20 && byte != 0x22 && byte != 0x5C }
+        if s.utf8.withContiguousStorageIfAvailable({ $0.allSatisfy(plain) }) ?? s.utf8.allSatisfy(plain) {
             out += s
         } else {
             for scalar in s.unicodeScalars {
