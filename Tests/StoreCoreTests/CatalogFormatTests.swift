@@ -109,6 +109,14 @@ struct CatalogFormatTests {
             #expect(throws: JSONSyntaxError.self, "\(bad)") { try string(bad) }
         }
     }
+
+    @Test("Compact JSON escapes only what it must, keeps key order, and reads back as it was")
+    func compactJSON() throws {
+        let value: JSONValue = ["b": "plain", "a": ["q\"uote", "back\\slash", "new\nline", "商品"], "n": .number("1.5"), "t": true, "z": nil]
+        let text = value.compact
+        #expect(text == #"{"b":"plain","a":["q\"uote","back\\slash","new\nline","商品"],"n":1.5,"t":true,"z":null}"#)
+        #expect(try JSONParser.parse(text) == value)
+    }
 }
 
 @Suite("Products and prices")
