@@ -128,8 +128,10 @@ public struct JWSVerifier: Sendable {
         // The cache holds only headers whose alg was ES256 and whose chain validated; it is reused only
         // while `instant` lies inside every chain certificate's validity. The signature is always checked.
         let leafKey: PKeyHandle
+        var signingInput: DigestState?
         if let cached, cached.validity.contains(instant) {
             leafKey = cached.leafKey
+            signingInput = cached.signingInput
         } else {
             // The scanner first, so header and payload follow the same JSON grammar (Foundation's
             // parser tolerates trailing commas).
@@ -148,7 +150,9 @@ public struct JWSVerifier: Sendable {
             switch validateChain(x5c, at: seconds) {
             case .success(let entry):
                 leafKey = entry.leafKey
-                cache.insert(ChainCache.Entry(key: Array(part(0..<headerEnd)), header: header, leafKey: entry.leafKey, validity: entry.validity))
+                let key = Array(part(0..<headerEnd))
+                cache.insert(ChainCache.Entry(key: key, header: header, leafKey: entry.leafKey, validity: entry.validity,
+                                              signingInput: try? DigestState(prefix: key + [UInt8(ascii: ".")])))
             case .failure(let error):
                 return failure(error.kind, error.message, header, payload)
             }
@@ -157,7 +161,9 @@ public struct JWSVerifier: Sendable {
         guard signature.count == 64 else {
             return failure(.invalidSignature, "an ES256 signature is 64 bytes, not \(signature.count)", header, payload)
         }
-        let digest = ECDSA.sha256(UnsafeRawBufferPointer(part(0..<payloadEnd)))
+        // With a cached chain the header's part of the digest is done already: it is four fifths of the input.
+        let digest = (try? signingInput?.digest(appending: UnsafeRawBufferPointer(part(headerEnd + 1..<payloadEnd))))
+            ?? ECDSA.sha256(UnsafeRawBufferPointer(part(0..<payloadEnd)))
         guard let der = ECDSA.derSignature(fromRaw: signature),
               ECDSA.verifyDigest(digest, derSignature: der, key: leafKey)
         else { return failure(.invalidSignature, "signature does not match the leaf certificate's key", header, payload) }
@@ -292,6 +298,8 @@ private final class ChainCache: @unchecked Sendable {
         let header: Data
         let leafKey: PKeyHandle
         let validity: Range<Int>
+        /// SHA-256 having absorbed `key` and the dot after it.
+        let signingInput: DigestState?
     }
     private let lock = NSLock()
     private var entries: [Key: Entry] = [:]
