@@ -216,3 +216,55 @@ struct PayloadDecodingTests {
         #expect(TransactionPayload(json: fractional)?.transactionID == 7)
     }
 }
+
+@Suite("Calendar arithmetic")
+struct CalendarArithmeticTests {
+    /// What Period did with Foundation's calendar alone: the oracle for its day counting.
+    static let calendar: Calendar = {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        return calendar
+    }()
+
+    static func oracle(_ period: Period, _ date: Date, anchorDay: Int) -> Date {
+        let component: Calendar.Component = switch period.unit { case .day: .day; case .week: .weekOfYear; case .month: .month; case .year: .year }
+        let end = calendar.date(byAdding: component, value: period.value, to: date)!
+        guard period.unit == .month || period.unit == .year else { return end }
+        let day = calendar.component(.day, from: end), last = calendar.range(of: .day, in: .month, for: end)!.count
+        guard day < anchorDay, day < last else { return end }
+        return calendar.date(byAdding: .day, value: min(anchorDay, last) - day, to: end)!
+    }
+
+    @Test("Periods end where Foundation's UTC Gregorian calendar says, to the fraction of a second, from 1583 to 9999")
+    func periodsMatchFoundationsCalendar() {
+        var random = SeededRandom(seed: 2026)
+        let units: [Period.Unit] = [.day, .week, .month, .year]
+        for _ in 0..<20_000 {
+            // Whole seconds, milliseconds and arbitrary fractions, across the supported years.
+            let seconds = Double(Int64.random(in: -12_212_553_600..<253_000_000_000, using: &random))
+                + [0, Double(Int.random(in: 0..<1000, using: &random)) / 1000, Double.random(in: 0..<1, using: &random)].randomElement(using: &random)!
+            let date = Date(timeIntervalSince1970: seconds)
+            let period = Period(Int.random(in: 1...13, using: &random), units.randomElement(using: &random)!)
+            let anchor = Int.random(in: 1...31, using: &random)
+            #expect(period.advance(date, anchorDay: anchor) == Self.oracle(period, date, anchorDay: anchor), "\(period) from \(date), anchor \(anchor)")
+            #expect(Period.day(of: date) == Self.calendar.component(.day, from: date), "\(date)")
+        }
+    }
+
+    @Test("A monthly renewal keeps its anniversary day through short months and leap years")
+    func anniversaryDay() throws {
+        let formatter = ISO8601DateFormatter()
+        var date = try #require(formatter.date(from: "2027-12-31T10:30:00Z"))
+        var seen: [String] = []
+        for _ in 0..<3 {
+            date = Period(1, .month).advance(date, anchorDay: 31)
+            seen.append(formatter.string(from: date))
+        }
+        #expect(seen == ["2028-01-31T10:30:00Z", "2028-02-29T10:30:00Z", "2028-03-31T10:30:00Z"])
+        // Century years leap only every fourth century.
+        for (start, end) in [("1900-01-31", "1900-02-28"), ("2000-01-31", "2000-02-29"), ("2100-01-31", "2100-02-28"), ("1583-01-31", "1583-02-28")] {
+            let date = try #require(formatter.date(from: start + "T00:00:00Z"))
+            #expect(formatter.string(from: Period(1, .month).advance(date)) == end + "T00:00:00Z")
+        }
+    }
+}

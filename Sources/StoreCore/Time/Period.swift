@@ -44,8 +44,15 @@ public struct Period: Hashable, Sendable, CustomStringConvertible {
     /// Calendar arithmetic in UTC, so a monthly subscription bought on Jan 31 renews on the last day of February.
     /// Past what the calendar handles, an approximation that still moves forward: a renewal must never end where it began.
     public func advance(_ date: Date, by times: Int = 1) -> Date {
-        Self.calendar.date(byAdding: unit.calendarComponent, value: value * times, to: date)
-            ?? date.addingTimeInterval(Double(value) * Double(times) * unit.approximateSeconds)
+        let count = value * times
+        let fast = switch unit {
+        case .day: times >= 0 ? UTCCalendar.adding(days: count, to: date) : nil
+        case .week: times >= 0 ? UTCCalendar.adding(days: 7 * count, to: date) : nil
+        case .month: UTCCalendar.adding(months: count, to: date)
+        case .year: UTCCalendar.adding(months: 12 * count, to: date)
+        }
+        return fast ?? Self.calendar.date(byAdding: unit.calendarComponent, value: count, to: date)
+            ?? date.addingTimeInterval(Double(count) * unit.approximateSeconds)
     }
 
     /// The end of a period that starts at `start`, in a run whose first period began on day
@@ -56,7 +63,8 @@ public struct Period: Hashable, Sendable, CustomStringConvertible {
         guard unit == .month || unit == .year else { return end }
         let day = Self.day(of: end), last = Self.lastDay(ofMonthOf: end)
         guard day < anchorDay, day < last else { return end }
-        return Self.calendar.date(byAdding: .day, value: min(anchorDay, last) - day, to: end) ?? end
+        return UTCCalendar.adding(days: min(anchorDay, last) - day, to: end)
+            ?? Self.calendar.date(byAdding: .day, value: min(anchorDay, last) - day, to: end) ?? end
     }
 
     /// The anchor day of a run whose period ends at `date`: `anchor` if `date` falls on it (or on
@@ -68,9 +76,12 @@ public struct Period: Hashable, Sendable, CustomStringConvertible {
         return anchor
     }
 
-    public static func day(of date: Date) -> Int { calendar.component(.day, from: date) }
+    public static func day(of date: Date) -> Int { UTCCalendar.day(of: date)?.day ?? calendar.component(.day, from: date) }
 
-    static func lastDay(ofMonthOf date: Date) -> Int { calendar.range(of: .day, in: .month, for: date)?.count ?? 31 }
+    static func lastDay(ofMonthOf date: Date) -> Int {
+        guard let day = UTCCalendar.day(of: date) else { return calendar.range(of: .day, in: .month, for: date)?.count ?? 31 }
+        return UTCCalendar.lastDay(year: day.year, month: day.month)
+    }
 
     static let calendar: Calendar = {
         var calendar = Calendar(identifier: .gregorian)
