@@ -9,24 +9,31 @@ public struct JSONSyntaxError: Error, Equatable, Sendable, CustomStringConvertib
 }
 
 /// A strict RFC 8259 parser over UTF-8 bytes. Nesting is capped so hostile input can't
-/// overflow the stack; invalid UTF-8 is an error, never a crash.
+/// overflow the stack; invalid UTF-8 is an error, never a crash. It reads the bytes where they
+/// are (a catalog of 100,000 products is 50 MB: a copy would be 50 MB more); a parser lives only
+/// inside `parse`, while the bytes it points to do.
 public struct JSONParser {
     public static let maximumDepth = 128
 
-    private let bytes: [UInt8]
+    private let bytes: UnsafeBufferPointer<UInt8>
     private var index = 0
     private var depth = 0
 
     public static func parse(_ data: Data) throws(JSONSyntaxError) -> JSONValue {
-        var parser = JSONParser(bytes: Array(data))
-        return try parser.document()
+        let result = data.withUnsafeBytes { raw in
+            Result { () throws(JSONSyntaxError) -> JSONValue in
+                var parser = JSONParser(bytes: raw.assumingMemoryBound(to: UInt8.self))
+                return try parser.document()
+            }
+        }
+        return try result.get()
     }
 
     public static func parse(_ text: String) throws(JSONSyntaxError) -> JSONValue {
         try parse(Data(text.utf8))
     }
 
-    private init(bytes: [UInt8]) { self.bytes = bytes }
+    private init(bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
 
     private mutating func document() throws(JSONSyntaxError) -> JSONValue {
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { index = 3 }
@@ -98,9 +105,30 @@ public struct JSONParser {
         }
     }
 
+    /// Most strings have no escapes: they are made from the bytes in place (ASCII needs no validation).
     private mutating func parseString() throws(JSONSyntaxError) -> String {
         index += 1
-        var utf8: [UInt8] = []
+        let start = index
+        var bits: UInt8 = 0
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "\"") {
+                let text = UnsafeBufferPointer(rebasing: bytes[start..<index])
+                index += 1
+                if bits < 0x80 { return String(decoding: text, as: UTF8.self) }
+                guard let string = String(validating: text, as: UTF8.self) else { throw error("string is not valid UTF-8") }
+                return string
+            }
+            if byte == UInt8(ascii: "\\") || byte < 0x20 { break }
+            bits |= byte
+            index += 1
+        }
+        return try parseEscapedString(from: start)
+    }
+
+    /// The rest of a string that has an escape (or a control character, or no end), byte by byte.
+    private mutating func parseEscapedString(from start: Int) throws(JSONSyntaxError) -> String {
+        var utf8 = Array(bytes[start..<index])
         while index < bytes.count {
             let byte = bytes[index]
             switch byte {
@@ -126,8 +154,16 @@ public struct JSONParser {
     private mutating func parseEscape(into utf8: inout [UInt8]) throws(JSONSyntaxError) {
         guard let byte = peek else { throw error("unterminated escape") }
         index += 1
-        let simple: [UInt8: UInt8] = [0x22: 0x22, 0x5C: 0x5C, 0x2F: 0x2F, 0x62: 0x08, 0x66: 0x0C, 0x6E: 0x0A, 0x72: 0x0D, 0x74: 0x09]
-        if let replacement = simple[byte] { utf8.append(replacement); return }
+        let simple: UInt8? = switch byte {
+            case 0x22, 0x5C, 0x2F: byte
+            case UInt8(ascii: "b"): 0x08
+            case UInt8(ascii: "f"): 0x0C
+            case UInt8(ascii: "n"): 0x0A
+            case UInt8(ascii: "r"): 0x0D
+            case UInt8(ascii: "t"): 0x09
+            default: nil
+        }
+        if let simple { utf8.append(simple); return }
         guard byte == UInt8(ascii: "u") else { throw error("invalid escape \\\(describe(byte))") }
         var scalar = try hex4()
         if (0xD800..<0xDC00).contains(scalar) {
@@ -185,9 +221,9 @@ public struct JSONParser {
         return index - start
     }
 
-    private mutating func literal(_ word: String) throws(JSONSyntaxError) {
-        let expected = Array(word.utf8)
-        guard bytes.count - index >= expected.count, Array(bytes[index..<index + expected.count]) == expected else {
+    private mutating func literal(_ word: StaticString) throws(JSONSyntaxError) {
+        let expected = UnsafeBufferPointer(start: word.utf8Start, count: word.utf8CodeUnitCount)
+        guard bytes.count - index >= expected.count, bytes[index..<index + expected.count].elementsEqual(expected) else {
             throw error("invalid literal, expected \(word)")
         }
         index += expected.count
