@@ -13,9 +13,11 @@ enum CatalogFigures {
     }
 
     /// Writes a generated catalog of `products` products to a new file in `directory`; its path.
-    static func writeCatalog(products: Int, in directory: String) throws -> String {
+    /// Compact JSON keeps 100,000 products (50 MB) under the 64 MB Storefront reads; pretty, 79 MB.
+    static func writeCatalog(products: Int, in directory: String, compact: Bool = false) throws -> String {
         let path = directory + "/catalog-\(products).json"
-        try Generate.catalogData(catalog(products: products)).write(to: URL(fileURLWithPath: path))
+        let json = CatalogFormat.encode(try catalog(products: products))
+        try Data((compact ? json.compact : json.serialized()).utf8).write(to: URL(fileURLWithPath: path))
         return path
     }
 
@@ -54,7 +56,7 @@ enum CatalogFigures {
         let n = sizes.hugeCatalogProducts
         let directory = temporaryDirectory("huge-catalog")
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let path = try writeCatalog(products: n, in: directory)
+        let path = try writeCatalog(products: n, in: directory, compact: true)
         var (time, rss) = (Sample(times: []), Sample(times: []))
         for round in 1...Steadiness.slow.maximum {
             let output = try Figures.runSelf(["catalog-probe", "--catalog", path])
@@ -68,7 +70,7 @@ enum CatalogFigures {
         let bytes = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
         return Result(id: "catalog-100k", figure: "catalog-100k load \(n / 1000)k products, first frame", measured: seconds, baseline: nil, unit: "s",
                       ratio: nil, target: "≤ 1.5 s, ≤ 200 MB", pass: seconds <= 1.5 && megabytes <= 200,
-                      note: String(format: "peak RSS %.0f MB; %d MB file; a fresh process: load, open the store and the app, render", megabytes, bytes / 1_000_000))
+                      note: String(format: "peak RSS %.0f MB; %d MB compact file; a fresh process: load, open the store and the app, render", megabytes, bytes / 1_000_000))
             .from([time, rss])
     }
 

@@ -18,6 +18,10 @@ public struct JSONParser {
     private let bytes: UnsafeBufferPointer<UInt8>
     private var index = 0
     private var depth = 0
+    /// Members and elements being read, one list per depth, reused: each object and array is then
+    /// allocated once at its exact size (growing by doubling left a quarter of a large tree unused).
+    private var members: [[(key: String, value: JSONValue)]] = []
+    private var elements: [[JSONValue]] = []
 
     public static func parse(_ data: Data) throws(JSONSyntaxError) -> JSONValue {
         let result = data.withUnsafeBytes { raw in
@@ -66,9 +70,10 @@ public struct JSONParser {
     private mutating func parseObject() throws(JSONSyntaxError) -> JSONValue {
         try nest(); defer { depth -= 1 }
         index += 1
-        var members: [(key: String, value: JSONValue)] = []
         skipWhitespace()
-        if peek == UInt8(ascii: "}") { index += 1; return .object(members) }
+        if peek == UInt8(ascii: "}") { index += 1; return .object([]) }
+        if members.count < depth { members.append(contentsOf: repeatElement([], count: depth - members.count)) }
+        defer { members[depth - 1].removeAll(keepingCapacity: true) }
         while true {
             skipWhitespace()
             guard peek == UInt8(ascii: "\"") else { throw error("expected a quoted key") }
@@ -77,11 +82,12 @@ public struct JSONParser {
             guard peek == UInt8(ascii: ":") else { throw error("expected ':' after key \"\(key)\"") }
             index += 1
             skipWhitespace()
-            members.append((key, try parseValue()))
+            let value = try parseValue()
+            members[depth - 1].append((key, value))
             skipWhitespace()
             switch peek {
             case UInt8(ascii: ","): index += 1
-            case UInt8(ascii: "}"): index += 1; return .object(members)
+            case UInt8(ascii: "}"): index += 1; return .object(Self.exactCopy(members[depth - 1]))
             default: throw error("expected ',' or '}' in object")
             }
         }
@@ -90,18 +96,28 @@ public struct JSONParser {
     private mutating func parseArray() throws(JSONSyntaxError) -> JSONValue {
         try nest(); defer { depth -= 1 }
         index += 1
-        var elements: [JSONValue] = []
         skipWhitespace()
-        if peek == UInt8(ascii: "]") { index += 1; return .array(elements) }
+        if peek == UInt8(ascii: "]") { index += 1; return .array([]) }
+        if elements.count < depth { elements.append(contentsOf: repeatElement([], count: depth - elements.count)) }
+        defer { elements[depth - 1].removeAll(keepingCapacity: true) }
         while true {
             skipWhitespace()
-            elements.append(try parseValue())
+            let element = try parseValue()
+            elements[depth - 1].append(element)
             skipWhitespace()
             switch peek {
             case UInt8(ascii: ","): index += 1
-            case UInt8(ascii: "]"): index += 1; return .array(elements)
+            case UInt8(ascii: "]"): index += 1; return .array(Self.exactCopy(elements[depth - 1]))
             default: throw error("expected ',' or ']' in array")
             }
+        }
+    }
+
+    /// A new array of just `list.count` elements (`Array(list)` would share the list's storage).
+    private static func exactCopy<Element>(_ list: [Element]) -> [Element] {
+        Array(unsafeUninitializedCapacity: list.count) { buffer, count in
+            _ = buffer.initialize(from: list)
+            count = list.count
         }
     }
 
