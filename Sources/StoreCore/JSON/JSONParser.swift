@@ -63,8 +63,9 @@ public struct JSONParser {
     }
 
     private mutating func nest() throws(JSONSyntaxError) {
+        // Checked before counting: a refused level leaves the depth of the levels it is in.
+        if depth + 1 > Self.maximumDepth { throw error("nesting deeper than \(Self.maximumDepth) levels") }
         depth += 1
-        if depth > Self.maximumDepth { throw error("nesting deeper than \(Self.maximumDepth) levels") }
     }
 
     private mutating func parseObject() throws(JSONSyntaxError) -> JSONValue {
@@ -115,9 +116,11 @@ public struct JSONParser {
 
     /// A new array of just `list.count` elements (`Array(list)` would share the list's storage).
     private static func exactCopy<Element>(_ list: [Element]) -> [Element] {
-        Array(unsafeUninitializedCapacity: list.count) { buffer, count in
-            _ = buffer.initialize(from: list)
-            count = list.count
+        list.withUnsafeBufferPointer { source in
+            Array(unsafeUninitializedCapacity: source.count) { buffer, count in
+                if let from = source.baseAddress { buffer.baseAddress!.initialize(from: from, count: source.count) }
+                count = source.count
+            }
         }
     }
 
