@@ -49,6 +49,9 @@ public struct Catalog: Sendable, Equatable {
             && a.subscriptionGroups == b.subscriptionGroups && a.offerCodes == b.offerCodes && a.settings == b.settings
     }
 
+    /// No two products share an ID (the index kept one of each).
+    var productIDsAreUnique: Bool { index.count == products.count }
+
     public func product(_ id: String) -> CatalogProduct? { index[id].map { products[$0] } }
 
     public func storefront(_ code: String) -> Storefront? { storefronts.first { $0.code == code.uppercased() } }

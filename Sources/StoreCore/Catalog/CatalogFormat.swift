@@ -80,18 +80,20 @@ private struct Reader {
             groups.append(group)
             products += subscriptions
         }
-        try checkUniqueProducts(products, root: root)
+        var catalog = Catalog(app: app, storefronts: storefronts, products: products, subscriptionGroups: groups)
+        if !catalog.productIDsAreUnique { try checkUniqueProducts(products, root: root) }
         try checkUnique(groups.map(\.id), in: root.optional("subscriptionGroups")?.array() ?? [], what: "subscription group")
 
-        let partial = Catalog(app: app, storefronts: storefronts, products: products, subscriptionGroups: groups)
-        let codes = try root.optional("offerCodes")?.array().map { try offerCode($0, catalog: partial) } ?? []
+        let codes = try root.optional("offerCodes")?.array().map { try offerCode($0, catalog: catalog) } ?? []
         try checkUnique(codes.map { OfferCode.normalize($0.code) }, in: root.optional("offerCodes")?.array() ?? [], what: "offer code")
         let settings = try root.optional("settings").map(self.settings) ?? TestSettings()
         if settings.environment == .production, app.appAppleID == nil, let field = root.optional("settings")?.optional("environment") {
             throw field.error("Production needs the app's Apple ID: add app.appAppleId (Apple's verifier requires it in Production)")
         }
-        return Catalog(app: app, storefronts: storefronts, products: products, subscriptionGroups: groups,
-                       offerCodes: codes, settings: settings)
+        // The same catalog, not a new one: its index of 100,000 products is built once.
+        catalog.offerCodes = codes
+        catalog.settings = settings
+        return catalog
     }
 
     func app(_ field: JSONField) throws -> AppInfo {

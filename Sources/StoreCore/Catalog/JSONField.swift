@@ -65,9 +65,16 @@ struct JSONField {
 
     func nonEmptyString() throws -> String {
         let s = try string()
-        guard s.unicodeScalars.contains(where: { !CharacterSet.whitespaces.contains($0) }) else { throw error("must not be empty") }
+        guard s.unicodeScalars.contains(where: { !Self.isWhitespace($0) }) else { throw error("must not be empty") }
         return s
     }
+
+    /// `CharacterSet.whitespaces` (spaces and tab), without building the set for the common ASCII case.
+    private static func isWhitespace(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.isASCII ? scalar == " " || scalar == "\t" : whitespaces.contains(scalar)
+    }
+
+    private static let whitespaces = CharacterSet.whitespaces
 
     func bool() throws -> Bool {
         guard let b = value.boolValue else { throw error("expected true or false, found \(value.kindName)") }
@@ -96,8 +103,9 @@ struct JSONField {
 
     func object() throws -> [(key: String, field: JSONField)] {
         guard let members = value.objectValue else { throw error("expected an object, found \(value.kindName)") }
+        // Members are spelled at once too: those read this way are objects (localizations) or rare.
         let path = path
-        return members.map { ($0.key, JSONField($0.value, parent: path, step: .key($0.key), file: file)) }
+        return members.map { ($0.key, JSONField($0.value, parent: path.isEmpty ? $0.key : "\(path).\($0.key)", step: .none, file: file)) }
     }
 
     /// Rejects keys this format doesn't define, so a typo never silently drops data.
