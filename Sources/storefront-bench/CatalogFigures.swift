@@ -33,11 +33,11 @@ enum CatalogFigures {
         let path = try writeCatalog(products: n, in: directory)
         var (version, frame) = (Sample(times: []), Sample(times: []))
         for round in 1...Steadiness.standard.maximum {
-            guard case .shown(let v) = try TerminalFigures.launch(["--version"], until: "storefront "),
-                  case .shown(let f) = try TerminalFigures.launch(["--catalog", path, "--ephemeral"], until: "\(n) products ·") else {
-                let why = try TerminalFigures.launch(["--catalog", path, "--ephemeral"], until: "\(n) products ·").whyNot ?? "flaky"
+            let versionLaunch = try TerminalFigures.launch(["--version"], until: "storefront ")
+            let frameLaunch = try TerminalFigures.launch(["--catalog", path, "--ephemeral"], until: "\(n) products ·")
+            guard case .shown(let v) = versionLaunch, case .shown(let f) = frameLaunch else {
                 return Result(id: id, figure: figure, measured: nil, baseline: nil, unit: "ms", ratio: nil, target: "≤ 300 ms", pass: nil,
-                              note: "not measured: \(why)")
+                              note: "not measured: \(versionLaunch.whyNot ?? frameLaunch.whyNot ?? "")")
             }
             version.times.append(v)
             frame.times.append(f)

@@ -51,11 +51,9 @@ private struct Reader {
     private struct PriceText: Hashable {
         let members: [(key: String, value: JSONValue)]
 
+        /// The prices alone: the storefront codes are usually the same list, and `==` compares them.
         func hash(into hasher: inout Hasher) {
-            for member in members {
-                hasher.combine(member.key)
-                hasher.combine(member.value.stringValue)
-            }
+            for member in members { hasher.combine(member.value.stringValue) }
         }
 
         static func == (a: PriceText, b: PriceText) -> Bool {

@@ -31,10 +31,12 @@ extension Catalog {
     public func products(for ids: [String]? = nil, storefront code: String, locale: String) -> [Product] {
         let wanted = ids.map(Set.init)
         var localizer = Localizer(catalog: self, storefront: code, locale: locale)
-        return products.compactMap { item in
-            guard wanted?.contains(item.id) ?? true else { return nil }
-            return localizer.product(item)
+        var sold: [Product] = []
+        sold.reserveCapacity(wanted?.count ?? products.count)  // growing by doubling reallocates 100,000 products 17 times
+        for item in products where wanted?.contains(item.id) ?? true {
+            if let product = localizer.product(item) { sold.append(product) }
         }
+        return sold
     }
 
     /// One product in a storefront and locale; nil when the storefront doesn't sell it.
