@@ -10,10 +10,10 @@ import StoreSigning
 /// Sizes of one run; `--quick` shrinks them so a smoke run takes seconds.
 struct Sizes {
     var signings = 2000, purchases = 1000, smallLedger = 1000, largeLedger = 100_000, hugeLedger = 1_000_000
-    var catalogProducts = 10_000, subscribers = 1000, rounds = 5, deliveries = 200
+    var catalogProducts = 10_000, hugeCatalogProducts = 100_000, subscribers = 1000, rounds = 5, deliveries = 200
 
     static let quick = Sizes(signings: 200, purchases: 100, smallLedger: 100, largeLedger: 10_000, hugeLedger: 100_000,
-                             catalogProducts: 1000, subscribers: 100, rounds: 3, deliveries: 20)
+                             catalogProducts: 1000, hugeCatalogProducts: 10_000, subscribers: 100, rounds: 3, deliveries: 20)
 }
 
 /// A realistic signed-transaction payload: a subscription with an offer and an account token.

@@ -86,48 +86,60 @@ enum TerminalFigures {
                       target: "≤ 0.10×", pass: ratio <= 0.1, note: "synthetic canvases on a \(terminal.size.width)×\(terminal.size.height) pty, TERM=\(ProcessInfo.processInfo.environment["TERM"] ?? "")")
     }
 
+    /// The release `storefront` beside this bench.
+    static let binary = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent().appendingPathComponent("storefront").path
+
+    /// What a launch showed: the seconds until the marker appeared, or why it never did.
+    enum Launch {
+        case shown(Double)
+        case missing(String)
+
+        var whyNot: String? {
+            guard case .missing(let why) = self else { return nil }
+            return why
+        }
+    }
+
+    /// Launches `storefront` on a pseudo-terminal until its output contains `marker` (at most 10 s).
+    static func launch(_ arguments: [String], until marker: String) throws -> Launch {
+        guard FileManager.default.isExecutableFile(atPath: binary) else { return .missing("no \(binary) (swift build -c release)") }
+        let pty = try PseudoTerminal(width: 120, height: 40)
+        defer { pty.close() }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: binary)
+        process.arguments = arguments
+        process.currentDirectoryURL = URL(fileURLWithPath: Repo.root)
+        let handle = FileHandle(fileDescriptor: pty.slave, closeOnDealloc: false)
+        (process.standardInput, process.standardOutput, process.standardError) = (handle, handle, handle)
+        var environment = ProcessInfo.processInfo.environment
+        environment["TERM"] = environment["TERM"].flatMap { $0.isEmpty || $0 == "dumb" ? nil : $0 } ?? "xterm-256color"
+        process.environment = environment
+        let start = ContinuousClock.now
+        try process.run()
+        defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) }; process.waitUntilExit() }
+        func missing() -> Launch {
+            let said = pty.text.split(separator: "\n").first.map(String.init) ?? "nothing"
+            return .missing("\(marker) never appeared (storefront said: \(said.trimmingCharacters(in: .whitespacesAndNewlines)))")
+        }
+        while ContinuousClock.now - start < .seconds(10) {
+            if pty.text.contains(marker) { return .shown((ContinuousClock.now - start).seconds) }
+            if !process.isRunning {
+                usleep(20_000)
+                return pty.text.contains(marker) ? .shown((ContinuousClock.now - start).seconds) : missing()
+            }
+            usleep(200)
+        }
+        return missing()
+    }
+
     /// Figure 6: process start to the first store frame, against `storefront --version`.
     static func startup(rounds: Int) throws -> Result {
-        let binary = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent().appendingPathComponent("storefront").path
-        func notMeasured(_ why: String) -> Result {
-            Result(id: "6", figure: "6 start-up to first frame", measured: nil, baseline: nil, unit: "ms", ratio: nil, target: "≤ 3×", pass: nil,
-                   note: "not measured: \(why)")
-        }
-        guard FileManager.default.isExecutableFile(atPath: binary) else { return notMeasured("no \(binary) (swift build -c release)") }
-        /// Seconds from launch until the output contains `marker` (nil: the process ended or 10 s passed first).
-        func launch(_ arguments: [String], until marker: String) throws -> (Double?, String) {
-            let pty = try PseudoTerminal(width: 120, height: 40)
-            defer { pty.close() }
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: binary)
-            process.arguments = arguments
-            process.currentDirectoryURL = URL(fileURLWithPath: Repo.root)
-            let handle = FileHandle(fileDescriptor: pty.slave, closeOnDealloc: false)
-            (process.standardInput, process.standardOutput, process.standardError) = (handle, handle, handle)
-            var environment = ProcessInfo.processInfo.environment
-            environment["TERM"] = environment["TERM"].flatMap { $0.isEmpty || $0 == "dumb" ? nil : $0 } ?? "xterm-256color"
-            process.environment = environment
-            let start = ContinuousClock.now
-            try process.run()
-            defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) }; process.waitUntilExit() }
-            while ContinuousClock.now - start < .seconds(10) {
-                if pty.text.contains(marker) { return ((ContinuousClock.now - start).seconds, pty.text) }
-                if !process.isRunning {
-                    usleep(20_000)
-                    return (pty.text.contains(marker) ? (ContinuousClock.now - start).seconds : nil, pty.text)
-                }
-                usleep(200)
-            }
-            return (nil, pty.text)
-        }
         var (version, frame) = (Double.infinity, Double.infinity)
         for _ in 0..<rounds {
-            let (v, _) = try launch(["--version"], until: "storefront ")
-            let (f, text) = try launch(["--ephemeral"], until: "Lumen Quest")
-            guard let v else { return notMeasured("storefront --version printed nothing") }
-            guard let f else {
-                let said = text.split(separator: "\n").first.map(String.init) ?? "nothing"
-                return notMeasured("the store screen never appeared (storefront said: \(said.trimmingCharacters(in: .whitespacesAndNewlines)))")
+            let (v, f) = (try launch(["--version"], until: "storefront "), try launch(["--ephemeral"], until: "Lumen Quest"))
+            guard case .shown(let v) = v, case .shown(let f) = f else {
+                return Result(id: "6", figure: "6 start-up to first frame", measured: nil, baseline: nil, unit: "ms", ratio: nil, target: "≤ 3×", pass: nil,
+                              note: "not measured: \(v.whyNot ?? f.whyNot ?? "")")
             }
             (version, frame) = (min(version, v), min(frame, f))
         }

@@ -6,8 +6,8 @@ public struct Catalog: Sendable, Equatable {
     public var app: AppInfo
     public var storefronts: [Storefront]
     /// All products in catalog order; subscriptions appear in their group's order.
-    public var products: [CatalogProduct]
-    public var subscriptionGroups: [SubscriptionGroup]
+    public var products: [CatalogProduct] { didSet { index = Self.positions(products.map(\.id)) } }
+    public var subscriptionGroups: [SubscriptionGroup] { didSet { groupIndex = Self.positions(subscriptionGroups.map(\.id)) } }
     public var offerCodes: [OfferCode]
     public var settings: TestSettings
     /// What loading noticed and worked around, for the tester (a `.storekit` file's code collisions).
@@ -32,21 +32,31 @@ public struct Catalog: Sendable, Equatable {
         self.subscriptionGroups = subscriptionGroups
         self.offerCodes = offerCodes
         self.settings = settings
-        self.index = Dictionary(products.enumerated().map { ($1.id, $0) }, uniquingKeysWith: { first, _ in first })
+        self.index = Self.positions(products.map(\.id))
+        self.groupIndex = Self.positions(subscriptionGroups.map(\.id))
     }
 
+    /// Where each product and group is, by ID (the first, if one is repeated).
     private var index: [String: Int]
+    private var groupIndex: [String: Int]
+
+    private static func positions(_ ids: [String]) -> [String: Int] {
+        Dictionary(ids.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
+    }
 
     public static func == (a: Catalog, b: Catalog) -> Bool {
         a.app == b.app && a.storefronts == b.storefronts && a.products == b.products
             && a.subscriptionGroups == b.subscriptionGroups && a.offerCodes == b.offerCodes && a.settings == b.settings
     }
 
+    /// No two products share an ID (the index kept one of each).
+    var productIDsAreUnique: Bool { index.count == products.count }
+
     public func product(_ id: String) -> CatalogProduct? { index[id].map { products[$0] } }
 
     public func storefront(_ code: String) -> Storefront? { storefronts.first { $0.code == code.uppercased() } }
 
-    public func group(_ id: String) -> SubscriptionGroup? { subscriptionGroups.first { $0.id == id } }
+    public func group(_ id: String) -> SubscriptionGroup? { groupIndex[id].map { subscriptionGroups[$0] } }
 
     /// A group as a tester names it: by its ID, its reference name or one of its localized names.
     public func group(named name: String) -> SubscriptionGroup? {

@@ -5,18 +5,27 @@ import Foundation
 public enum CatalogLoader {
     public static func load(path: String) throws -> Catalog {
         let name = (path as NSString).lastPathComponent
-        let data: Data
-        do { data = try FileContents.read(path) } catch { throw CatalogError(file: path, location: .file, message: error.description) }
-        return try load(data: data, file: name)
+        // The file's bytes are let go once parsed, before the catalog is built from the parsed values.
+        return try decode(parse(read(path), file: name), file: name)
+    }
+
+    private static func read(_ path: String) throws(CatalogError) -> Data {
+        do { return try FileContents.read(path) } catch { throw CatalogError(file: path, location: .file, message: error.description) }
     }
 
     public static func load(data: Data, file: String) throws -> Catalog {
-        let json: JSONValue
+        try decode(parse(data, file: file), file: file)
+    }
+
+    static func parse(_ data: Data, file: String) throws -> JSONValue {
         do {
-            json = try JSONParser.parse(data)
+            return try JSONParser.parse(data)
         } catch {
             throw CatalogError(file: file, location: .position(line: error.line, column: error.column), message: error.reason)
         }
+    }
+
+    static func decode(_ json: JSONValue, file: String) throws -> Catalog {
         guard json.objectValue != nil else {
             throw CatalogError(file: file, location: .file, message: "expected a JSON object at the top level, found \(json.kindName)")
         }

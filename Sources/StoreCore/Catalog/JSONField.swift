@@ -4,20 +4,42 @@ import Foundation
 /// names the field. Used by the catalog reader and the `.storekit` importer.
 struct JSONField {
     let value: JSONValue
-    let path: String
     let file: String
+    /// The path is spelled only when an error needs it: a large catalog has millions of fields.
+    private let parent: String
+    private let step: Step
+
+    private enum Step {
+        case none
+        case key(String)
+        case index(Int)
+    }
 
     init(_ value: JSONValue, path: String = "", file: String) {
+        self.init(value, parent: path, step: .none, file: file)
+    }
+
+    private init(_ value: JSONValue, parent: String, step: Step, file: String) {
         self.value = value
-        self.path = path
+        self.parent = parent
+        self.step = step
         self.file = file
     }
 
-    func error(_ message: String) -> CatalogError {
-        CatalogError(file: file, location: path.isEmpty ? .file : .field(path), message: message)
+    var path: String {
+        switch step {
+        case .none: parent
+        case .key(let key): parent.isEmpty ? key : "\(parent).\(key)"
+        case .index(let index): "\(parent)[\(index)]"
+        }
     }
 
-    private func childPath(_ key: String) -> String { path.isEmpty ? key : "\(path).\(key)" }
+    func error(_ message: String) -> CatalogError {
+        let path = path
+        return CatalogError(file: file, location: path.isEmpty ? .file : .field(path), message: message)
+    }
+
+    private func child(_ value: JSONValue, key: String) -> JSONField { JSONField(value, parent: path, step: .key(key), file: file) }
 
     func has(_ key: String) -> Bool {
         if let v = value[key], v != .null { return true }
@@ -26,12 +48,12 @@ struct JSONField {
 
     func optional(_ key: String) -> JSONField? {
         guard let child = value[key], child != .null else { return nil }
-        return JSONField(child, path: childPath(key), file: file)
+        return self.child(child, key: key)
     }
 
     func required(_ key: String) throws -> JSONField {
         guard let child = optional(key) else {
-            throw CatalogError(file: file, location: .field(childPath(key)), message: "missing required field")
+            throw child(.null, key: key).error("missing required field")
         }
         return child
     }
@@ -43,9 +65,16 @@ struct JSONField {
 
     func nonEmptyString() throws -> String {
         let s = try string()
-        guard !s.trimmingCharacters(in: .whitespaces).isEmpty else { throw error("must not be empty") }
+        guard s.unicodeScalars.contains(where: { !Self.isWhitespace($0) }) else { throw error("must not be empty") }
         return s
     }
+
+    /// `CharacterSet.whitespaces` (spaces and tab), without building the set for the common ASCII case.
+    private static func isWhitespace(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.isASCII ? scalar == " " || scalar == "\t" : whitespaces.contains(scalar)
+    }
+
+    private static let whitespaces = CharacterSet.whitespaces
 
     func bool() throws -> Bool {
         guard let b = value.boolValue else { throw error("expected true or false, found \(value.kindName)") }
@@ -67,18 +96,24 @@ struct JSONField {
 
     func array() throws -> [JSONField] {
         guard let items = value.arrayValue else { throw error("expected an array, found \(value.kindName)") }
-        return items.enumerated().map { JSONField($1, path: "\(path)[\($0)]", file: file) }
+        let path = path
+        // Elements are spelled at once: each is usually an object whose fields ask for its path.
+        return items.enumerated().map { JSONField($1, parent: "\(path)[\($0)]", step: .none, file: file) }
     }
 
     func object() throws -> [(key: String, field: JSONField)] {
         guard let members = value.objectValue else { throw error("expected an object, found \(value.kindName)") }
-        return members.map { ($0.key, JSONField($0.value, path: childPath($0.key), file: file)) }
+        // Members are spelled at once too: those read this way are objects (localizations) or rare.
+        let path = path
+        return members.map { ($0.key, JSONField($0.value, parent: path.isEmpty ? $0.key : "\(path).\($0.key)", step: .none, file: file)) }
     }
 
     /// Rejects keys this format doesn't define, so a typo never silently drops data.
-    func allowOnly(_ keys: Set<String>) throws {
-        for (key, field) in try object() where !keys.contains(key) {
-            throw field.error("unknown field (expected one of: \(keys.sorted().joined(separator: ", ")))")
+    /// A list, not a set: a literal set is hashed on every call, and these lists are short.
+    func allowOnly(_ keys: [String]) throws {
+        guard let members = value.objectValue else { throw error("expected an object, found \(value.kindName)") }
+        for (key, value) in members where !keys.contains(key) {
+            throw child(value, key: key).error("unknown field (expected one of: \(keys.sorted().joined(separator: ", ")))")
         }
     }
 
@@ -88,7 +123,7 @@ struct JSONField {
             if case .number = value { throw error("write prices as decimal strings (\"\(value.serialized())\") so they stay exact") }
             throw error("expected a price as a decimal string, found \(value.kindName)")
         }
-        guard Self.isPrice(text), let d = Decimal(string: text, locale: Self.posix) else {
+        guard let d = Self.price(text) else {
             throw error("\"\(text)\" is not a decimal price (write it like \"4.99\")")
         }
         return d
@@ -96,15 +131,27 @@ struct JSONField {
 
     private static let posix = Locale(identifier: "en_US_POSIX")
 
-    /// 1–12 digits, optionally a point and 1–6 digits. By hand: a regular expression per price
-    /// dominated the load time of large catalogs.
-    static func isPrice(_ text: String) -> Bool {
-        let utf8 = Array(text.utf8)
-        let point = utf8.firstIndex(of: UInt8(ascii: ".")) ?? utf8.count
-        func digits(_ slice: ArraySlice<UInt8>) -> Bool { slice.allSatisfy { (48...57).contains($0) } }
-        let whole = utf8[..<point], fraction = utf8[min(point + 1, utf8.count)...]
-        return (1...12).contains(whole.count) && digits(whole)
-            && (point == utf8.count || ((1...6).contains(fraction.count) && digits(fraction)))
+    /// A price's text as a `Decimal`; nil unless it is 1–12 digits, optionally a point and 1–6
+    /// digits. By hand: a regular expression, then Foundation's locale-aware parsing, per price
+    /// dominated the load time of large catalogs. At most 18 digits fit a `UInt64` exactly; the
+    /// `Decimal` is built as `Decimal(string:)` builds it (trailing zeros dropped: "1.50" is 15e-1).
+    static func price(_ text: String) -> Decimal? {
+        var significand: UInt64 = 0, whole = 0, fraction = 0, seenPoint = false
+        for byte in text.utf8 {
+            if byte == UInt8(ascii: "."), !seenPoint {
+                seenPoint = true
+                continue
+            }
+            guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) else { return nil }
+            significand = significand * 10 + UInt64(byte - UInt8(ascii: "0"))
+            if seenPoint { fraction += 1 } else { whole += 1 }
+        }
+        guard (1...12).contains(whole), seenPoint ? (1...6).contains(fraction) : true else { return nil }
+        // Zero keeps its exponent in `Decimal(string:)` ("0.00" is 0e-2): rare enough to ask Foundation.
+        guard significand > 0 else { return Decimal(string: text, locale: posix) }
+        var exponent = -fraction
+        while significand % 10 == 0 { significand /= 10; exponent += 1 }
+        return Decimal(sign: .plus, exponent: exponent, significand: Decimal(significand))
     }
 
     func period(allowed: [String]? = nil) throws -> Period {

@@ -7,7 +7,8 @@ public struct Product: Hashable, Sendable, Identifiable {
     public var displayName: String
     public var description: String
     public var price: Decimal
-    public var displayPrice: String
+    /// Formatted when shown, not when the products load: a catalog may hold 100,000 of them.
+    public var displayPrice: String { format(price) }
     public var currency: String
     public var locale: String
     public var storefront: String
@@ -29,30 +30,73 @@ extension Catalog {
     /// don't exist or aren't sold there are left out, never an error.
     public func products(for ids: [String]? = nil, storefront code: String, locale: String) -> [Product] {
         let wanted = ids.map(Set.init)
-        return products.compactMap { item in
-            guard wanted?.contains(item.id) ?? true else { return nil }
-            return localized(item, storefront: code, locale: locale)
+        var localizer = Localizer(catalog: self, storefront: code, locale: locale)
+        var sold: [Product] = []
+        sold.reserveCapacity(wanted?.count ?? products.count)  // growing by doubling reallocates 100,000 products 17 times
+        for item in products where wanted?.contains(item.id) ?? true {
+            if let product = localizer.product(item) { sold.append(product) }
         }
+        return sold
     }
 
     /// One product in a storefront and locale; nil when the storefront doesn't sell it.
     public func localized(_ item: CatalogProduct, storefront code: String, locale: String) -> Product? {
-        guard let price = item.prices[code], let storefront = storefront(code) else { return nil }
-        let text = item.localization(for: locale)
+        var localizer = Localizer(catalog: self, storefront: code, locale: locale)
+        return localizer.product(item)
+    }
+}
+
+/// Localizes products for one storefront and locale, choosing each group's name and each list of
+/// locales' best match once: the products of a large catalog share a few of each.
+private struct Localizer {
+    let catalog: Catalog
+    let code: String
+    let storefront: Storefront?
+    let locale: String
+    private var groupNames: [String: String] = [:]
+    private var matches: [[String]: String?] = [:]
+
+    init(catalog: Catalog, storefront code: String, locale: String) {
+        self.catalog = catalog
+        self.code = code
+        self.storefront = catalog.storefront(code)
+        self.locale = locale
+    }
+
+    mutating func product(_ item: CatalogProduct) -> Product? {
+        guard let price = item.prices[code], let storefront else { return nil }
+        let text = item.localization(matching: match(item.localizations.map(\.locale)), requested: locale)
         return Product(
             id: item.id, type: item.type, displayName: text.displayName, description: text.description,
-            price: price, displayPrice: PriceFormatter.displayPrice(price, currency: storefront.currency, locale: locale),
-            currency: storefront.currency, locale: locale, storefront: code, isFamilyShareable: item.isFamilyShareable,
-            subscription: item.subscription, groupName: item.subscription.flatMap { group($0.groupID)?.name(for: locale) },
+            price: price, currency: storefront.currency, locale: locale, storefront: code, isFamilyShareable: item.isFamilyShareable,
+            subscription: item.subscription, groupName: item.subscription.flatMap { groupName($0.groupID) },
             duration: item.duration)
+    }
+
+    private mutating func match(_ locales: [String]) -> String? {
+        if let known = matches[locales] { return known }
+        let match = LocaleMatch.best(locale, among: locales)
+        matches[locales] = match
+        return match
+    }
+
+    private mutating func groupName(_ id: String) -> String? {
+        if let known = groupNames[id] { return known }
+        guard let name = catalog.group(id)?.name(for: locale) else { return nil }
+        groupNames[id] = name
+        return name
     }
 }
 
 extension CatalogProduct {
     /// The text for a locale, falling back `zh_CN` → `zh_Hans` → the first localization → the reference name.
     public func localization(for locale: String) -> Localization {
-        if let match = LocaleMatch.best(locale, among: localizations.map(\.locale)),
-           let text = localizations.first(where: { $0.locale == match }) { return text }
+        localization(matching: LocaleMatch.best(locale, among: localizations.map(\.locale)), requested: locale)
+    }
+
+    /// The text of the locale `LocaleMatch` chose, else the first localization, else the reference name.
+    func localization(matching match: String?, requested locale: String) -> Localization {
+        if let match, let text = localizations.first(where: { $0.locale == match }) { return text }
         return localizations.first ?? Localization(locale: locale, displayName: referenceName, description: "")
     }
 }

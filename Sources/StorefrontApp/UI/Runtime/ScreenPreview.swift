@@ -1,5 +1,6 @@
 import StoreClient
 import StoreCore
+import StoreEngine
 import TerminalUI
 
 /// The store screen of a catalog with nothing bought, rendered without a terminal: for the
@@ -12,6 +13,13 @@ public struct ScreenPreview: Sendable {
         state.snapshot.products = catalog.products(storefront: storefront, locale: locale)
         state.snapshot.storefront = catalog.storefront(storefront) ?? .usa
         state.snapshot.locale = locale
+    }
+
+    private init(state: AppState) { self.state = state }
+
+    /// The state the storefront opens with on a launched app (`AppState.opening`): what its first frame shows.
+    public static func opening(_ catalog: Catalog, manager: StoreManager, controls: any StoreTestControls) async -> ScreenPreview {
+        ScreenPreview(state: await AppState.opening(catalog, manager: manager, controls: controls))
     }
 
     public func render(size: Size, selected: Int = 0) -> Canvas {

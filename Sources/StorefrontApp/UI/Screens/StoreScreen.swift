@@ -32,15 +32,19 @@ enum StoreScreen: ScreenView {
     /// The selectable products, grouped as the screen shows them and filtered by `/`.
     static func products(_ state: AppState) -> [Product] { state.storeProducts }
 
+    /// Arranged by position, copied once: a product is a few hundred bytes, and a catalog may hold 100,000.
     static func arrange(_ products: [Product], matching filter: String) -> [Product] {
         let query = filter.lowercased()
-        let shown = products.filter { matches($0, query) }
-        let byType = Dictionary(grouping: shown, by: \.type)
-        let byGroup = Dictionary(grouping: byType[.autoRenewable] ?? []) { $0.subscription!.groupID }
-        return typeOrder.flatMap { type in
+        let shown = products.indices.filter { matches(products[$0], query) }
+        let byType = Dictionary(grouping: shown) { products[$0].type }
+        let byGroup = Dictionary(grouping: byType[.autoRenewable] ?? []) { products[$0].subscription!.groupID }
+        var groups: [String] = [], seen: Set<String> = []
+        for i in shown { if let g = products[i].subscription?.groupID, seen.insert(g).inserted { groups.append(g) } }
+        let order = typeOrder.flatMap { type in
             guard type == .autoRenewable else { return byType[type] ?? [] }
-            return uniqueGroups(shown).flatMap { g in (byGroup[g] ?? []).sorted { $0.subscription!.level < $1.subscription!.level } }
+            return groups.flatMap { g in (byGroup[g] ?? []).sorted { products[$0].subscription!.level < products[$1].subscription!.level } }
         }
+        return order.map { products[$0] }
     }
 
     /// Whether the filter's lowercased text is in a product's name, description, ID or group name.
