@@ -256,6 +256,13 @@ final class Ledger {
             .compactMap { columns in columns[0].text.map { token($0, payload: columns[1].text ?? "") } }
     }
 
+    /// Where the ledger stands: another connection's commit or a row this one writes moves it.
+    /// nil when the engine cannot say (see `LedgerDatabase.rowsWritten`).
+    func stamp() throws -> ChangeStamp? {
+        guard let written = db.rowsWritten else { return nil }
+        return ChangeStamp(version: try db.dataVersion(), written: written)
+    }
+
     func completedCount() throws -> Int {
         Int(try db.query("SELECT n FROM completed_count").first?.first?.int ?? 0)
     }

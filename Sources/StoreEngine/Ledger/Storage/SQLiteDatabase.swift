@@ -119,9 +119,12 @@ public final class SQLiteDatabase: LedgerDatabase {
     }
 
     /// SQLite's own counter of other connections' commits.
-    func dataVersion() throws -> Int64 {
+    public func dataVersion() throws -> Int64 {
         try query("PRAGMA data_version").first?.first?.int ?? -1
     }
+
+    /// SQLite's count of the rows this connection's statements changed, triggers included.
+    var rowsWritten: Int64? { sqlite3_total_changes64(handle) }
 
     private func prepared(_ sql: String) throws -> OpaquePointer {
         if let statement = statements[sql] { return statement }
