@@ -37,7 +37,8 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
     /// During a catch-up, the notifications it makes, written in order before it commits (see `enqueueNotification`).
     var batchNotifications: [Ledger.OutboxRow] = []
     /// Renewal info as last signed, by original transaction (see `signedRenewalInfo`).
-    var signedRenewals: [Int64: (info: RenewalInfoPayload, jws: String)] = [:]
+    var signedRenewals: [Int64: (info: RenewalInfoPayload, jws: String, record: SubscriptionRecord, storefront: Storefront,
+                                 environment: StoreEnvironment)] = [:]
     /// The clock and settings as this process last wrote or read them in the ledger (see `adoptSharedState`).
     var sharedClock: String?
     var sharedSettings: String?
