@@ -23,11 +23,9 @@ public actor ConsumableWallet {
     /// Credits a transaction; returns false when it was already credited.
     @discardableResult
     public func credit(transactionID: Int64, productID: String, quantity: Int) throws -> Bool {
-        let credited = try db.transaction {
-            try db.query("INSERT OR IGNORE INTO credits(transaction_id, product_id, quantity) VALUES (?, ?, ?)",
-                         [.int(transactionID), .text(productID), .int(Int64(quantity))])
-            return try db.query("SELECT changes()").first?.first?.int == 1
-        }
+        // One statement, committed on its own: it returns its row only when it inserted one.
+        let credited = try !db.query("INSERT OR IGNORE INTO credits(transaction_id, product_id, quantity) VALUES (?, ?, ?) RETURNING 1",
+                                     [.int(transactionID), .text(productID), .int(Int64(quantity))]).isEmpty
         // Kept up to date only while no other connection wrote in between (else read again).
         if credited, var known, try db.dataVersion() == known.version {
             known.balances[productID, default: 0] += quantity
