@@ -19,6 +19,15 @@ public actor StoreManager {
     /// Verification results by token: a refresh re-reads the same signed data many times.
     private var verified = VerificationCache<TransactionPayload>()
     private var verifiedRenewals = VerificationCache<RenewalInfoPayload>()
+    /// Where the source stood when the snapshot was last brought up to date; nil: unknown, read everything.
+    private var stamp: ChangeStamp?
+    /// The products the snapshot was last read whole for: statuses are read per group, non-renewing ends from durations.
+    private var readForProducts: [Product] = []
+    /// Verified, unrevoked transactions of `currentEntitlements`, before non-renewing ones are checked against the clock.
+    private var entitling: [TransactionPayload] = []
+    /// Refreshes run one at a time, each from where the one before left the snapshot: one runs, these wait.
+    private var isRefreshing = false
+    private var waitingRefreshes: [CheckedContinuation<Void, Never>] = []
     /// QA: the app dies after delivering the next transaction, before `finish()` (a crash a tester reproduces).
     private var crashesBeforeFinish = false
     /// The app died that way: it no longer listens or finishes anything.
@@ -133,7 +142,8 @@ public actor StoreManager {
         do {
             switch try await source.purchase(productID, options: options, answer: answer) {
             case .success(let jws):
-                let verification = verifier.transaction(jws)
+                // Through the cache: the refresh after it reads the same token in the history.
+                let verification = verify(jws)
                 await deliverAndFinish(verification)
                 result = .success(verification)
                 if let error = verification.error {
@@ -184,7 +194,7 @@ public actor StoreManager {
     public func crashBeforeNextFinish() { crashesBeforeFinish = true }
 
     private func handleUpdate(_ jws: String) async {
-        let verification = verifier.transaction(jws)
+        let verification = verify(jws)
         await deliverAndFinish(verification)
         guard let transaction = verification.payload else {
             emit(.failed(.verification, .verification(verification.error ?? .invalidEncoding)))
@@ -206,17 +216,60 @@ public actor StoreManager {
     // MARK: Entitlements and status
 
     /// Recomputes what the customer is entitled to, from `currentEntitlements` and subscription status.
+    /// One at a time: a refresh brings the snapshot up to date from where the one before left it.
     public func refresh() async {
+        // Waits its turn, and hands the turn on to the next one waiting (no task made when none is).
+        if isRefreshing {
+            await withCheckedContinuation { waitingRefreshes.append($0) }
+        } else {
+            isRefreshing = true
+        }
+        await refreshNow()
+        if waitingRefreshes.isEmpty { isRefreshing = false } else { waitingRefreshes.removeFirst().resume() }
+    }
+
+    private func refreshNow() async {
+        if let stamp, snapshot.products == readForProducts, let changes = await source.changes(since: stamp) {
+            await apply(changes)
+        } else {
+            await readEverything()
+        }
+    }
+
+    /// Brings the snapshot up to date with what changed since it was read: the same snapshot as
+    /// reading everything (see `SourceChanges`), at the cost of the new transactions alone.
+    private func apply(_ changes: SourceChanges) async {
+        for jws in changes.transactions {
+            let result = verify(jws)
+            snapshot.history.insert(result, at: 0)
+            if case .verified(let t) = result, !t.isRevoked, t.productType != .consumable { entitling.append(t) }
+        }
+        if snapshot.history.count > Self.historyLimit { snapshot.history.removeLast(snapshot.history.count - Self.historyLimit) }
+        snapshot.now = changes.now
+        snapshot.entitlements = entitlements(at: changes.now)
+        snapshot.damage = changes.damage
+        snapshot.balances = (try? await wallet.balances()) ?? snapshot.balances
+        snapshot.transactionCount = changes.transactionCount
+        snapshot.unfinishedCount = changes.unfinishedCount
+        snapshot.storefront = changes.storefront
+        snapshot.locale = changes.locale
+        stamp = changes.stamp
+    }
+
+    /// Reads everything; the snapshot is where the source stood when nothing changed meanwhile.
+    private func readEverything() async {
+        stamp = nil
+        let start = await source.changeStamp()
+        readForProducts = snapshot.products
         verified.startRefresh()
         verifiedRenewals.startRefresh()
-        var entitled: Set<String> = []
         let now = await source.now()
+        entitling = []
         for jws in await source.currentEntitlements() {
             guard case .verified(let t) = verify(jws), !t.isRevoked else { continue }
-            if t.productType == .nonRenewing, let end = nonRenewingEnd(t), end <= now { continue }
-            entitled.insert(t.productID)
+            entitling.append(t)
         }
-        snapshot.entitlements = entitled
+        snapshot.entitlements = entitlements(at: now)
         snapshot.damage = await source.damage()
         snapshot.now = now
         snapshot.balances = (try? await wallet.balances()) ?? snapshot.balances
@@ -239,6 +292,14 @@ public actor StoreManager {
         snapshot.unfinishedCount = await source.unfinishedTransactions().count
         snapshot.storefront = await source.storefront()
         snapshot.locale = await source.locale()
+        if let start, await source.changeStamp() == start { stamp = start }
+    }
+
+    /// The products the customer is entitled to at `now`: a non-renewing subscription's ends with its duration.
+    private func entitlements(at now: Date) -> Set<String> {
+        Set(entitling.lazy.filter { t in
+            !(t.productType == .nonRenewing && self.nonRenewingEnd(t).map { $0 <= now } == true)
+        }.map(\.productID))
     }
 
     private func verify(_ jws: String) -> VerificationResult<TransactionPayload> {
@@ -321,14 +382,31 @@ struct VerificationCache<Payload: Sendable & Equatable> {
     private var current: [Token: VerificationResult<Payload>] = [:]
     private var previous: [Token: VerificationResult<Payload>] = [:]
 
-    /// A token hashed by its end, the signature: hashing whole tokens, certificate chains and all
-    /// (3.7 KB each), was a fifth of a refresh. Equality still compares the whole token.
+    /// A token keyed by the bytes that tell one from another (its signature's end, and its payload's
+    /// start, where a transaction's ID is), hashed once: hashing whole tokens, certificate chains and
+    /// all (3.7 KB each), was a fifth of a refresh, and the signature alone collided for tokens that
+    /// share one. Equality still compares the whole token, so a forged one never meets a verified result.
     private struct Token: Hashable {
         let jws: String
-        static func == (a: Token, b: Token) -> Bool { a.jws == b.jws }
-        func hash(into hasher: inout Hasher) {
-            let utf8 = jws.utf8
-            hasher.combine(jws[(utf8.index(utf8.endIndex, offsetBy: -64, limitedBy: utf8.startIndex) ?? utf8.startIndex)...])
+        let key: Int
+
+        init(_ jws: String) {
+            self.jws = jws
+            key = jws.utf8.withContiguousStorageIfAvailable(Self.key) ?? Array(jws.utf8).withUnsafeBufferPointer(Self.key)
+        }
+
+        static func == (a: Token, b: Token) -> Bool { a.key == b.key && a.jws == b.jws }
+        func hash(into hasher: inout Hasher) { hasher.combine(key) }
+
+        static func key(_ bytes: UnsafeBufferPointer<UInt8>) -> Int {
+            var hasher = Hasher()
+            let window = 64
+            hasher.combine(bytes: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[max(bytes.count - window, 0)...])))
+            if let base = bytes.baseAddress, let dot = memchr(base, Int32(UInt8(ascii: ".")), bytes.count) {
+                let start = base.distance(to: dot.assumingMemoryBound(to: UInt8.self)) + 1
+                hasher.combine(bytes: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[start..<min(start + window, bytes.count)])))
+            }
+            return hasher.finalize()
         }
     }
 
@@ -339,7 +417,7 @@ struct VerificationCache<Payload: Sendable & Equatable> {
     }
 
     mutating func result(_ jws: String, _ verify: (String) -> VerificationResult<Payload>) -> VerificationResult<Payload> {
-        let token = Token(jws: jws)
+        let token = Token(jws)
         if let known = current[token] { return known }
         let result = previous[token] ?? verify(jws)
         current[token] = result

@@ -48,6 +48,32 @@ public protocol TransactionSource: Sendable {
     /// What is wrong with the source's own records when reading them failed (a damaged ledger
     /// row), so the app can say so instead of showing less than was bought; nil when nothing is.
     func damage() async -> String?
+    /// Where the source's records stand now; nil when it cannot say (then every refresh reads everything).
+    func changeStamp() async -> ChangeStamp?
+    /// What changed since `stamp`, when the source can describe all of it; nil when it cannot (read everything).
+    func changes(since stamp: ChangeStamp) async -> SourceChanges?
+}
+
+/// Where a source's records stand: while the stamp is the same, so is everything they say. Opaque to the app.
+public struct ChangeStamp: Sendable, Equatable {
+    /// Other connections' commits (`LedgerDatabase.dataVersion`), and the rows this one wrote.
+    let version: Int64
+    let written: Int64
+}
+
+/// Everything that changed since a stamp, as an app's snapshot sees it: the records changed only by
+/// the new transactions listed, and the values that are cheap to read whole, read now.
+public struct SourceChanges: Sendable, Equatable {
+    public var stamp: ChangeStamp
+    /// New completed transactions, signed, oldest first: each the newest of `Transaction.all`, none
+    /// an auto-renewable subscription (whose statuses would change too), and nothing else changed.
+    public var transactions: [String]
+    public var now: Date
+    public var transactionCount: Int
+    public var unfinishedCount: Int
+    public var storefront: Storefront
+    public var locale: String
+    public var damage: String?
 }
 
 /// An action in the manage-subscriptions sheet.
@@ -62,6 +88,9 @@ public enum ManageSubscriptionAction: Sendable, Equatable {
 
 extension TransactionSource {
     public func allTransactions() async -> [String] { await allTransactions(limit: nil) }
+
+    public func changeStamp() async -> ChangeStamp? { nil }
+    public func changes(since stamp: ChangeStamp) async -> SourceChanges? { nil }
 
     public func subscriptionStatuses(groupIDs: [String]) async throws -> [String: [SignedSubscriptionStatus]] {
         var statuses: [String: [SignedSubscriptionStatus]] = [:]

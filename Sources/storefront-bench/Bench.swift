@@ -47,6 +47,9 @@ enum Bench {
             results += try await step("PostgreSQL ledger") { try await PostgresFigures.run(sizes, wanted: wanted) }
         }
         if wanted("scenarios") { results.append(try await step("scenario library") { try await ScenarioFigures.library() }) }
+        if wanted("purchase-e2e") || wanted("purchase-e2e-1k") || wanted("purchase-e2e-1m") {
+            results += try await step("purchases end to end") { try await PurchaseFigures.endToEnd(sizes) }
+        }
         if wanted("refresh-1m") { results.append(try await step("refresh with a huge ledger") { try await RefreshFigures.ledgerSize(sizes) }) }
 
         results.sort { $0.id.compare($1.id, options: .numeric) == .orderedAscending }

@@ -7,7 +7,8 @@ let usage = """
       Speed and memory figures, each against a baseline measured in the same run (release build).
       --json FILE   also write the results as JSON: one row per figure with its id, figure, ratio and pass
       --quick       smaller sizes, for a smoke run in seconds
-      --only IDS    only these figures: a number (1, 5, 8) or an id (refresh-subs, refresh-1m, first-frame-10k, catalog-100k, scenarios, postgres-purchases)
+      --only IDS    only these figures: a number (1, 5, 8) or an id (refresh-subs, refresh-1m, purchase-e2e,
+                    first-frame-10k, catalog-100k, scenarios, postgres-purchases)
       --help        this text
     Exit status: 0 when every figure measured meets its target, 1 when one misses or the run fails.
     """

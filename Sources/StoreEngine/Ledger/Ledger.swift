@@ -204,18 +204,24 @@ final class Ledger {
             // Padded to a whole chunk with its last ID, so one prepared statement serves every read.
             let ids = Array(unread[start..<min(start + chunk, unread.count)])
             let padded = ids + Array(repeating: ids.last!, count: chunk - ids.count)
-            let sql = "SELECT id, jws, payload FROM transactions WHERE id IN (" + Array(repeating: "?", count: chunk).joined(separator: ", ") + ")"
+            // The payload (a kilobyte each) is read only for the tokens not rebuilt already.
+            let sql = "SELECT id, jws FROM transactions WHERE id IN (" + Array(repeating: "?", count: chunk).joined(separator: ", ") + ")"
             for columns in try db.query(sql, padded.map { .int($0) }) {
                 guard let id = columns[0].int, let stored = columns[1].text else { continue }
-                tokens[id] = rebuiltTokens[id].flatMap { $0.stored == stored ? $0.token : nil } ?? {
-                    let token = token(stored, payload: columns[2].text ?? "")
-                    if rebuiltTokens.count >= 20_000 { rebuiltTokens = [:] }
-                    rebuiltTokens[id] = (stored, token)
-                    return token
-                }()
+                tokens[id] = try rebuiltToken(id, stored: stored)
             }
         }
         return tokens
+    }
+
+    /// The token of row `id` from its stored form, rebuilt once while the row is unchanged (see `rebuiltTokens`).
+    private func rebuiltToken(_ id: Int64, stored: String) throws -> String {
+        if let rebuilt = rebuiltTokens[id], rebuilt.stored == stored { return rebuilt.token }
+        let payload = try db.query("SELECT payload FROM transactions WHERE id = ?", [.int(id)]).first?.first?.text ?? ""
+        let token = token(stored, payload: payload)
+        if rebuiltTokens.count >= 20_000 { rebuiltTokens = [:] }
+        rebuiltTokens[id] = (stored, token)
+        return token
     }
 
     /// Tokens `jws(_:)` rebuilt, by transaction ID with the stored form they came from: rebuilding
@@ -252,8 +258,20 @@ final class Ledger {
 
     /// Signed completed transactions, newest first, without decoding their payloads.
     func completedJWS(limit: Int?) throws -> [String] {
-        try db.query("SELECT jws, payload FROM transactions WHERE status = 'completed' ORDER BY id DESC LIMIT ?", [.limit(limit)])
+        // A refresh's history: its tokens are rebuilt once, not at every refresh.
+        if let limit, limit <= 1000 {
+            return try db.query("SELECT id, jws FROM transactions WHERE status = 'completed' ORDER BY id DESC LIMIT ?", [.limit(limit)])
+                .compactMap { columns in try columns[1].text.map { try rebuiltToken(columns[0].int ?? 0, stored: $0) } }
+        }
+        return try db.query("SELECT jws, payload FROM transactions WHERE status = 'completed' ORDER BY id DESC LIMIT ?", [.limit(limit)])
             .compactMap { columns in columns[0].text.map { token($0, payload: columns[1].text ?? "") } }
+    }
+
+    /// Where the ledger stands: another connection's commit or a row this one writes moves it.
+    /// nil when the engine cannot say (see `LedgerDatabase.rowsWritten`).
+    func stamp() throws -> ChangeStamp? {
+        guard let written = db.rowsWritten else { return nil }
+        return ChangeStamp(version: try db.dataVersion(), written: written)
     }
 
     func completedCount() throws -> Int {

@@ -383,16 +383,25 @@ extension LocalAppStore {
     /// The subscription's renewal info, signed again only when what it says has changed: signing
     /// every subscription's at every refresh was most of a refresh with many subscriptions. Its
     /// `signedDate` says when it was signed, as with any signed data handed out again.
+    /// What it says follows from the record, the storefront and the environment alone: while they are
+    /// the same, it is not even built again (building a thousand was a fifth of a refresh).
     func signedRenewalInfo(_ record: SubscriptionRecord) throws -> String {
+        let signed = signedRenewals[record.originalID]
+        if let signed, signed.record == record, signed.storefront == currentStorefront, signed.environment == currentSettings.environment {
+            return signed.jws
+        }
         var info = renewalInfo(record)
-        if let signed = signedRenewals[record.originalID] {
+        if let signed {
             let now = info.signedDate
             info.signedDate = signed.info.signedDate
-            if info == signed.info { return signed.jws }
+            if info == signed.info {
+                signedRenewals[record.originalID] = (info, signed.jws, record, currentStorefront, currentSettings.environment)
+                return signed.jws
+            }
             info.signedDate = now
         }
         let jws = try sign(info.json)
-        signedRenewals[record.originalID] = (info, jws)
+        signedRenewals[record.originalID] = (info, jws, record, currentStorefront, currentSettings.environment)
         return jws
     }
 

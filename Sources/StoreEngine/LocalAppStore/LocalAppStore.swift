@@ -37,10 +37,13 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
     /// During a catch-up, the notifications it makes, written in order before it commits (see `enqueueNotification`).
     var batchNotifications: [Ledger.OutboxRow] = []
     /// Renewal info as last signed, by original transaction (see `signedRenewalInfo`).
-    var signedRenewals: [Int64: (info: RenewalInfoPayload, jws: String)] = [:]
+    var signedRenewals: [Int64: (info: RenewalInfoPayload, jws: String, record: SubscriptionRecord, storefront: Storefront,
+                                 environment: StoreEnvironment)] = [:]
     /// The clock and settings as this process last wrote or read them in the ledger (see `adoptSharedState`).
     var sharedClock: String?
     var sharedSettings: String?
+    /// The ledger writes this store can describe to an app, newest last (see `changes(since:)`).
+    var journal: [JournalEntry] = []
 
     /// Opens a store. `stateDirectory` nil keeps everything in memory (`--ephemeral`); `ledger`, a
     /// PostgreSQL database, holds the ledger and the signing identity instead (the state directory is not used).
@@ -215,7 +218,13 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
     @discardableResult
     func commit(_ payload: TransactionPayload, kind: Ledger.EventKind, status: LedgerEntry.Status = .completed,
                 redeeming code: String? = nil, replacing: Bool = false, upgrade: Bool = false) throws -> String? {
+        // A write of its own, adding the newest transaction and changing no subscription, is described
+        // to the app (see `changes(since:)`); stamped under the write lock, so no other commit comes between.
+        let described = !ledger.db.isInTransaction && !replacing && status == .completed && payload.productType != .autoRenewable
+        var stamps: (from: ChangeStamp?, to: ChangeStamp?) = (nil, nil)
         let jws: String? = try ledger.db.transaction {
+            if described { stamps.from = try ledger.stamp() }
+            defer { if described { stamps.to = try? ledger.stamp() } }
             var payload = payload
             if replacing {
                 try ledger.delete(payload.transactionID)
@@ -248,6 +257,7 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
             try ledger.appendEvent(transactionID: payload.transactionID, kind: kind, origin: origin)
             return jws
         }
+        if let from = stamps.from, let to = stamps.to, let jws { record(from: from, to: to, transaction: jws) }
         // Inside a batch (a catch-up, an upgrade) the batch delivers once it has committed.
         if !ledger.db.isInTransaction { pumpEvents() }
         return jws
@@ -429,7 +439,10 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
     }
 
     public func finish(transactionID: Int64) {
+        // Described to the app: only the unfinished count changes, which `changes(since:)` reads anew.
+        let from = try? ledger.stamp()
         try? ledger.setFinished(transactionID)
+        if let from, let to = try? ledger.stamp() { record(from: from, to: to, transaction: nil) }
     }
 
     public func sync() async throws {

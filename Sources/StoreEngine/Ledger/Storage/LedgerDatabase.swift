@@ -30,6 +30,10 @@ protocol LedgerDatabase: AnyObject {
 
     /// Changes when, and only when, another connection committed a change since the last call.
     func dataVersion() throws -> Int64
+
+    /// Rows this connection has inserted, updated or deleted since it opened (rolled back or not);
+    /// nil when the engine does not count them. With `dataVersion`, it tells whether anything changed.
+    var rowsWritten: Int64? { get }
 }
 
 extension LedgerDatabase {

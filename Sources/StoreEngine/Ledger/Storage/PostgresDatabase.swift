@@ -163,6 +163,9 @@ final class PostgresDatabase: LedgerDatabase {
         }
     }
 
+    /// Not counted: a refresh on PostgreSQL reads everything again.
+    var rowsWritten: Int64? { nil }
+
     func dataVersion() throws -> Int64 {
         (try query("SELECT n FROM ledger_version").first?.first?.int ?? 0) - ownCommits
     }

@@ -1,0 +1,160 @@
+import Foundation
+import Testing
+import StoreCore
+import StoreSigning
+@testable import StoreClient
+@testable import StoreEngine
+
+/// A refresh after the app's own purchase reads only what changed (`TransactionSource.changes(since:)`);
+/// each rule it relies on must leave the snapshot exactly what reading everything gives.
+@Suite("Snapshot brought up to date")
+struct SnapshotChangesTests {
+    /// A harness on a state directory, so that a second app launched on its store shares the wallet.
+    func harness(_ time: ManualTime = ManualTime()) async throws -> (Harness, String) {
+        let directory = temporaryDirectory()
+        return (try await Harness.make(directory: directory, time: time), directory)
+    }
+
+    /// What the store says in a snapshot, without what the app did last (its events, its purchase, its AppTransaction).
+    func records(_ snapshot: StoreSnapshot) -> StoreSnapshot {
+        var records = snapshot
+        records.lastPurchase = nil
+        records.lastEvent = nil
+        records.lastError = nil
+        records.lastMessage = nil
+        records.appTransaction = nil
+        return records
+    }
+
+    /// The snapshot of the same app launched afresh on the store: everything read whole.
+    func readWhole(_ h: Harness, _ directory: String) async throws -> StoreSnapshot {
+        let fresh = try await StoreStack.launchApp(on: h.store, stateDirectory: directory)
+        let snapshot = await fresh.snapshot
+        await fresh.stop()
+        return records(snapshot)
+    }
+
+    @Test("a purchase's snapshot equals a full refresh's, for every kind of product")
+    func purchaseSnapshotEqualsFullRefresh() async throws {
+        let (h, directory) = try await harness()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        for product in [ID.coins, ID.coins, ID.removeAds, ID.season, ID.gems, ID.proMonthly, ID.coins] {
+            let result = await h.manager.purchase(product)
+            #expect(result.transaction?.productID == product)
+            #expect(records(await h.snapshot()) == (try await readWhole(h, directory)), "after buying \(product)")
+        }
+        #expect(await h.balance(ID.coins) == 3)
+        #expect(await h.snapshot().history.count == 7)
+        await h.close()
+    }
+
+    @Test("a non-renewing subscription's end is checked against the clock even when nothing was written")
+    func nonRenewingEndsWithoutAWrite() async throws {
+        let time = ManualTime()
+        let (h, directory) = try await harness(time)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        _ = await h.manager.purchase(ID.season)
+        #expect(await h.entitled(ID.season))
+        time.advance(400 * 86_400)
+        await h.manager.refresh()
+        #expect(!(await h.entitled(ID.season)))
+        #expect(records(await h.snapshot()) == (try await readWhole(h, directory)))
+        await h.close()
+    }
+
+    @Test("a write the store did not describe (a tester's refund) makes the next refresh read everything")
+    func undescribedWriteReadsEverything() async throws {
+        let (h, directory) = try await harness()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let bought = try #require(await h.manager.purchase(ID.removeAds).transaction)
+        try await h.store.refund(transactionID: bought.transactionID, prorated: false)
+        #expect(await eventually { !(await h.entitled(ID.removeAds)) })
+        await h.manager.refresh()
+        #expect(records(await h.snapshot()) == (try await readWhole(h, directory)))
+        await h.close()
+    }
+
+    @Test("another process's commit makes the next refresh read everything")
+    func otherConnectionReadsEverything() async throws {
+        let (h, directory) = try await harness()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        _ = await h.manager.purchase(ID.coins)
+        let other = try LocalAppStore(catalog: await h.store.catalog, stateDirectory: directory, time: h.time)
+        try await other.buyOutsideApp(productID: ID.removeAds, familyShared: false)
+        await other.shutdown()
+        await h.manager.refresh()
+        let snapshot = await h.snapshot()
+        #expect(snapshot.history.first?.payload?.productID == ID.removeAds)
+        #expect(snapshot.entitlements.contains(ID.removeAds))
+        #expect(snapshot.transactionCount == 2)
+        await h.close()
+    }
+
+    @Test("purchases and refreshes at once leave the snapshot a full refresh's")
+    func concurrentRefreshesStayExact() async throws {
+        let (h, directory) = try await harness()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        await withTaskGroup(of: Void.self) { group in
+            for i in 0..<12 {
+                group.addTask { if i % 3 == 0 { await h.manager.refresh() } else { _ = await h.manager.purchase(ID.coins) } }
+            }
+        }
+        let snapshot = records(await h.snapshot())
+        #expect(snapshot.history.count == 8 && snapshot.balances[ID.coins] == 8)
+        #expect(snapshot == (try await readWhole(h, directory)))
+        await h.close()
+    }
+
+    @Test("the ledger's stamp moves with every row written and every other connection's commit")
+    func stampMovesWithEveryWrite() throws {
+        let directory = temporaryDirectory()
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let ledger = try Ledger(path: directory + "/ledger.sqlite", tokenPrefix: "")
+        let other = try Ledger(path: directory + "/ledger.sqlite", tokenPrefix: "")
+        let start = try #require(try ledger.stamp())
+        #expect(try ledger.stamp() == start)
+        try ledger.setMeta("k", "1")
+        let written = try #require(try ledger.stamp())
+        #expect(written != start)
+        try other.setMeta("k", "2")
+        #expect(try ledger.stamp() != written)
+    }
+
+    @Test("the wallet's balances follow another connection's credits")
+    func walletFollowsOtherConnections() async throws {
+        let directory = temporaryDirectory()
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let (a, b) = (try ConsumableWallet(path: directory + "/wallet.sqlite"), try ConsumableWallet(path: directory + "/wallet.sqlite"))
+        try await a.credit(transactionID: 1, productID: ID.coins, quantity: 100)
+        #expect(try await b.balances() == [ID.coins: 100])
+        try await a.credit(transactionID: 2, productID: ID.coins, quantity: 100)
+        #expect(try await b.credit(transactionID: 2, productID: ID.coins, quantity: 100) == false)
+        #expect(try await b.balances() == [ID.coins: 200])
+        #expect(try await a.balances() == [ID.coins: 200])
+        try await b.credit(transactionID: 3, productID: ID.gems, quantity: 5)
+        #expect(try await a.balances() == [ID.coins: 200, ID.gems: 5])
+    }
+
+    @Test("a token that shares a verified token's signature is verified on its own")
+    func cacheNeverHandsAForgedTokenAVerifiedResult() throws {
+        let identity = try StoreIdentity.ephemeral()
+        let verifier = SignedDataVerifier(trustedRoots: [identity.certificate])
+        let date = Date(timeIntervalSince1970: 1_780_000_000)
+        var payload = TransactionPayload(
+            transactionID: 2_000_000_001, originalTransactionID: 2_000_000_001, bundleID: "com.example.app", productID: ID.removeAds,
+            productType: .nonConsumable, purchaseDate: date, originalPurchaseDate: date, quantity: 1, signedDate: date,
+            storefront: "USA", storefrontID: "143441", currency: "USD", priceMilliunits: 990, appTransactionID: "1")
+        let genuine = try identity.signer.sign(payload: Data(payload.json.compact.utf8))
+        payload.productID = ID.pro
+        let parts = genuine.split(separator: ".").map(String.init)
+        let forged = parts[0] + "." + Base64URL.encode(Array(payload.json.compact.utf8)) + "." + parts[2]
+        var cache = VerificationCache<TransactionPayload>()
+        #expect(cache.result(genuine, verifier.transaction).isVerified)
+        #expect(!cache.result(forged, verifier.transaction).isVerified)
+        cache.startRefresh()
+        #expect(!cache.result(forged, verifier.transaction).isVerified)
+        #expect(cache.result(genuine, verifier.transaction).isVerified)
+    }
+}
