@@ -45,6 +45,9 @@ enum Bench {
             results += try await step("PostgreSQL ledger") { try await PostgresFigures.run(sizes, wanted: wanted) }
         }
         if wanted("scenarios") { results.append(try await step("scenario library") { try await ScenarioFigures.library() }) }
+        if LaunchFigures.ids.contains(where: wanted) {
+            results += try await step("launch and idle on a huge ledger") { try await LaunchFigures.run(sizes, wanted: wanted) }
+        }
         if wanted("refresh-1m") { results.append(try await step("refresh with a huge ledger") { try await RefreshFigures.ledgerSize(sizes) }) }
 
         results.sort { $0.id.compare($1.id, options: .numeric) == .orderedAscending }

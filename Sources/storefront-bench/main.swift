@@ -7,12 +7,14 @@ let usage = """
       Speed and memory figures, each against a baseline measured in the same run (release build).
       --json FILE   also write the results as JSON: one row per figure with its id, figure, ratio and pass
       --quick       smaller sizes, for a smoke run in seconds
-      --only IDS    only these figures: a number (1, 5, 8) or an id (refresh-subs, refresh-1m, scenarios, postgres-purchases)
+      --only IDS    only these figures: a number (1, 5, 8) or an id (refresh-subs, refresh-1m, scenarios, postgres-purchases,
+                    first-frame-1m, idle-cpu-1m)
       --help        this text
     Exit status: 0 when every figure measured meets its target, 1 when one misses or the run fails.
     """
 // storefront-bench worker --state DIR --seed N [--count N] [--non-consumables N] [--ledger URL]   (hidden: the crash-test worker)
 // storefront-bench rss-probe --catalog FILE --state DIR        (hidden: figure 8's fresh process)
+// storefront-bench launch-ledgers --dir DIR [--quick]           (hidden: the launch figures' catalog and state directories, kept for profiling)
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 func option(_ name: String) -> String? {
@@ -36,6 +38,11 @@ do {
     case "rss-probe":
         guard let catalog = option("--catalog"), let state = option("--state") else { fail("usage: rss-probe --catalog FILE --state DIR") }
         try await Figures.rssProbe(catalogPath: catalog, state: state)
+    case "launch-ledgers":
+        guard let directory = option("--dir") else { fail("usage: launch-ledgers --dir DIR [--quick]") }
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let ledgers = try await LaunchFigures.prepare(arguments.contains("--quick") ? .quick : Sizes(), in: directory)
+        print("storefront --catalog \(ledgers.catalog) --state \(ledgers.huge)   (empty: --state \(ledgers.empty))")
     case _ where arguments.contains("--help") || arguments.contains("-h") || arguments.first == "help":
         print(usage)
     case let first? where !first.hasPrefix("--"):
