@@ -30,6 +30,10 @@ protocol LedgerDatabase: AnyObject {
 
     /// Changes when, and only when, another connection committed a change since the last call.
     func dataVersion() throws -> Int64
+
+    /// Grows with every change this connection makes (`dataVersion` leaves them out): the two together
+    /// tell a reader that nothing in the ledger changed since it last looked.
+    var ownChanges: Int64 { get }
 }
 
 extension LedgerDatabase {
