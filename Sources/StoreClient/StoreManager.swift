@@ -14,6 +14,8 @@ public actor StoreManager {
     private var continuations: [UUID: AsyncStream<StoreEvent>.Continuation] = [:]
 
     public private(set) var snapshot = StoreSnapshot()
+    /// Refreshes leave the history out until `loadHistory()`.
+    private var historyDeferred = false
     /// How much of `Transaction.all` the snapshot keeps: the newest, so a long history never costs a refresh.
     public static let historyLimit = 200
     /// Verification results by token: a refresh re-reads the same signed data many times.
@@ -32,7 +34,11 @@ public actor StoreManager {
     }
 
     /// Starts listening to `Transaction.updates` (as an app does at launch), then loads everything.
-    public func start() async {
+    /// `historyAfterFirstFrame`: everything but the history, which the UI loads with `loadHistory()`
+    /// once its first frame is drawn (verifying it was most of a launch); until then the snapshot
+    /// says it is loading, and refreshes leave it out.
+    public func start(historyAfterFirstFrame: Bool = false) async {
+        (historyDeferred, snapshot.isLoadingHistory) = (historyAfterFirstFrame, historyAfterFirstFrame)
         let updates = await source.updates()
         listener = Task { [weak self] in
             // A cancelled stream still hands out what it buffered: stop at once instead, and
@@ -210,13 +216,18 @@ public actor StoreManager {
         verified.startRefresh()
         verifiedRenewals.startRefresh()
         var entitled: Set<String> = []
+        var ends: [String: Date] = [:]
         let now = await source.now()
         for jws in await source.currentEntitlements() {
             guard case .verified(let t) = verify(jws), !t.isRevoked else { continue }
-            if t.productType == .nonRenewing, let end = nonRenewingEnd(t), end <= now { continue }
+            if t.productType == .nonRenewing, let end = nonRenewingEnd(t) {
+                if end <= now { continue }
+                ends[t.productID] = max(end, ends[t.productID] ?? end)
+            }
             entitled.insert(t.productID)
         }
         snapshot.entitlements = entitled
+        snapshot.nonRenewingEnds = ends
         snapshot.damage = await source.damage()
         snapshot.now = now
         snapshot.balances = (try? await wallet.balances()) ?? snapshot.balances
@@ -234,11 +245,25 @@ public actor StoreManager {
         }
         snapshot.subscriptionStatuses = statuses
         snapshot.introEligibility = await source.introOfferEligibility(groupIDs: groupIDs)
-        snapshot.history = await source.allTransactions(limit: Self.historyLimit).map(verify)
+        if !historyDeferred { await refreshHistory() }
         snapshot.transactionCount = await source.transactionCount()
         snapshot.unfinishedCount = await source.unfinishedTransactions().count
         snapshot.storefront = await source.storefront()
         snapshot.locale = await source.locale()
+    }
+
+    /// The newest of `Transaction.all`, verified (part of every refresh once the history is loaded).
+    public func refreshHistory() async {
+        snapshot.history = await source.allTransactions(limit: Self.historyLimit).map(verify)
+        snapshot.isLoadingHistory = false
+    }
+
+    /// The history the launch left for after the first frame (see `start(historyAfterFirstFrame:)`);
+    /// refreshes from now on include it.
+    public func loadHistory() async {
+        guard historyDeferred else { return }
+        historyDeferred = false
+        await refreshHistory()
     }
 
     private func verify(_ jws: String) -> VerificationResult<TransactionPayload> {
@@ -370,12 +395,17 @@ public struct StoreSnapshot: Sendable, Equatable {
     public var statusError: StoreFailure?
     /// Product IDs the customer is entitled to now.
     public var entitlements: Set<String> = []
+    /// When each non-renewing subscription among them ends, by product ID: its entitlement ends then
+    /// by the clock alone, with nothing in the store changing (see `nextTimedChange`).
+    public var nonRenewingEnds: [String: Date] = [:]
     /// Consumable balances by product ID.
     public var balances: [String: Int] = [:]
     public var subscriptionStatuses: [String: [SubscriptionStatus]] = [:]
     public var introEligibility: [String: Bool] = [:]
     /// The newest of `Transaction.all` (at most `StoreManager.historyLimit`), newest first.
     public var history: [VerificationResult<TransactionPayload>] = []
+    /// The history is still to be loaded, after the UI's first frame (see `StoreManager.loadHistory`).
+    public var isLoadingHistory = false
     /// How many transactions `Transaction.all` holds in all.
     public var transactionCount = 0
     public var unfinishedCount = 0
@@ -391,6 +421,10 @@ public struct StoreSnapshot: Sendable, Equatable {
     public var damage: String?
 
     public init() {}
+
+    /// The store time at which this snapshot goes out of date with nothing in the store changing: the
+    /// first non-renewing entitlement to end. Renewals and expiries are the store's, which it writes.
+    public var nextTimedChange: Date? { nonRenewingEnds.values.min() }
 
     /// The status that grants access in a group: the highest service level among those that grant it,
     /// else the most recent one.

@@ -27,7 +27,7 @@ enum LaunchFigures {
         for state in [ledgers.empty, ledgers.huge] {
             let app = try LaunchedStorefront(catalog: ledgers.catalog, state: state)
             defer { app.stop() }
-            guard app.waitForFirstFrame() != nil else { throw BenchError("storefront never drew its store screen: \(app.firstLine)") }
+            guard app.waitForFirstFrame() != nil else { throw BenchError("storefront never drew its store screen: \(app.failure)") }
             usleep(3_000_000)  // what the builder left unfinished is delivered and finished
         }
         return ledgers
@@ -57,7 +57,7 @@ enum LaunchFigures {
             {
                 let app = try LaunchedStorefront(catalog: ledgers.catalog, state: state)
                 defer { app.stop() }
-                if app.waitForFirstFrame() == nil { failure = app.firstLine }
+                if app.waitForFirstFrame() == nil { failure = app.failure }
             }
         }
         let samples = try await repeatUntilSteady(all: [launch(ledgers.empty), launch(ledgers.huge)])
@@ -79,7 +79,7 @@ enum LaunchFigures {
             for (side, state) in [ledgers.empty, ledgers.huge].enumerated() {
                 let app = try LaunchedStorefront(catalog: ledgers.catalog, state: state)
                 defer { app.stop() }
-                guard app.waitForFirstFrame() != nil else { throw BenchError("storefront never drew its store screen: \(app.firstLine)") }
+                guard app.waitForFirstFrame() != nil else { throw BenchError("storefront never drew its store screen: \(app.failure)") }
                 Thread.sleep(forTimeInterval: 3)  // the launch's work: history, the first refreshes
                 let start = app.cpuSeconds
                 Thread.sleep(forTimeInterval: window)
@@ -122,7 +122,8 @@ final class LaunchedStorefront {
     }
 
     /// Seconds from launch until the store screen's header is on the terminal; nil: the process ended or 20 s passed first.
-    func waitForFirstFrame(marker: String = "Lumen Quest") -> Double? {
+    /// One word: ncurses may move the cursor over a blank that is already on the screen rather than write it.
+    func waitForFirstFrame(marker: String = "Lumen") -> Double? {
         while ContinuousClock.now - start < .seconds(20) {
             if pty.text.contains(marker) { return (ContinuousClock.now - start).seconds }
             if !process.isRunning { return nil }
@@ -131,8 +132,18 @@ final class LaunchedStorefront {
         return nil
     }
 
-    var firstLine: String {
-        (pty.text.split(separator: "\n").first.map(String.init) ?? "nothing").trimmingCharacters(in: .whitespacesAndNewlines)
+    /// What went wrong, for a figure that could not be measured: how the process ended, and the text it wrote.
+    var failure: String {
+        if process.isRunning {  // TMP
+            let gdb = Process()
+            gdb.executableURL = URL(fileURLWithPath: "/usr/bin/gdb")
+            gdb.arguments = ["-p", String(process.processIdentifier), "-batch", "-ex", "thread apply all bt"]
+            gdb.standardOutput = FileHandle(forWritingAtPath: "/tmp/lp/benchhang.txt") ?? { FileManager.default.createFile(atPath: "/tmp/lp/benchhang.txt", contents: nil); return FileHandle(forWritingAtPath: "/tmp/lp/benchhang.txt")! }()
+            try? gdb.run(); gdb.waitUntilExit()
+        }
+        let ended = process.isRunning ? "still running after 20 s" : "exited with status \(process.terminationStatus)"
+        let text = pty.text.replacingOccurrences(of: "\u{1B}\\[[0-9;?]*[A-Za-z]", with: " ", options: .regularExpression)
+        return ended + ", having written: " + String(text.split(whereSeparator: \.isWhitespace).joined(separator: " ").suffix(300))
     }
 
     /// User plus system CPU time so far, from /proc/PID/stat.
