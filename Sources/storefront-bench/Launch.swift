@@ -134,13 +134,6 @@ final class LaunchedStorefront {
 
     /// What went wrong, for a figure that could not be measured: how the process ended, and the text it wrote.
     var failure: String {
-        if process.isRunning {  // TMP
-            let gdb = Process()
-            gdb.executableURL = URL(fileURLWithPath: "/usr/bin/gdb")
-            gdb.arguments = ["-p", String(process.processIdentifier), "-batch", "-ex", "thread apply all bt"]
-            gdb.standardOutput = FileHandle(forWritingAtPath: "/tmp/lp/benchhang.txt") ?? { FileManager.default.createFile(atPath: "/tmp/lp/benchhang.txt", contents: nil); return FileHandle(forWritingAtPath: "/tmp/lp/benchhang.txt")! }()
-            try? gdb.run(); gdb.waitUntilExit()
-        }
         let ended = process.isRunning ? "still running after 20 s" : "exited with status \(process.terminationStatus)"
         let text = pty.text.replacingOccurrences(of: "\u{1B}\\[[0-9;?]*[A-Za-z]", with: " ", options: .regularExpression)
         return ended + ", having written: " + String(text.split(whereSeparator: \.isWhitespace).joined(separator: " ").suffix(300))
