@@ -135,7 +135,10 @@ enum StorefrontTUI {
                 walk?.observe(e, state)
                 if state.shouldQuit { return 0 }
             }
-            show(render(state, size: terminal.size))
+            // A tick turns the spinner only: with none on the screen, drawing again would draw the same.
+            if state.inFlight > 0 || batch.contains(where: { if case .tick = $0 { false } else { true } }) {
+                show(render(state, size: terminal.size))
+            }
         }
         return 0
     }
