@@ -14,6 +14,8 @@ public actor StoreManager {
     private var continuations: [UUID: AsyncStream<StoreEvent>.Continuation] = [:]
 
     public private(set) var snapshot = StoreSnapshot()
+    /// Refreshes leave the history out until `loadHistory()`.
+    private var historyDeferred = false
     /// How much of `Transaction.all` the snapshot keeps: the newest, so a long history never costs a refresh.
     public static let historyLimit = 200
     /// Verification results by token: a refresh re-reads the same signed data many times.
@@ -41,7 +43,11 @@ public actor StoreManager {
     }
 
     /// Starts listening to `Transaction.updates` (as an app does at launch), then loads everything.
-    public func start() async {
+    /// `historyAfterFirstFrame`: everything but the history, which the UI loads with `loadHistory()`
+    /// once its first frame is drawn (verifying it was most of a launch); until then the snapshot
+    /// says it is loading, and refreshes leave it out.
+    public func start(historyAfterFirstFrame: Bool = false) async {
+        (historyDeferred, snapshot.isLoadingHistory) = (historyAfterFirstFrame, historyAfterFirstFrame)
         let updates = await source.updates()
         listener = Task { [weak self] in
             // A cancelled stream still hands out what it buffered: stop at once instead, and
@@ -241,12 +247,13 @@ public actor StoreManager {
     private func apply(_ changes: SourceChanges) async {
         for jws in changes.transactions {
             let result = verify(jws)
-            snapshot.history.insert(result, at: 0)
+            // A history left for after the first frame is read whole when it loads.
+            if !historyDeferred { snapshot.history.insert(result, at: 0) }
             if case .verified(let t) = result, !t.isRevoked, t.productType != .consumable { entitling.append(t) }
         }
         if snapshot.history.count > Self.historyLimit { snapshot.history.removeLast(snapshot.history.count - Self.historyLimit) }
         snapshot.now = changes.now
-        snapshot.entitlements = entitlements(at: changes.now)
+        updateEntitlements(at: changes.now)
         snapshot.damage = changes.damage
         snapshot.balances = (try? await wallet.balances()) ?? snapshot.balances
         snapshot.transactionCount = changes.transactionCount
@@ -269,7 +276,7 @@ public actor StoreManager {
             guard case .verified(let t) = verify(jws), !t.isRevoked else { continue }
             entitling.append(t)
         }
-        snapshot.entitlements = entitlements(at: now)
+        updateEntitlements(at: now)
         snapshot.damage = await source.damage()
         snapshot.now = now
         snapshot.balances = (try? await wallet.balances()) ?? snapshot.balances
@@ -287,7 +294,7 @@ public actor StoreManager {
         }
         snapshot.subscriptionStatuses = statuses
         snapshot.introEligibility = await source.introOfferEligibility(groupIDs: groupIDs)
-        snapshot.history = await source.allTransactions(limit: Self.historyLimit).map(verify)
+        if !historyDeferred { await refreshHistory() }
         snapshot.transactionCount = await source.transactionCount()
         snapshot.unfinishedCount = await source.unfinishedTransactions().count
         snapshot.storefront = await source.storefront()
@@ -295,11 +302,33 @@ public actor StoreManager {
         if let start, await source.changeStamp() == start { stamp = start }
     }
 
-    /// The products the customer is entitled to at `now`: a non-renewing subscription's ends with its duration.
-    private func entitlements(at now: Date) -> Set<String> {
-        Set(entitling.lazy.filter { t in
-            !(t.productType == .nonRenewing && self.nonRenewingEnd(t).map { $0 <= now } == true)
-        }.map(\.productID))
+    /// What the customer is entitled to at `now` (a non-renewing subscription ends with its duration),
+    /// and when each non-renewing one still in force ends.
+    private func updateEntitlements(at now: Date) {
+        var entitled: Set<String> = [], ends: [String: Date] = [:]
+        for t in entitling {
+            if t.productType == .nonRenewing, let end = nonRenewingEnd(t) {
+                if end <= now { continue }
+                ends[t.productID] = max(end, ends[t.productID] ?? end)
+            }
+            entitled.insert(t.productID)
+        }
+        snapshot.entitlements = entitled
+        snapshot.nonRenewingEnds = ends
+    }
+
+    /// The newest of `Transaction.all`, verified (part of every refresh once the history is loaded).
+    public func refreshHistory() async {
+        snapshot.history = await source.allTransactions(limit: Self.historyLimit).map(verify)
+        snapshot.isLoadingHistory = false
+    }
+
+    /// The history the launch left for after the first frame (see `start(historyAfterFirstFrame:)`);
+    /// refreshes from now on include it.
+    public func loadHistory() async {
+        guard historyDeferred else { return }
+        historyDeferred = false
+        await refreshHistory()
     }
 
     private func verify(_ jws: String) -> VerificationResult<TransactionPayload> {
@@ -448,12 +477,17 @@ public struct StoreSnapshot: Sendable, Equatable {
     public var statusError: StoreFailure?
     /// Product IDs the customer is entitled to now.
     public var entitlements: Set<String> = []
+    /// When each non-renewing subscription among them ends, by product ID: its entitlement ends then
+    /// by the clock alone, with nothing in the store changing (see `nextTimedChange`).
+    public var nonRenewingEnds: [String: Date] = [:]
     /// Consumable balances by product ID.
     public var balances: [String: Int] = [:]
     public var subscriptionStatuses: [String: [SubscriptionStatus]] = [:]
     public var introEligibility: [String: Bool] = [:]
     /// The newest of `Transaction.all` (at most `StoreManager.historyLimit`), newest first.
     public var history: [VerificationResult<TransactionPayload>] = []
+    /// The history is still to be loaded, after the UI's first frame (see `StoreManager.loadHistory`).
+    public var isLoadingHistory = false
     /// How many transactions `Transaction.all` holds in all.
     public var transactionCount = 0
     public var unfinishedCount = 0
@@ -469,6 +503,10 @@ public struct StoreSnapshot: Sendable, Equatable {
     public var damage: String?
 
     public init() {}
+
+    /// The store time at which this snapshot goes out of date with nothing in the store changing: the
+    /// first non-renewing entitlement to end. Renewals and expiries are the store's, which it writes.
+    public var nextTimedChange: Date? { nonRenewingEnds.values.min() }
 
     /// The status that grants access in a group: the highest service level among those that grant it,
     /// else the most recent one.

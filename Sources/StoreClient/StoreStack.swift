@@ -8,24 +8,27 @@ public struct StoreStack: Sendable {
     public let store: LocalAppStore
     public let manager: StoreManager
 
-    /// Opens the local App Store on a state directory (nil keeps everything in memory) and launches the app on it.
+    /// Opens the local App Store on a state directory (nil keeps everything in memory) and launches the app on it
+    /// (`historyAfterFirstFrame`: see `StoreManager.start`).
     public static func open(catalog: Catalog, stateDirectory: String?, ledger: PostgresLocation? = nil, storefront: String? = nil,
-                            locale: String? = nil, time: any RealTimeSource = SystemTime(), productIDs: [String]? = nil) async throws -> StoreStack {
+                            locale: String? = nil, time: any RealTimeSource = SystemTime(), productIDs: [String]? = nil,
+                            historyAfterFirstFrame: Bool = false) async throws -> StoreStack {
         let store = try LocalAppStore(catalog: catalog, stateDirectory: stateDirectory, ledger: ledger, storefront: storefront,
                                       locale: locale, time: time)
-        return StoreStack(store: store, manager: try await launchApp(on: store, stateDirectory: stateDirectory, productIDs: productIDs))
+        return StoreStack(store: store, manager: try await launchApp(on: store, stateDirectory: stateDirectory, productIDs: productIDs,
+                                                                     historyAfterFirstFrame: historyAfterFirstFrame))
     }
 
     /// The app launching on a store: its `StoreManager` trusts the store's certificate, keeps its
     /// consumables' wallet beside the ledger, and starts listening (which redelivers unfinished transactions).
     public static func launchApp(on store: LocalAppStore, stateDirectory: String?, walletName: String = "wallet.sqlite",
-                                 productIDs: [String]? = nil) async throws -> StoreManager {
+                                 productIDs: [String]? = nil, historyAfterFirstFrame: Bool = false) async throws -> StoreManager {
         // The wallet stays on this machine, also when the ledger is a team's shared database.
         if let stateDirectory { try StateDirectory.create(stateDirectory) }
         let wallet = try ConsumableWallet(path: stateDirectory.map { $0 + "/" + walletName })
         let manager = StoreManager(source: store, verifier: SignedDataVerifier(trustedRoots: [store.certificate]), wallet: wallet,
                                    productIDs: productIDs)
-        await manager.start()
+        await manager.start(historyAfterFirstFrame: historyAfterFirstFrame)
         return manager
     }
 

@@ -50,6 +50,9 @@ enum Bench {
         if wanted("purchase-e2e") || wanted("purchase-e2e-1k") || wanted("purchase-e2e-1m") {
             results += try await step("purchases end to end") { try await PurchaseFigures.endToEnd(sizes) }
         }
+        if LaunchFigures.ids.contains(where: wanted) {
+            results += try await step("launch and idle on a huge ledger") { try await LaunchFigures.run(sizes, wanted: wanted) }
+        }
         if wanted("refresh-1m") { results.append(try await step("refresh with a huge ledger") { try await RefreshFigures.ledgerSize(sizes) }) }
 
         results.sort { $0.id.compare($1.id, options: .numeric) == .orderedAscending }

@@ -8,7 +8,7 @@ let usage = """
       --json FILE   also write the results as JSON: one row per figure with its id, figure, ratio and pass
       --quick       smaller sizes, for a smoke run in seconds
       --only IDS    only these figures: a number (1, 5, 8) or an id (refresh-subs, refresh-1m, purchase-e2e,
-                    first-frame-10k, catalog-100k, scenarios, postgres-purchases)
+                    first-frame-10k, first-frame-1m, idle-cpu-1m, catalog-100k, scenarios, postgres-purchases)
       --help        this text
     Exit status: 0 when every figure measured meets its target, 1 when one misses or the run fails.
     """
@@ -16,6 +16,7 @@ let usage = """
 // storefront-bench rss-probe --catalog FILE --state DIR        (hidden: figure 8's fresh process)
 // storefront-bench catalog-probe --catalog FILE                 (hidden: catalog-100k's fresh process)
 // storefront-bench write-catalog --products N --out FILE        (hidden: a generated catalog, for profiling)
+// storefront-bench launch-ledgers --dir DIR [--quick]           (hidden: the launch figures' catalog and state directories, kept for profiling)
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 func option(_ name: String) -> String? {
@@ -45,6 +46,11 @@ do {
     case "write-catalog":
         guard let count = option("--products").flatMap(Int.init), let out = option("--out") else { fail("usage: write-catalog --products N --out FILE") }
         try Generate.catalogData(CatalogFigures.catalog(products: count)).write(to: URL(fileURLWithPath: out))
+    case "launch-ledgers":
+        guard let directory = option("--dir") else { fail("usage: launch-ledgers --dir DIR [--quick]") }
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let ledgers = try await LaunchFigures.prepare(arguments.contains("--quick") ? .quick : Sizes(), in: directory)
+        print("storefront --catalog \(ledgers.catalog) --state \(ledgers.huge)   (empty: --state \(ledgers.empty))")
     case _ where arguments.contains("--help") || arguments.contains("-h") || arguments.first == "help":
         print(usage)
     case let first? where !first.hasPrefix("--"):

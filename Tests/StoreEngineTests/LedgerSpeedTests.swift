@@ -64,6 +64,30 @@ struct LedgerSpeedTests {
         #expect(try reopened.completedCount() == 4)
     }
 
+    /// Each open used to add a row of 0 (an aggregate yields a row even when its filter holds for none)
+    /// after scanning every transaction: 0.3 s with a million.
+    @Test("opening a counted ledger again neither counts it again nor adds a counter row; extra rows are counted afresh")
+    func reopeningKeepsOneCounter() throws {
+        let directory = temporaryDirectory()
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = directory + "/ledger.sqlite"
+        do {
+            let ledger = try Ledger(path: path, tokenPrefix: "")
+            for id in Int64(1)...3 { try ledger.insert(row(id, .completed)) }
+            // What opening did before: a second row, which the triggers then kept updating from 0.
+            try ledger.db.execute("INSERT INTO completed_count(n) VALUES (0)")
+            try ledger.insert(row(4, .completed))
+        }
+        for _ in 0..<3 {
+            let reopened = try Ledger(path: path, tokenPrefix: "")
+            #expect(try reopened.db.query("SELECT n FROM completed_count") == [[.int(4)]])
+        }
+        // The counter is read, not recounted, at open: a count changed behind the triggers' back stays as it was.
+        do { try Ledger(path: path, tokenPrefix: "").db.execute("UPDATE completed_count SET n = 40") }
+        #expect(try Ledger(path: path, tokenPrefix: "").completedCount() == 40)
+    }
+
     @Test("subscription records another process writes are read afresh, with their due dates")
     func recordsFromAnotherProcessAreRead() throws {
         let directory = temporaryDirectory()

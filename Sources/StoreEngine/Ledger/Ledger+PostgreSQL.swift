@@ -88,8 +88,7 @@ extension Ledger {
             days BIGINT NOT NULL, reason BIGINT NOT NULL, effective BIGINT NOT NULL, web_order_line_item_id TEXT);
 
         CREATE TABLE IF NOT EXISTS completed_count(n BIGINT NOT NULL);
-        INSERT INTO completed_count(n) SELECT COUNT(*) FROM transactions WHERE status = 'completed'
-            AND NOT EXISTS (SELECT 1 FROM completed_count);
+        \(completedRecount)
         CREATE OR REPLACE FUNCTION storefront_count_completed() RETURNS trigger LANGUAGE plpgsql AS $$
         BEGIN
             UPDATE completed_count SET n = n

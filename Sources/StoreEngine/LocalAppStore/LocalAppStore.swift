@@ -24,8 +24,11 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
     var poller: Task<Void, Never>?
     /// On PostgreSQL, what tells this process of other processes' commits (nil: poll the ledger at each tick).
     var changeFeed: LedgerChangeFeed?
-    /// Set by the feed; a tick reads the shared state and events only when it is (or there is no feed).
+    /// Set by the feed; with one, a tick reads the shared state and events only when it is.
     var ledgerChanged = true
+    /// Without a feed (SQLite), the ledger's version at the last tick: a tick reads the shared state
+    /// and events only when another process has committed since.
+    var tickedDataVersion: Int64?
     var isShutDown = false
     /// The first damaged ledger row a read met (see `read`).
     var ledgerDamage: LedgerError?
@@ -385,11 +388,33 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
 
     public func tick() {
         guard !isShutDown else { return }
-        let changed = ledgerChanged || changeFeed == nil
+        // This process's own changes were delivered as it made them (see `commit`); only others' are news.
+        let changed = changeFeed == nil ? othersCommitted() : ledgerChanged
         ledgerChanged = false
         if changed { adoptSharedState() }
         catchUp()  // delivers what it renews itself
         if changed { pumpEvents() }
+    }
+
+    /// Whether another connection committed since the last tick asked (yes when the ledger cannot say).
+    private func othersCommitted() -> Bool {
+        guard let version = try? ledger.db.dataVersion() else { return true }
+        defer { tickedDataVersion = version }
+        return version != tickedDataVersion
+    }
+
+    /// What a reader compares to know whether anything the store would tell it changed since it last
+    /// looked: every commit to the ledger, this process's and others', and what is wrong with it.
+    /// Time moving on is not in it (see `now()`). nil: the ledger cannot say (a shared one out of reach).
+    public func changeVersion() -> ChangeVersion? {
+        guard let others = try? ledger.db.dataVersion() else { return nil }
+        return ChangeVersion(others: others, own: ledger.db.ownChanges, damage: damage())
+    }
+
+    public struct ChangeVersion: Equatable, Sendable {
+        let others: Int64
+        let own: Int64
+        let damage: String?
     }
 
     /// Delivers ledger events this process hasn't seen: its own updates, and everything another process did.
@@ -410,6 +435,7 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
         poller?.cancel()
         await poller?.value
         stopPolling()
+        ledger.integrityCheck?.stop()
         for subscriber in subscribers.values { subscriber.finish() }
         subscribers.removeAll()
     }
@@ -726,10 +752,17 @@ extension LocalAppStore {
             return value
         } catch {
             if ledgerDamage == nil, let damage = error as? LedgerError { ledgerDamage = damage }
+            // A page SQLite finds malformed (one the open's check has not reached yet, on a large ledger).
+            if ledgerDamage == nil, let error = error as? SQLiteError, error.isCorruption {
+                ledgerDamage = .damaged(path: ledger.path ?? ":memory:", detail: error.message)
+            }
             if let trouble = error as? PostgresError { ledgerOutOfReach = trouble }
             return fallback
         }
     }
 
-    public func damage() -> String? { ledgerDamage?.description ?? ledgerOutOfReach?.description }
+    public func damage() -> String? {
+        if ledgerDamage == nil, let found = ledger.integrityCheck?.damage { ledgerDamage = found }
+        return ledgerDamage?.description ?? ledgerOutOfReach?.description
+    }
 }

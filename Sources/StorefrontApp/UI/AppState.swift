@@ -46,6 +46,10 @@ struct AppState: Sendable {
     /// A time rate compresses durations to seconds: dates show their seconds then.
     var timeIsCompressed: Bool { settings.timeRate != .realTime }
     var ledger: [LedgerEntry] = []
+    /// The QA panel's ledger and the notifications are on their way, after the first frame (see `AppState.opening`).
+    var isLoadingLedger = false
+    /// The History screen joins the app's history to the ledger's entries: it waits for both.
+    var isLoadingHistory: Bool { snapshot.isLoadingHistory || isLoadingLedger }
     /// The newest App Store Server Notifications, newest first (screen 6).
     var notifications: [StoreNotification] = []
     /// What the QA panel cycles through (from the catalog).

@@ -11,6 +11,8 @@ enum Event: Sendable {
     case key(Key)
     case resize(Size)
     case tick
+    /// The store clock, about once a second, when nothing else changed (see `IdleRefresh`).
+    case clock(Date)
     case snapshot(StoreSnapshot)
     case storeEvent(StoreEvent)
     case qaData(TestSettings, [LedgerEntry])

@@ -17,6 +17,8 @@ func reduce(_ state: inout AppState, _ event: Event) -> [Effect] {
         state.size = size
     case .tick:
         state.tick += 1
+    case .clock(let now):
+        state.snapshot.now = now
     case .inputReady:
         break
     case .snapshot(let snapshot):
@@ -32,6 +34,7 @@ func reduce(_ state: inout AppState, _ event: Event) -> [Effect] {
     case .qaData(let settings, let ledger):
         state.settings = settings
         state.ledger = ledger
+        state.isLoadingLedger = false
         clampSelections(&state)
         if state.inFlight == 0 { return releaseWaitingKeys(&state) }
     case .notifications(let list):

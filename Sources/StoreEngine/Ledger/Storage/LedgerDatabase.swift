@@ -31,8 +31,11 @@ protocol LedgerDatabase: AnyObject {
     /// Changes when, and only when, another connection committed a change since the last call.
     func dataVersion() throws -> Int64
 
-    /// Rows this connection has inserted, updated or deleted since it opened (rolled back or not);
-    /// nil when the engine does not count them. With `dataVersion`, it tells whether anything changed.
+    /// Grows with every change this connection makes (`dataVersion` leaves them out): the two together
+    /// tell a reader that nothing in the ledger changed since it last looked.
+    var ownChanges: Int64 { get }
+    /// The rows among `ownChanges`, where the engine counts rows (SQLite) and nil where it does not:
+    /// a store that describes its own writes to the app needs the exact count.
     var rowsWritten: Int64? { get }
 }
 

@@ -73,6 +73,9 @@ final class PostgresDatabase: LedgerDatabase {
     private var depth = 0
     /// Commits this connection made: `dataVersion` leaves them out, as SQLite's does.
     private var ownCommits: Int64 = 0
+    /// Statements outside a transaction that may have written (each commits on its own).
+    private var ownWrites: Int64 = 0
+    var ownChanges: Int64 { ownCommits + ownWrites }
 
     init(_ location: PostgresLocation) throws {
         self.location = location
@@ -102,6 +105,7 @@ final class PostgresDatabase: LedgerDatabase {
         let result = PQexec(connection, sql)
         defer { PQclear(result) }
         try check(result)
+        if depth == 0 { ownWrites += 1 }
     }
 
     @discardableResult
@@ -127,6 +131,7 @@ final class PostgresDatabase: LedgerDatabase {
         let result = withOptionalCStringArray(texts) { PQexecPrepared(connection, name, Int32(texts.count), $0, nil, nil, 0) }
         defer { PQclear(result) }
         try check(result)
+        if depth == 0, strncmp(PQcmdStatus(result), "SELECT", 6) != 0 { ownWrites += 1 }
         let (rows, columns) = (PQntuples(result), PQnfields(result))
         guard rows > 0 else { return [] }
         let integer = (0..<columns).map { [20, 21, 23].contains(PQftype(result, $0)) }  // int8, int2, int4

@@ -28,14 +28,19 @@ public struct SQLiteError: Error, CustomStringConvertible, Sendable {
 /// A minimal SQLite connection. Not Sendable: it lives inside the one actor that owns it.
 public final class SQLiteDatabase: LedgerDatabase {
     var engine: LedgerEngine { .sqlite }
-    private let handle: OpaquePointer
+    let handle: OpaquePointer
     private let path: String?
     private var statements: [String: OpaquePointer] = [:]
+    /// A check of the file running beside this connection: once it finds damage, the connection refuses
+    /// writes (reads go on, so what the ledger holds can still be shown). Dropped when it ends.
+    var integrityCheck: IntegrityCheck?
+    /// When set (a test, to see what an idle tick reads), every statement run is appended.
+    var recordedStatements: [String]?
 
-    /// Opens (creating) a database file, or an in-memory one for `nil`.
-    public init(path: String?) throws {
+    /// Opens (creating, unless `readOnly`) a database file, or an in-memory one for `nil`.
+    public init(path: String?, readOnly: Bool = false) throws {
         var db: OpaquePointer?
-        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX
+        let flags = (readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) | SQLITE_OPEN_FULLMUTEX
         let rc = sqlite3_open_v2(path ?? ":memory:", &db, flags, nil)
         guard rc == SQLITE_OK, let db else {
             let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open"
@@ -45,7 +50,7 @@ public final class SQLiteDatabase: LedgerDatabase {
         handle = db
         self.path = path
         sqlite3_busy_timeout(handle, 5000)
-        if path != nil {
+        if path != nil, !readOnly {
             // WAL lets two storefront processes share one ledger. NORMAL sync in WAL keeps every commit through
             // a crash of the process, but a power loss may take the last commits: a test store's trade-off.
             try execute("PRAGMA journal_mode=WAL")
@@ -59,6 +64,8 @@ public final class SQLiteDatabase: LedgerDatabase {
     }
 
     public func execute(_ sql: String) throws {
+        refuseWritesIfDamaged()
+        recordedStatements?.append(sql)
         var error: UnsafeMutablePointer<CChar>?
         let rc = sqlite3_exec(handle, sql, nil, nil, &error)
         if rc != SQLITE_OK {
@@ -73,6 +80,8 @@ public final class SQLiteDatabase: LedgerDatabase {
     /// Runs a statement (cached by its SQL) and returns its rows.
     @discardableResult
     public func query(_ sql: String, _ arguments: [Value] = []) throws -> [[Value]] {
+        refuseWritesIfDamaged()
+        recordedStatements?.append(sql)
         let statement = try prepared(sql)
         defer { sqlite3_reset(statement); sqlite3_clear_bindings(statement) }
         for (i, argument) in arguments.enumerated() {
@@ -124,8 +133,22 @@ public final class SQLiteDatabase: LedgerDatabase {
         try query("PRAGMA data_version").first?.first?.int ?? -1
     }
 
-    /// SQLite's count of the rows this connection's statements changed, triggers included.
-    var rowsWritten: Int64? { sqlite3_total_changes64(handle) }
+    /// Rows this connection inserted, updated or deleted, triggers' included, since it opened.
+    var ownChanges: Int64 { sqlite3_total_changes64(handle) }
+    var rowsWritten: Int64? { ownChanges }
+
+    /// Between statements, never inside a transaction: one begun before the damage was found ends as it began.
+    private func refuseWritesIfDamaged() {
+        guard let check = integrityCheck, depth == 0 else { return }
+        switch check.outcome {
+        case .running: return
+        case .damaged:
+            integrityCheck = nil
+            try? execute("PRAGMA query_only = 1")
+        case .passed, .stopped:
+            integrityCheck = nil
+        }
+    }
 
     private func prepared(_ sql: String) throws -> OpaquePointer {
         if let statement = statements[sql] { return statement }

@@ -15,12 +15,19 @@ extension AppState {
     }
 
     /// The state the storefront opens with: the catalog's, plus what the app and the store know now.
-    static func opening(_ catalog: Catalog, manager: StoreManager, controls: any StoreTestControls) async -> AppState {
+    /// `ledgerAfterFirstFrame`: the QA panel's ledger and the notifications come after the first frame
+    /// (as `.qaData` and `.notifications`), which needs neither; until then `isLoadingLedger` says so.
+    static func opening(_ catalog: Catalog, manager: StoreManager, controls: any StoreTestControls,
+                        ledgerAfterFirstFrame: Bool = false) async -> AppState {
         var state = AppState(catalog: catalog)
         state.snapshot = await manager.snapshot
         state.settings = await controls.settings()
-        state.ledger = await controls.ledgerEntries(limit: QAPanel.ledgerLimit)
-        state.notifications = await controls.recentNotifications(limit: NotificationsScreen.limit)
+        if ledgerAfterFirstFrame {
+            state.isLoadingLedger = true
+        } else {
+            state.ledger = await controls.ledgerEntries(limit: QAPanel.ledgerLimit)
+            state.notifications = await controls.recentNotifications(limit: NotificationsScreen.limit)
+        }
         return state
     }
 }

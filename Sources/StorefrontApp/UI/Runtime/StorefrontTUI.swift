@@ -15,7 +15,7 @@ enum StorefrontTUI {
         let catalogPath = scenario?.catalogPath ?? options.catalogPath ?? "catalog.json"
         let stateDir = options.statePath ?? (options.ephemeral || scenario != nil ? nil : StateDirectory.defaultPath(forCatalogAt: catalogPath))
         let stack = try await StoreStack.open(catalog: context.catalog, stateDirectory: stateDir, ledger: try StoreContext.ledger(options),
-                                              storefront: context.storefront.code, locale: context.locale)
+                                              storefront: context.storefront.code, locale: context.locale, historyAfterFirstFrame: true)
         let (store, manager) = (stack.store, stack.manager)
         do { try await StoreContext.applyOverrides(options, to: store) } catch { await stack.close(); throw error }
         // Notifications go to the backend beside the UI, never in its way.
@@ -34,6 +34,34 @@ enum StorefrontTUI {
         await notifier.stop()
         await stack.close()
         return status
+    }
+
+    /// Ticks the store four times a second (renewals fall due on the store clock) and, about once a
+    /// second, shows what changed: everything, when `IdleRefresh` says the store must be read again;
+    /// else the clock alone. Sending notifications happens beside the UI, and screen 6 follows it here.
+    private static func follow(store: LocalAppStore, manager: StoreManager, notifications: [StoreNotification],
+                               sink: AsyncStream<Event>.Continuation) async {
+        var refresh = IdleRefresh<LocalAppStore.ChangeVersion>()  // reads at the first look: the launch's version is not known
+        var shownNotifications = notifications
+        var n = 0
+        while (try? await Task.sleep(for: .milliseconds(250))) != nil {
+            await store.tick()
+            n += 1
+            sink.yield(.tick)
+            guard n % 4 == 0 else { continue }
+            let (version, now) = (await store.changeVersion(), await store.now())
+            guard refresh.isDue(version, now: now) else {
+                sink.yield(.clock(now))
+                continue
+            }
+            await manager.refresh()
+            let snapshot = await manager.snapshot
+            refresh.read(at: version, giving: snapshot)
+            sink.yield(.snapshot(snapshot))
+            sink.yield(.qaData(await store.settings(), await store.ledgerEntries(limit: QAPanel.ledgerLimit)))
+            let notifications = await store.recentNotifications(limit: NotificationsScreen.limit)
+            if notifications != shownNotifications { shownNotifications = notifications; sink.yield(.notifications(notifications)) }
+        }
     }
 
     private static func runTerminal(context: StoreContext, store: LocalAppStore, manager: StoreManager,
@@ -56,7 +84,7 @@ enum StorefrontTUI {
             recorder?.record(canvas)
         }
 
-        var state = await AppState.opening(context.catalog, manager: manager, controls: store)
+        var state = await AppState.opening(context.catalog, manager: manager, controls: store, ledgerAfterFirstFrame: true)
         state.size = terminal.size
         state.walk = walk?.initialState
         defer { walk?.close(state) }
@@ -66,14 +94,6 @@ enum StorefrontTUI {
         var tasks: [Task<Void, Never>] = []
         // Input ends when the terminal hangs up (the window closed): end the loop, don't spin on.
         tasks.append(Task { for await _ in terminal.inputReady { sink.yield(.inputReady) }; sink.finish() })
-        // Sending happens beside the UI: the screen of notifications (6) follows it once a second.
-        tasks.append(Task { [initial = state.notifications] in
-            var shown = initial
-            while (try? await Task.sleep(for: .seconds(1))) != nil {
-                let now = await store.recentNotifications(limit: NotificationsScreen.limit)
-                if now != shown { shown = now; sink.yield(.notifications(now)) }
-            }
-        })
         tasks.append(Task {
             for await event in await manager.events() {
                 sink.yield(.storeEvent(event))
@@ -81,25 +101,20 @@ enum StorefrontTUI {
                 sink.yield(.qaData(await store.settings(), await store.ledgerEntries(limit: QAPanel.ledgerLimit)))
             }
         })
-        tasks.append(Task {
-            var n = 0
-            while !Task.isCancelled {
-                try? await Task.sleep(for: .milliseconds(250))
-                await store.tick()
-                n += 1
-                sink.yield(.tick)
-                // The store clock moves on its own; refresh what it shows about once a second.
-                if n % 4 == 0 {
-                    await manager.refresh()
-                    sink.yield(.snapshot(await manager.snapshot))
-                    sink.yield(.qaData(await store.settings(), await store.ledgerEntries(limit: QAPanel.ledgerLimit)))
-                }
-            }
-        })
         if let walk { tasks.append(walk.start(send: { sink.yield($0) })) }
         defer { tasks.forEach { $0.cancel() } }
 
         show(render(state, size: terminal.size))
+        tasks.append(Task {
+            // What the first frame did without: the history (verifying it was most of a launch), the
+            // QA panel's ledger and the notifications (the newest 300 of each, decoded).
+            await manager.loadHistory()
+            sink.yield(.snapshot(await manager.snapshot))
+            let notifications = await store.recentNotifications(limit: NotificationsScreen.limit)
+            sink.yield(.notifications(notifications))
+            sink.yield(.qaData(await store.settings(), await store.ledgerEntries(limit: QAPanel.ledgerLimit)))
+            await follow(store: store, manager: manager, notifications: notifications, sink: sink)
+        })
         for await event in events {
             var batch = [event]
             if case .inputReady = event {  // ncurses is read on the main actor only
@@ -120,7 +135,10 @@ enum StorefrontTUI {
                 walk?.observe(e, state)
                 if state.shouldQuit { return 0 }
             }
-            show(render(state, size: terminal.size))
+            // A tick turns the spinner only: with none on the screen, drawing again would draw the same.
+            if state.inFlight > 0 || batch.contains(where: { if case .tick = $0 { false } else { true } }) {
+                show(render(state, size: terminal.size))
+            }
         }
         return 0
     }

@@ -60,7 +60,9 @@ enum HistoryScreen: ScreenView {
         }
     }
 
+    /// None while the launch's history is loading (after the first frame): the list would lack what the app saw.
     static func items(_ state: AppState) -> [Item] {
+        guard !state.isLoadingHistory else { return [] }
         var items: [Int64: Item] = [:]
         for v in state.snapshot.history {
             guard let p = v.payload else { continue }
@@ -76,6 +78,7 @@ enum HistoryScreen: ScreenView {
     }
 
     static func lines(_ state: AppState, width: Int, rows: Int) -> [ListView.Line] {
+        if state.isLoadingHistory { return [ListView.Line("Loading transactions…", style: .dim)] }
         let items = items(state)
         guard !items.isEmpty else { return [ListView.Line("No transactions yet.")] }
         var lines = [ListView.Line("  Date              Product                   Status            Verification", style: .bold)]

@@ -55,6 +55,7 @@ enum NotificationsScreen: ScreenView {
     static func lines(_ state: AppState, width: Int, rows: Int) -> [ListView.Line] {
         let items = items(state)
         guard !items.isEmpty else {
+            if state.isLoadingLedger { return [ListView.Line("Loading notifications…", style: .dim)] }
             return [ListView.Line(state.filterText(.notifications).isEmpty
                 ? "No notifications yet: purchases, renewals and refunds make them."
                 : "No notifications match “\(state.filterText(.notifications))”.")]

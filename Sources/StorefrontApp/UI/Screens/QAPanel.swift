@@ -117,7 +117,7 @@ enum QAPanel {
         rows.append(Row(label: "Transactions (Enter for actions)", heading: true))
         // Oldest first, so the newest transaction is the panel's last row, where End and G go.
         let entries = state.ledger.sorted { $0.id < $1.id }
-        if entries.isEmpty { rows.append(Row(label: "  none")) }
+        if entries.isEmpty { rows.append(Row(label: state.isLoadingLedger ? "  loading…" : "  none")) }
         for entry in entries {
             let name = state.product(entry.payload.productID)?.displayName ?? entry.payload.productID
             let status = entryStatus(entry, locale: state.snapshot.locale)

@@ -125,9 +125,7 @@ enum StoreScreen: ScreenView {
             }
         case .nonRenewing:
             if snap.entitlements.contains(p.id) {
-                let last = snap.history.compactMap(\.payload).first { $0.productID == p.id && !$0.isRevoked }
-                let end = last.flatMap { t in p.duration?.advance(t.purchaseDate) }
-                marks.append("✓ Active" + (end.map { " until " + Format.date($0) } ?? ""))
+                marks.append("✓ Active" + (snap.nonRenewingEnds[p.id].map { " until " + Format.date($0) } ?? ""))
             }
         }
         var meaning: Meaning? = marks.contains { $0.hasPrefix("✓") } ? .good : nil

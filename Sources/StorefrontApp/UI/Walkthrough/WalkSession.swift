@@ -65,7 +65,7 @@ final class WalkSession {
         latest = state
         guard !isDemo, let walk = state.walk, !walk.live.isEmpty, !checking else { return }
         switch event {
-        case .tick where state.tick % 4 != 0, .inputReady, .resize, .walk(.checked): return
+        case .tick where state.tick % 4 != 0, .clock, .inputReady, .resize, .walk(.checked): return
         default: break
         }
         checking = true
