@@ -34,7 +34,7 @@ enum CatalogFigures {
         var (version, frame) = (Sample(times: []), Sample(times: []))
         for round in 1...Steadiness.standard.maximum {
             let versionLaunch = try TerminalFigures.launch(["--version"], until: "storefront ")
-            let frameLaunch = try TerminalFigures.launch(["--catalog", path, "--ephemeral"], until: "\(n) products ·")
+            let frameLaunch = try TerminalFigures.launch(["--catalog", path, "--ephemeral"], until: "products")
             guard case .shown(let v) = versionLaunch, case .shown(let f) = frameLaunch else {
                 return Result(id: id, figure: figure, measured: nil, baseline: nil, unit: "ms", ratio: nil, target: "≤ 300 ms", pass: nil,
                               note: "not measured: \(versionLaunch.whyNot ?? frameLaunch.whyNot ?? "")")
