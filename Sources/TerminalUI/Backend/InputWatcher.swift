@@ -7,6 +7,8 @@ import Synchronization
 /// `AsyncStream`, then waits until the keys were drained so it does not spin on unread input.
 /// Polling uses a short timeout and compares the window size on each wake-up, because
 /// ncurses' SIGWINCH handler may run on any thread and only sets a flag that `get_wch` reads.
+/// It keeps waking the main actor until the terminal has seen the new size: the size can change
+/// before the signal is handled, and a `get_wch` in between reports no resize (seen under load).
 final class InputWatcher: Sendable {
     let stream: AsyncStream<Void>
     private let continuation: AsyncStream<Void>.Continuation
@@ -18,6 +20,8 @@ final class InputWatcher: Sendable {
     private struct State {
         var waitingForDrain = false
         var stopped = false
+        /// The size the terminal last laid out for.
+        var seenSize: Size?
     }
 
     /// How long one `poll()` waits, bounding how late a resize is noticed.
@@ -44,6 +48,9 @@ final class InputWatcher: Sendable {
         if wasWaiting { drainedSignal.signal() }
     }
 
+    /// Called on the main actor with the size the terminal now draws at.
+    func saw(_ size: Size) { state.withLock { $0.seenSize = size } }
+
     func stop() {
         state.withLock { $0.stopped = true }
         drainedSignal.signal()
@@ -51,7 +58,6 @@ final class InputWatcher: Sendable {
     }
 
     private func run() {
-        var lastSize = windowSize()
         while !state.withLock({ $0.stopped }) {
             var pfd = pollfd(fd: inputFD, events: Int16(POLLIN), revents: 0)
             if poll(&pfd, 1, Self.pollTimeoutMilliseconds) > 0 {
@@ -67,12 +73,8 @@ final class InputWatcher: Sendable {
                 continuation.yield()
                 // The timeout only guards against a drain that never comes.
                 _ = drainedSignal.wait(timeout: .now() + .milliseconds(500))
-            } else {
-                let size = windowSize()
-                if size != lastSize {
-                    lastSize = size
-                    continuation.yield()  // get_wch will report KEY_RESIZE
-                }
+            } else if let size = windowSize(), size != state.withLock({ $0.seenSize }) {
+                continuation.yield()  // get_wch reports KEY_RESIZE once ncurses has had the signal
             }
         }
     }

@@ -128,6 +128,7 @@ public final class Terminal {
         size = Size(width: Int(getmaxx(window)), height: Int(getmaxy(window)))
         watcher = InputWatcher(inputFD: inputFD, outputFD: outputFD)
         inputReady = watcher.stream
+        watcher.saw(size)
         watcher.start()
     }
 
@@ -193,6 +194,7 @@ public final class Terminal {
                 fallthrough  // the window may have changed while stopped: repaint at its size
             case .resize:
                 size = Size(width: Int(getmaxx(window)), height: Int(getmaxy(window)))
+                watcher.saw(size)
                 previous = nil
                 keys.append(.resize)
             default: keys.append(key)
