@@ -3,7 +3,7 @@ import StoreCore
 
 enum Bench {
     /// Runs the figures (`only`: those whose number or id is listed); true when none missed.
-    static func run(sizes: Sizes, json: String?, only: Set<String>? = nil) async throws -> Bool {
+    static func run(sizes: Sizes, json: String?, markdown: String? = nil, only: Set<String>? = nil) async throws -> Bool {
         print("storefront-bench: \(Machine.cores) cores (nproc), \(Machine.cpuModel)\(sizes.largeLedger < 100_000 ? ", --quick sizes" : "")")
         var results: [Result] = []
         func step<T>(_ name: String, _ body: () async throws -> T) async rethrows -> T {
@@ -57,6 +57,7 @@ enum Bench {
 
         results.sort { $0.id.compare($1.id, options: .numeric) == .orderedAscending }
         print(table(results))
+        if let markdown { try Self.markdown(results).write(toFile: markdown, atomically: true, encoding: .utf8) }
         if let json {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
@@ -79,12 +80,22 @@ enum Bench {
         return String(format: "±%.0f%% (%d)", spread * 50, rounds)
     }
 
+    static let header = ["id", "figure", "measured", "baseline", "ratio", "target", "status", "spread", "note"]
+
+    static func cells(_ result: Result) -> [String] {
+        [result.id, result.figure, format(result.measured, result.unit), format(result.baseline, result.unit),
+         result.ratio.map { String(format: "%.2f×", $0) } ?? "—", result.target, result.status, spread(result), result.note]
+    }
+
+    /// The same table in Markdown, as the README shows it.
+    static func markdown(_ results: [Result]) -> String {
+        ([header, header.map { _ in "---" }] + results.map(cells)).map { row in
+            "| " + row.map { $0.replacingOccurrences(of: "|", with: "\\|") }.joined(separator: " | ") + " |"
+        }.joined(separator: "\n") + "\n"
+    }
+
     static func table(_ results: [Result]) -> String {
-        let header = ["id", "figure", "measured", "baseline", "ratio", "target", "status", "spread", "note"]
-        let rows = [header] + results.map {
-            [$0.id, $0.figure, format($0.measured, $0.unit), format($0.baseline, $0.unit),
-             $0.ratio.map { String(format: "%.2f×", $0) } ?? "—", $0.target, $0.status, spread($0), $0.note]
-        }
+        let rows = [header] + results.map(cells)
         let widths = (0..<header.count - 1).map { column in rows.map { $0[column].count }.max()! }
         return rows.map { row in
             row.enumerated().map { $0.offset < widths.count ? $0.element.padding(toLength: widths[$0.offset], withPad: " ", startingAt: 0) : $0.element }
