@@ -110,7 +110,8 @@ struct CrashSafetyTests {
         let state = temporaryDirectory("storefront-crash")
         defer { try? FileManager.default.removeItem(atPath: state) }
         let scenario = state + "/buy.scenario"
-        try (["catalog \(Repo.root)/catalog.json"] + (0..<300).map { _ in
+        // More steps than a run gets through before its kill point: a purchase takes well under a millisecond.
+        try (["catalog \(Repo.root)/catalog.json"] + (0..<5000).map { _ in
             Bool.random(using: &random) ? "buy com.lumenquest.coins.100" : "buy com.lumenquest.gems.500 quantity \(Int.random(in: 1...5, using: &random))"
         }).joined(separator: "\n").write(toFile: scenario, atomically: true, encoding: .utf8)
         let kills = longTests ? 30 : 8
