@@ -34,9 +34,9 @@ enum LaunchFigures {
     }
 
     static func run(_ sizes: Sizes, wanted: (String) -> Bool) async throws -> [Result] {
-        guard FileManager.default.isExecutableFile(atPath: LaunchedStorefront.binary) else {
+        guard FileManager.default.isExecutableFile(atPath: TerminalFigures.binary) else {
             return ids.filter(wanted).map {
-                Result(id: $0, figure: $0, unit: "", target: "", note: "not measured: no \(LaunchedStorefront.binary) (swift build -c release)")
+                Result(id: $0, figure: $0, unit: "", target: "", note: "not measured: no \(TerminalFigures.binary) (swift build -c release)")
             }
         }
         let work = temporaryDirectory("launch")
@@ -98,19 +98,20 @@ enum LaunchFigures {
     }
 }
 
-/// `storefront --catalog FILE --state DIR` on a pseudo-terminal of its own.
+/// The release `storefront` on a pseudo-terminal of its own.
 final class LaunchedStorefront {
-    static let binary = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
-        .appendingPathComponent("storefront").path
-
     private let pty: PseudoTerminal
     private let process = Process()
     private let start: ContinuousClock.Instant
 
-    init(catalog: String, state: String) throws {
+    convenience init(catalog: String, state: String) throws {
+        try self.init(["--catalog", catalog, "--state", state])
+    }
+
+    init(_ arguments: [String]) throws {
         pty = try PseudoTerminal(width: 120, height: 40)
-        process.executableURL = URL(fileURLWithPath: Self.binary)
-        process.arguments = ["--catalog", catalog, "--state", state]
+        process.executableURL = URL(fileURLWithPath: TerminalFigures.binary)
+        process.arguments = arguments
         process.currentDirectoryURL = URL(fileURLWithPath: Repo.root)
         let handle = FileHandle(fileDescriptor: pty.slave, closeOnDealloc: false)
         (process.standardInput, process.standardOutput, process.standardError) = (handle, handle, handle)
@@ -121,16 +122,23 @@ final class LaunchedStorefront {
         try process.run()
     }
 
-    /// Seconds from launch until the store screen's header is on the terminal; nil: the process ended or 20 s passed first.
-    /// One word: ncurses may move the cursor over a blank that is already on the screen rather than write it.
-    func waitForFirstFrame(marker: String = "Lumen") -> Double? {
-        while ContinuousClock.now - start < .seconds(20) {
+    /// Seconds from launch until `marker` is on the terminal; nil: it was not there when the process
+    /// ended, or `limit` passed first. A marker on a screen holds no space: ncurses may move the cursor
+    /// over a blank that is already on the screen rather than write it.
+    func waitFor(_ marker: String, within limit: Duration = .seconds(20)) -> Double? {
+        while ContinuousClock.now - start < limit {
             if pty.text.contains(marker) { return (ContinuousClock.now - start).seconds }
-            if !process.isRunning { return nil }
+            if !process.isRunning {
+                _ = pty.settle()  // what it wrote before it ended may still be on its way (a loaded machine took over 20 ms)
+                return pty.text.contains(marker) ? (ContinuousClock.now - start).seconds : nil
+            }
             usleep(200)
         }
         return nil
     }
+
+    /// Seconds until the store screen's header is on the terminal.
+    func waitForFirstFrame() -> Double? { waitFor("Lumen") }
 
     /// What went wrong, for a figure that could not be measured: how the process ended, and the text it wrote.
     var failure: String {

@@ -4,7 +4,7 @@ import Foundation
 /// step, so a library that grows shows whether each step stays as cheap.
 enum ScenarioFigures {
     static func library() async throws -> Result {
-        let binary = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent().appendingPathComponent("storefront").path
+        let binary = TerminalFigures.binary
         let directory = Repo.root + "/Tests/Scenarios"
         let files = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasSuffix(".scenario") }.sorted().map { directory + "/" + $0 }
         guard FileManager.default.isExecutableFile(atPath: binary), !files.isEmpty else {

@@ -101,36 +101,12 @@ enum TerminalFigures {
     }
 
     /// Launches `storefront` on a pseudo-terminal until its output contains `marker` (at most 10 s).
-    /// A marker on a screen holds no space: ncurses may move the cursor over a blank rather than write it.
     static func launch(_ arguments: [String], until marker: String) throws -> Launch {
         guard FileManager.default.isExecutableFile(atPath: binary) else { return .missing("no \(binary) (swift build -c release)") }
-        let pty = try PseudoTerminal(width: 120, height: 40)
-        defer { pty.close() }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: binary)
-        process.arguments = arguments
-        process.currentDirectoryURL = URL(fileURLWithPath: Repo.root)
-        let handle = FileHandle(fileDescriptor: pty.slave, closeOnDealloc: false)
-        (process.standardInput, process.standardOutput, process.standardError) = (handle, handle, handle)
-        var environment = ProcessInfo.processInfo.environment
-        environment["TERM"] = environment["TERM"].flatMap { $0.isEmpty || $0 == "dumb" ? nil : $0 } ?? "xterm-256color"
-        process.environment = environment
-        let start = ContinuousClock.now
-        try process.run()
-        defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) }; process.waitUntilExit() }
-        func missing() -> Launch {
-            let said = pty.text.split(separator: "\n").first.map(String.init) ?? "nothing"
-            return .missing("\(marker) never appeared (storefront said: \(said.trimmingCharacters(in: .whitespacesAndNewlines)))")
-        }
-        while ContinuousClock.now - start < .seconds(10) {
-            if pty.text.contains(marker) { return .shown((ContinuousClock.now - start).seconds) }
-            if !process.isRunning {
-                _ = pty.settle()  // what it wrote before it ended may still be on its way (a loaded machine took over 20 ms)
-                return pty.text.contains(marker) ? .shown((ContinuousClock.now - start).seconds) : missing()
-            }
-            usleep(200)
-        }
-        return missing()
+        let app = try LaunchedStorefront(arguments)
+        defer { app.stop() }
+        guard let seconds = app.waitFor(marker, within: .seconds(10)) else { return .missing("\(marker) never appeared: \(app.failure)") }
+        return .shown(seconds)
     }
 
     /// Figure 6: process start to the first store frame, against `storefront --version`.
