@@ -147,7 +147,7 @@ struct CrashSafetyTests {
         defer { try? FileManager.default.removeItem(atPath: state) }
         // First launch creates the identity and the ledger; the two workers then share them.
         try await LocalAppStore(catalog: Repo.catalog(), stateDirectory: state).shutdown()
-        let count = longTests ? 100 : 40  // each purchase re-verifies the whole history (StoreManager.refresh), so this grows quadratically
+        let count = longTests ? 100 : 40
         let contended = 4
         let workers = try [WorkerProcess(state: state, seed: seed, count: count, nonConsumables: contended),
                            WorkerProcess(state: state, seed: seed &+ 1, count: count, nonConsumables: contended)]
