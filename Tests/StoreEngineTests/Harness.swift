@@ -67,12 +67,13 @@ struct Harness {
 }
 
 /// Waits (up to 3 s) for something that arrives through `Transaction.updates`.
-func eventually(_ condition: () async -> Bool) async -> Bool {
-    for _ in 0..<300 {
+func eventually(within limit: Duration = .seconds(3), _ condition: () async -> Bool) async -> Bool {
+    let deadline = ContinuousClock.now + limit
+    while ContinuousClock.now < deadline {
         if await condition() { return true }
         try? await Task.sleep(for: .milliseconds(10))
     }
-    return false
+    return await condition()
 }
 
 func temporaryDirectory() -> String {

@@ -184,7 +184,8 @@ struct IntegrityCheckTests {
             """)
         try damageMiddlePage(path)
         let store = try LocalAppStore(catalog: Repo.catalog, stateDirectory: directory)
-        #expect(await eventually { await store.damage()?.contains("the ledger is damaged") == true })
+        // The check runs on a thread of lower priority: a loaded machine may leave it waiting for seconds.
+        #expect(await eventually(within: .seconds(60)) { await store.damage()?.contains("the ledger is damaged") == true })
         await store.shutdown()
     }
 }
