@@ -79,7 +79,7 @@ struct SnapshotChangesTests {
         let (h, directory) = try await harness()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         _ = await h.manager.purchase(ID.coins)
-        let other = try LocalAppStore(catalog: await h.store.catalog, stateDirectory: directory, time: h.time)
+        let other = try LocalAppStore(catalog: await h.store.catalog, stateDirectory: directory, ledger: try Harness.ledger(for: directory), time: h.time)
         try await other.buyOutsideApp(productID: ID.removeAds, familyShared: false)
         await other.shutdown()
         await h.manager.refresh()
