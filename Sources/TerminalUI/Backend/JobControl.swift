@@ -27,8 +27,11 @@ enum JobControl {
         restoreTerminal()
         // SIGSTOP, not SIGTSTP: this thread may block SIGTSTP (Dispatch's threads block most
         // signals), and ncurses' own SIGTSTP handler would run on another thread. SIGSTOP stops
-        // the whole process at once; the shell reports the job stopped and `fg` continues it.
-        kill(getpid(), SIGSTOP)
+        // the whole process; the shell reports the job stopped and `fg` continues it.
+        // raise, not kill(getpid()): a signal sent to the process may be taken by another,
+        // sleeping thread, and this one would go on and repaint before the stop (seen in tmux).
+        // Sent to this thread, the stop happens before raise returns.
+        raise(SIGSTOP)
         cursesActive.store(true, ordering: .sequentiallyConsistent)
     }
 }
