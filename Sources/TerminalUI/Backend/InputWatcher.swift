@@ -58,9 +58,17 @@ final class InputWatcher: Sendable {
     }
 
     private func run() {
+        let wake = TerminalRestore.wakeDescriptors.read  // negative (ignored by poll) when there is none
         while !state.withLock({ $0.stopped }) {
-            var pfd = pollfd(fd: inputFD, events: Int16(POLLIN), revents: 0)
-            if poll(&pfd, 1, Self.pollTimeoutMilliseconds) > 0 {
+            var fds = [pollfd(fd: inputFD, events: Int16(POLLIN), revents: 0), pollfd(fd: wake, events: Int16(POLLIN), revents: 0)]
+            let ready = poll(&fds, 2, Self.pollTimeoutMilliseconds)
+            if fds[1].revents & Int16(POLLIN) != 0 {
+                var bytes = [UInt8](repeating: 0, count: 16)
+                _ = read(wake, &bytes, bytes.count)
+                continuation.yield()  // a termination signal: the run loop reads `terminationSignal`
+            }
+            let pfd = fds[0]
+            if ready > 0 && pfd.revents != 0 {
                 // A hung-up terminal reports POLLHUP, often with POLLIN too (reads then fail forever):
                 // test the hang-up first, or the loop would spin.
                 if pfd.revents & Int16(POLLHUP | POLLERR | POLLNVAL) != 0 || pfd.revents & Int16(POLLIN) == 0 {

@@ -167,6 +167,14 @@ public final class Terminal {
         clearok(window, true)
     }
 
+    /// The signal (SIGINT, SIGTERM, SIGHUP) that asked the program to end, if one did: the run loop
+    /// should return, letting `stop()` give the terminal back, and exit with 128 + the signal.
+    /// `inputReady` yields when one arrives.
+    public var terminationSignal: Int32? {
+        let signal = TerminalRestore.pendingTermination.load(ordering: .sequentiallyConsistent)
+        return signal == 0 ? nil : signal
+    }
+
     /// Every key waiting, without blocking. A resize appears as `.resize` after `size` was updated.
     public func readKeys() -> [Key] {
         guard !stopped else { return [] }

@@ -15,7 +15,11 @@ func restoreTerminal() {
 
 /// Signal handlers that restore the terminal on every exit path.
 enum TerminalRestore {
-    /// Polite termination: restore, then exit with 128 + signal (130 for SIGINT, 143 for SIGTERM).
+    /// Polite termination: the run loop is asked to end (`Terminal.terminationSignal`), and exits
+    /// with 128 + signal (130 for SIGINT, 143 for SIGTERM) once it has given the terminal back.
+    /// The handler itself must not call `endwin`: the UI thread may be drawing, and would take the
+    /// terminal again before the exit (seen under ThreadSanitizer, whose `_exit` is slow). A second
+    /// signal while the first waits restores and exits at once, for a loop that no longer answers.
     static let terminationSignals: [Int32] = [SIGINT, SIGTERM, SIGHUP]
     /// Crashes: restore, then let the signal take its previous action (the default, or the
     /// Swift runtime's backtracer when it installed one), so core dumps and backtraces still happen.
@@ -26,12 +30,29 @@ enum TerminalRestore {
     /// which is why the unsynchronised globals are safe; the flags are touched on the main actor only.
     nonisolated(unsafe) private static let previous = UnsafeMutablePointer<sigaction>.allocate(capacity: 65)
     nonisolated(unsafe) private static var installed = false
+    /// The termination signal waiting for the run loop, or 0.
+    static let pendingTermination = Atomic<Int32>(0)
+    /// The pipe a termination handler writes a byte to, waking `InputWatcher`'s poll: made by
+    /// `install()` before any handler is set and never closed, so handlers and the watcher read
+    /// the descriptors unsynchronised, as `previous`.
+    nonisolated(unsafe) private(set) static var wakeDescriptors: (read: Int32, write: Int32) = (-1, -1)
     nonisolated(unsafe) private static var atexitRegistered = false
 
     @MainActor
     static func install() {
         guard !installed else { return }
         installed = true
+        pendingTermination.store(0, ordering: .sequentiallyConsistent)
+        if wakeDescriptors.read < 0 {
+            var fds: [Int32] = [-1, -1]
+            if pipe(&fds) == 0 {  // pipe2 needs _GNU_SOURCE, which Glibc's module lacks
+                for fd in fds {
+                    _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+                    _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+                }
+                wakeDescriptors = (fds[0], fds[1])
+            }
+        }
         for sig in terminationSignals + fatalSignals {
             var action = sigaction()
             sigemptyset(&action.sa_mask)
@@ -44,8 +65,13 @@ enum TerminalRestore {
                 }
             } else {
                 action.__sigaction_handler.sa_handler = { sig in
-                    restoreTerminal()
-                    _exit(128 + sig)
+                    if TerminalRestore.pendingTermination.compareExchange(expected: 0, desired: sig, ordering: .sequentiallyConsistent).exchanged {
+                        var byte: UInt8 = 1
+                        _ = write(TerminalRestore.wakeDescriptors.write, &byte, 1)
+                    } else {
+                        restoreTerminal()
+                        _exit(128 + sig)
+                    }
                 }
             }
             sigaction(sig, &action, previous + Int(sig))

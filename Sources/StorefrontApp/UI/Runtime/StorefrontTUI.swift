@@ -118,6 +118,7 @@ enum StorefrontTUI {
         for await event in events {
             var batch = [event]
             if case .inputReady = event {  // ncurses is read on the main actor only
+                if let signal = terminal.terminationSignal { return 128 + signal }
                 batch = terminal.readKeys().map { $0 == .resize ? Event.resize(terminal.size) : Event.key($0) }
             }
             for e in batch {
@@ -140,6 +141,6 @@ enum StorefrontTUI {
                 show(render(state, size: terminal.size))
             }
         }
-        return 0
+        return terminal.terminationSignal.map { 128 + $0 } ?? 0  // input closed: a hang-up, say
     }
 }
