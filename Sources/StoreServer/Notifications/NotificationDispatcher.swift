@@ -14,7 +14,15 @@ public actor NotificationDispatcher {
     public let store: LocalAppStore
     /// How long a backend has to answer before the attempt is TIMED_OUT.
     public let timeout: TimeInterval
-    private let session: URLSession
+    /// Made at the first send: Foundation's URL loading costs milliseconds to set up, which a store
+    /// with no backend to notify, and every launch's first frame, need not pay.
+    private lazy var session: URLSession = {
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.timeoutIntervalForRequest = timeout
+        configuration.timeoutIntervalForResource = timeout
+        configuration.httpMaximumConnectionsPerHost = 4
+        return URLSession(configuration: configuration)
+    }()
     private var loop: Task<Void, Never>?
 
     public static let defaultTimeout: TimeInterval = 15
@@ -22,11 +30,6 @@ public actor NotificationDispatcher {
     public init(store: LocalAppStore, timeout: TimeInterval = NotificationDispatcher.defaultTimeout) {
         self.store = store
         self.timeout = timeout
-        let configuration = URLSessionConfiguration.ephemeral
-        configuration.timeoutIntervalForRequest = timeout
-        configuration.timeoutIntervalForResource = timeout
-        configuration.httpMaximumConnectionsPerHost = 4
-        session = URLSession(configuration: configuration)
     }
 
     /// Sends whatever falls due, checking every `interval` while there is nothing to send.
