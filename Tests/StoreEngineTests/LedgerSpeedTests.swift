@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import StoreCore
 import StoreClient
+import StoreSigning
 @testable import StoreEngine
 
 /// What the ledger keeps so that a refresh costs the same at any size: a completed count kept by
@@ -151,5 +152,44 @@ struct LedgerSpeedTests {
         #expect(changed.map(\.renewalInfo) != first.map(\.renewalInfo))
         let verifier = SignedDataVerifier(trustedRoots: [h.store.certificate])
         #expect(changed.first.map { verifier.renewalInfo($0.renewalInfo).payload?.willAutoRenew } == false)
+    }
+
+    @Test("a subscription record is written as JSONEncoder would write it: every field reads back through JSONDecoder")
+    func recordJSONReadsBackThroughJSONDecoder() throws {
+        var full = record(2_000_000_001, group: "g \"quoted\"", expires: Date(timeIntervalSinceReferenceDate: 852_080_291.4437038))
+        (full.willAutoRenew, full.state, full.expirationReason) = (false, .inGracePeriod, .billingError)
+        (full.gracePeriodEnd, full.billingRetryEnd) = (Date(timeIntervalSinceReferenceDate: 1.5), Date(timeIntervalSinceReferenceDate: -63_114_076_800))
+        (full.priceIncrease, full.increasedPriceMilliunits, full.familyShared) = (.agreed, 5990, true)
+        (full.anchorDay, full.appAccountToken, full.billingPlan) = (31, UUID(), .monthly)
+        full.offer = .init(type: .promotional, id: "half", period: Period(3, .month), priceMilliunits: 1490, remainingPeriods: 2)
+        var bare = record(7, group: "g", expires: .now)
+        bare.offer = .init(type: .introductory, id: nil, period: Period(1, .week), priceMilliunits: 0, remainingPeriods: 1)
+        for record in [full, bare, record(8, group: "h", expires: .distantPast)] {
+            #expect(try JSONDecoder().decode(SubscriptionRecord.self, from: Data(record.json.compact.utf8)) == record)
+        }
+    }
+
+    @Test("rows a batch signs later are inserted when it ends, with their signatures, under IDs no other row takes")
+    func rowsSignedLaterAreInsertedAtTheEnd() throws {
+        let ledger = try Ledger(path: nil, tokenPrefix: "prefix.")
+        try ledger.insert(row(2_000_000_001, .completed))
+        let ids = try ledger.batch {
+            var ids: [Int64] = []
+            for _ in 0..<3 {
+                let id = try ledger.nextTransactionID()
+                try ledger.insert(row(id, .completed), payloadJSON: row(id, .completed).payload.json.compact, signedLater: true)
+                ids.append(id)
+            }
+            #expect(try ledger.row(ids[1])?.payload.transactionID == ids[1])
+            #expect(try counted(ledger) == 1)  // not in the table until the batch ends
+            for id in ids { ledger.setSignature("sig\(id)", for: id) }
+            try ledger.delete(ids[2])
+            return ids
+        }
+        #expect(ids == [2_000_000_002, 2_000_000_003, 2_000_000_004])
+        #expect(try ledger.db.query("SELECT id, jws FROM transactions ORDER BY id").map { $0[1].text } == [nil, "sig2000000002", "sig2000000003"])
+        let payload = row(ids[0], .completed).payload.json.compact
+        #expect(try ledger.jws(ids[0]) == "prefix." + Base64URL.encode(Array(payload.utf8)) + ".sig2000000002")
+        #expect(try ledger.nextTransactionID() == 2_000_000_005)  // the deleted row's ID is not used again
     }
 }

@@ -249,7 +249,8 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
             } else if status == .completed {
                 jws = asSigned(try identity.signer.sign(payload: Data(text.utf8)))
             }
-            try ledger.insert(.init(payload: payload, status: status, finished: false, jws: jws), payloadJSON: text)
+            try ledger.insert(.init(payload: payload, status: status, finished: false, jws: jws), payloadJSON: text,
+                              signedLater: status == .completed && signingPipeline != nil)
             if status == .completed {
                 let (previous, record) = payload.productType == .autoRenewable ? try startOrExtendSubscription(with: payload) : (nil, nil)
                 try enqueueNotification(.transaction(payload.productType, isRenewal: payload.reason == .renewal, offer: payload.offerType,
