@@ -37,6 +37,8 @@ public enum CatalogFormat {
 
 private struct Reader {
     let file: String
+    /// Whether errors name their field (see `JSONField.named`).
+    var named = true
     var storefronts: [Storefront] = []
     private let seen = Seen()
 
@@ -64,23 +66,33 @@ private struct Reader {
 
     init(file: String) { self.file = file }
 
-    mutating func catalog(_ root: JSONField) throws -> Catalog {
+    func field(_ value: JSONValue) -> JSONField { JSONField(value, file: file, named: named) }
+
+    /// Products and subscription groups decoded while the document was parsed (the root then holds
+    /// an empty array in their place).
+    struct Streamed {
+        var products: [CatalogProduct]?
+        var groups: [(SubscriptionGroup, [CatalogProduct])]?
+    }
+
+    mutating func catalog(_ root: JSONField, streamed: Streamed = Streamed()) throws -> Catalog {
         try root.allowOnly(["$schema", "format", "app", "storefronts", "products", "subscriptionGroups", "offerCodes", "settings"])
         let app = try self.app(root.required("app"))
         storefronts = try root.required("storefronts").array().map(storefront)
         guard !storefronts.isEmpty else { throw try root.required("storefronts").error("list at least one storefront") }
         try checkUnique(storefronts.map(\.code), in: root.required("storefronts").array(), what: "storefront")
 
-        var products = try root.optional("products")?.array().map(product) ?? []
+        var products = try streamed.products ?? root.optional("products")?.array().map(product) ?? []
         var groups: [SubscriptionGroup] = []
-        for groupField in try root.optional("subscriptionGroups")?.array() ?? [] {
-            let (group, subscriptions) = try subscriptionGroup(groupField)
+        for (group, subscriptions) in try streamed.groups ?? (root.optional("subscriptionGroups")?.array() ?? []).map(subscriptionGroup) {
             groups.append(group)
             products += subscriptions
         }
         var catalog = Catalog(app: app, storefronts: storefronts, products: products, subscriptionGroups: groups)
         if !catalog.productIDsAreUnique { try checkUniqueProducts(products, root: root) }
-        try checkUnique(groups.map(\.id), in: root.optional("subscriptionGroups")?.array() ?? [], what: "subscription group")
+        // Streamed groups have no fields to name, nor need any: that reading's errors name none.
+        let groupFields = streamed.groups == nil ? try root.optional("subscriptionGroups")?.array() ?? [] : groups.map { _ in root }
+        try checkUnique(groups.map(\.id), in: groupFields, what: "subscription group")
 
         let codes = try root.optional("offerCodes")?.array().map { try offerCode($0, catalog: catalog) } ?? []
         try checkUnique(codes.map { OfferCode.normalize($0.code) }, in: root.optional("offerCodes")?.array() ?? [], what: "offer code")
@@ -427,6 +439,52 @@ private struct Reader {
         for (key, field) in zip(keys, fields) where !seen.insert(key).inserted {
             throw field.error("duplicate \(what) \"\(key)\"")
         }
+    }
+}
+
+// MARK: - Reading as parsed
+
+extension CatalogFormat {
+    /// Reads a `catalog.json` (or, whole, a `.storekit` file) as it is parsed: once the app and the
+    /// storefronts are read, each product and subscription group is decoded from its own small tree,
+    /// which is then let go, so a large catalog never exists whole as JSON values. Its errors say
+    /// little (no field, and a field's error before a syntax error later in the file): a document
+    /// it refuses is to be read again whole for the error to show.
+    static func decodeParsing(_ parser: inout JSONParser, file: String) throws -> Catalog {
+        var reader = Reader(file: file)
+        reader.named = false
+        var members: [(key: String, value: JSONValue)] = []
+        var streamed = Reader.Streamed()
+        parser.startDocument()
+        try parser.startObject()
+        while let key = try parser.nextKey() {
+            // With an app, the document is no .storekit file; with storefronts, prices can be read.
+            let decodable = parser.peekValue() == UInt8(ascii: "[") && members.contains { $0.key == "app" } && !reader.storefronts.isEmpty
+            if decodable, key == "products", streamed.products == nil {
+                streamed.products = try elements(&parser) { try reader.product(reader.field($0)) }
+                members.append((key, .array([])))
+            } else if decodable, key == "subscriptionGroups", streamed.groups == nil {
+                streamed.groups = try elements(&parser) { try reader.subscriptionGroup(reader.field($0)) }
+                members.append((key, .array([])))
+            } else {
+                let value = try parser.value()
+                if key == "storefronts", !members.contains(where: { $0.key == key }) {
+                    reader.storefronts = try reader.field(value).array().map(reader.storefront)
+                }
+                members.append((key, value))
+            }
+        }
+        try parser.endDocument()
+        let root = JSONValue.object(members)
+        if streamed.products == nil, streamed.groups == nil { return try CatalogLoader.decode(root, file: file) }
+        return try reader.catalog(reader.field(root), streamed: streamed)
+    }
+
+    private static func elements<T>(_ parser: inout JSONParser, _ decode: (JSONValue) throws -> T) throws -> [T] {
+        var items: [T] = []
+        try parser.startArray()
+        while try parser.nextElement() { items.append(try decode(parser.value())) }
+        return items
     }
 }
 

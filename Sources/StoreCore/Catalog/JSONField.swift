@@ -8,6 +8,9 @@ struct JSONField {
     /// The path is spelled only when an error needs it: a large catalog has millions of fields.
     private let parent: String
     private let step: Step
+    /// False for a reading whose errors are never shown (one that is done again when it fails):
+    /// then no path is spelled at all, and errors name no field.
+    private let named: Bool
 
     private enum Step {
         case none
@@ -15,15 +18,16 @@ struct JSONField {
         case index(Int)
     }
 
-    init(_ value: JSONValue, path: String = "", file: String) {
-        self.init(value, parent: path, step: .none, file: file)
+    init(_ value: JSONValue, path: String = "", file: String, named: Bool = true) {
+        self.init(value, parent: named ? path : "", step: .none, file: file, named: named)
     }
 
-    private init(_ value: JSONValue, parent: String, step: Step, file: String) {
+    private init(_ value: JSONValue, parent: String, step: Step, file: String, named: Bool) {
         self.value = value
         self.parent = parent
         self.step = step
         self.file = file
+        self.named = named
     }
 
     var path: String {
@@ -39,7 +43,11 @@ struct JSONField {
         return CatalogError(file: file, location: path.isEmpty ? .file : .field(path), message: message)
     }
 
-    private func child(_ value: JSONValue, key: String) -> JSONField { JSONField(value, parent: path, step: .key(key), file: file) }
+    private func child(_ value: JSONValue, key: String) -> JSONField {
+        named ? JSONField(value, parent: path, step: .key(key), file: file, named: true) : unnamed(value)
+    }
+
+    private func unnamed(_ value: JSONValue) -> JSONField { JSONField(value, parent: "", step: .none, file: file, named: false) }
 
     func has(_ key: String) -> Bool {
         if let v = value[key], v != .null { return true }
@@ -96,16 +104,18 @@ struct JSONField {
 
     func array() throws -> [JSONField] {
         guard let items = value.arrayValue else { throw error("expected an array, found \(value.kindName)") }
+        guard named else { return items.map(unnamed) }
         let path = path
         // Elements are spelled at once: each is usually an object whose fields ask for its path.
-        return items.enumerated().map { JSONField($1, parent: "\(path)[\($0)]", step: .none, file: file) }
+        return items.enumerated().map { JSONField($1, parent: "\(path)[\($0)]", step: .none, file: file, named: true) }
     }
 
     func object() throws -> [(key: String, field: JSONField)] {
         guard let members = value.objectValue else { throw error("expected an object, found \(value.kindName)") }
+        guard named else { return members.map { ($0.key, unnamed($0.value)) } }
         // Members are spelled at once too: those read this way are objects (localizations) or rare.
         let path = path
-        return members.map { ($0.key, JSONField($0.value, parent: path.isEmpty ? $0.key : "\(path).\($0.key)", step: .none, file: file)) }
+        return members.map { ($0.key, JSONField($0.value, parent: path.isEmpty ? $0.key : "\(path).\($0.key)", step: .none, file: file, named: true)) }
     }
 
     /// Rejects keys this format doesn't define, so a typo never silently drops data.
