@@ -49,13 +49,12 @@ struct JSONField {
 
     private func unnamed(_ value: JSONValue) -> JSONField { JSONField(value, parent: "", step: .none, file: file, named: false) }
 
-    func has(_ key: String) -> Bool {
-        if let v = value[key], v != .null { return true }
-        return false
-    }
+    func has(_ key: String) -> Bool { optional(key) != nil }
 
     func optional(_ key: String) -> JSONField? {
-        guard let child = value[key], child != .null else { return nil }
+        // Matched, not compared with `==`: this is the most frequent read of a large catalog.
+        guard let child = value[key] else { return nil }
+        if case .null = child { return nil }
         return self.child(child, key: key)
     }
 
