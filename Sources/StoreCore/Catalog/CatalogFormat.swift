@@ -87,14 +87,19 @@ private struct Reader {
         var groups: [(SubscriptionGroup, [CatalogProduct])]?
     }
 
-    mutating func catalog(_ root: JSONField, streamed: consuming Streamed = Streamed()) throws -> Catalog {
+    mutating func catalog(_ root: JSONField) throws -> Catalog {
+        var none = Streamed()
+        return try catalog(root, streamed: &none)
+    }
+
+    /// `streamed` is taken, so the products are appended to in place rather than copied.
+    mutating func catalog(_ root: JSONField, streamed: inout Streamed) throws -> Catalog {
         try root.allowOnly(["$schema", "format", "app", "storefronts", "products", "subscriptionGroups", "offerCodes", "settings"])
         let app = try self.app(root.required("app"))
         storefronts = try root.required("storefronts").array().map(storefront)
         guard !storefronts.isEmpty else { throw try root.required("storefronts").error("list at least one storefront") }
         try checkUnique(storefronts.map(\.code), in: root.required("storefronts").array(), what: "storefront")
 
-        // Taken, not copied, so the products are appended to in place.
         var products = try streamed.products.take() ?? root.optional("products")?.array().map(product) ?? []
         let streamedGroups = streamed.groups != nil
         let read = try streamed.groups.take() ?? (root.optional("subscriptionGroups")?.array() ?? []).map(subscriptionGroup)
@@ -493,7 +498,7 @@ extension CatalogFormat {
         try parser.endDocument()
         let root = JSONValue.object(members)
         if streamed.products == nil, streamed.groups == nil { return try CatalogLoader.decode(root, file: file) }
-        return try reader.catalog(reader.field(root), streamed: streamed)
+        return try reader.catalog(reader.field(root), streamed: &streamed)
     }
 
     private static func elements<T>(_ parser: inout JSONParser, _ decode: (JSONValue) throws -> T) throws -> [T] {

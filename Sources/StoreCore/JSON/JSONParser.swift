@@ -20,6 +20,9 @@ public struct JSONParser {
     private var depth = 0
     /// Piece by piece: the object or array just entered has had no item read yet.
     private var isFirst = false
+    /// Whether objects and arrays are allocated at their exact size (see `members`). Trees read
+    /// piece by piece are let go soon after, so they are built faster instead: see `finished`.
+    private var exactSize = true
     /// Members and elements being read, one list per depth, reused: each object and array is then
     /// allocated once at its exact size (growing by doubling left a quarter of a large tree unused).
     private var members: [[(key: String, value: JSONValue)]] = []
@@ -56,6 +59,7 @@ public struct JSONParser {
     static func reading<T>(_ data: Data, _ body: (inout JSONParser) throws -> T) throws -> T {
         try data.withUnsafeBytes { raw in
             var parser = JSONParser(bytes: raw.assumingMemoryBound(to: UInt8.self))
+            parser.exactSize = false
             return try body(&parser)
         }
     }
@@ -172,7 +176,7 @@ public struct JSONParser {
             skipWhitespace()
             switch peek {
             case UInt8(ascii: ","): index += 1
-            case UInt8(ascii: "}"): index += 1; return .object(Self.exactCopy(members[depth - 1]))
+            case UInt8(ascii: "}"): index += 1; return .object(Self.finished(&members[depth - 1], exactSize: exactSize))
             default: throw error("expected ',' or '}' in object")
             }
         }
@@ -192,10 +196,20 @@ public struct JSONParser {
             skipWhitespace()
             switch peek {
             case UInt8(ascii: ","): index += 1
-            case UInt8(ascii: "]"): index += 1; return .array(Self.exactCopy(elements[depth - 1]))
+            case UInt8(ascii: "]"): index += 1; return .array(Self.finished(&elements[depth - 1], exactSize: exactSize))
             default: throw error("expected ',' or ']' in array")
             }
         }
+    }
+
+    /// The list's elements as an array of its own: a copy of the exact size, or the list itself
+    /// (nothing copied, nor retained and released), replaced by a new list as large as its count.
+    private static func finished<Element>(_ list: inout [Element], exactSize: Bool) -> [Element] {
+        guard !exactSize else { return exactCopy(list) }
+        var taken: [Element] = []
+        taken.reserveCapacity(list.count)
+        swap(&taken, &list)
+        return taken
     }
 
     /// A new array of just `list.count` elements (`Array(list)` would share the list's storage).
