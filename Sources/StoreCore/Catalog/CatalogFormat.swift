@@ -504,7 +504,7 @@ extension CatalogFormat {
     private static func elements<T>(_ parser: inout JSONParser, _ decode: (JSONValue) throws -> T) throws -> [T] {
         var items: [T] = []
         try parser.startArray()
-        while try parser.nextElement() { items.append(try decode(parser.value())) }
+        while try parser.nextElement() { items.append(try decode(parser.value(transient: true))) }
         return items
     }
 }

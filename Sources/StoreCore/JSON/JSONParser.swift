@@ -20,8 +20,8 @@ public struct JSONParser {
     private var depth = 0
     /// Piece by piece: the object or array just entered has had no item read yet.
     private var isFirst = false
-    /// Whether objects and arrays are allocated at their exact size (see `members`). Trees read
-    /// piece by piece are let go soon after, so they are built faster instead: see `finished`.
+    /// Whether objects and arrays are allocated at their exact size (see `members`), or built faster
+    /// (see `finished`) for a value that is let go soon after.
     private var exactSize = true
     /// Members and elements being read, one list per depth, reused: each object and array is then
     /// allocated once at its exact size (growing by doubling left a quarter of a large tree unused).
@@ -59,7 +59,6 @@ public struct JSONParser {
     static func reading<T>(_ data: Data, _ body: (inout JSONParser) throws -> T) throws -> T {
         try data.withUnsafeBytes { raw in
             var parser = JSONParser(bytes: raw.assumingMemoryBound(to: UInt8.self))
-            parser.exactSize = false
             return try body(&parser)
         }
     }
@@ -80,9 +79,11 @@ public struct JSONParser {
         return peek
     }
 
-    /// The next value, whole.
-    mutating func value() throws(JSONSyntaxError) -> JSONValue {
+    /// The next value, whole; `transient`: one let go soon after, so built faster rather than compact.
+    mutating func value(transient: Bool = false) throws(JSONSyntaxError) -> JSONValue {
         skipWhitespace()
+        exactSize = !transient
+        defer { exactSize = true }
         return try parseValue()
     }
 
@@ -203,11 +204,11 @@ public struct JSONParser {
     }
 
     /// The list's elements as an array of its own: a copy of the exact size, or the list itself
-    /// (nothing copied, nor retained and released), replaced by a new list as large as its count.
+    /// (nothing copied, nor retained and released), replaced by a new list as large.
     private static func finished<Element>(_ list: inout [Element], exactSize: Bool) -> [Element] {
         guard !exactSize else { return exactCopy(list) }
         var taken: [Element] = []
-        taken.reserveCapacity(list.count)
+        taken.reserveCapacity(list.capacity)
         swap(&taken, &list)
         return taken
     }
