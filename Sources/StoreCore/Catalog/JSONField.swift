@@ -49,8 +49,6 @@ struct JSONField {
 
     private func unnamed(_ value: JSONValue) -> JSONField { JSONField(value, parent: "", step: .none, file: file, named: false) }
 
-    func has(_ key: String) -> Bool { optional(key) != nil }
-
     func optional(_ key: String) -> JSONField? {
         // Matched, not compared with `==`: this is the most frequent read of a large catalog.
         guard let child = value[key] else { return nil }
@@ -121,8 +119,9 @@ struct JSONField {
     /// A list, not a set: a literal set is hashed on every call, and these lists are short.
     func allowOnly(_ keys: [String]) throws {
         guard let members = value.objectValue else { throw error("expected an object, found \(value.kindName)") }
-        for (key, value) in members where !keys.contains(key) {
-            throw child(value, key: key).error("unknown field (expected one of: \(keys.sorted().joined(separator: ", ")))")
+        // By index: iterating the members copied (retained and released) every value.
+        for i in members.indices where !keys.contains(members[i].key) {
+            throw child(members[i].value, key: members[i].key).error("unknown field (expected one of: \(keys.sorted().joined(separator: ", ")))")
         }
     }
 

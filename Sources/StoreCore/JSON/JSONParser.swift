@@ -11,7 +11,7 @@ public struct JSONSyntaxError: Error, Equatable, Sendable, CustomStringConvertib
 /// A strict RFC 8259 parser over UTF-8 bytes. Nesting is capped so hostile input can't
 /// overflow the stack; invalid UTF-8 is an error, never a crash. It reads the bytes where they
 /// are (a catalog of 100,000 products is 50 MB: a copy would be 50 MB more); a parser lives only
-/// inside `parse`, while the bytes it points to do.
+/// inside `parse` or `reading`, while the bytes it points to do.
 public struct JSONParser {
     public static let maximumDepth = 128
 
