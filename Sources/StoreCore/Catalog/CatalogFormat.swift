@@ -208,14 +208,14 @@ private struct Reader {
     }
 
     func localizations(_ field: JSONField) throws -> [Localization] {
-        let entries = try field.object()
-        guard !entries.isEmpty else { throw field.error("give at least one locale's displayName and description") }
-        return try entries.map { locale, text in
+        let localizations = try field.mapMembers { locale, text in
             try checkLocale(locale, text)
             try text.allowOnly(["displayName", "description"])
             return Localization(locale: locale, displayName: try text.required("displayName").nonEmptyString(),
                                 description: try text.optional("description")?.string() ?? "")
         }
+        guard !localizations.isEmpty else { throw field.error("give at least one locale's displayName and description") }
+        return localizations
     }
 
     func checkLocale(_ locale: String, _ field: JSONField) throws {
