@@ -43,11 +43,21 @@ public enum FileContents {
     }
 
     private static func readAll(_ fd: Int32, what: String) throws(Problem) -> Data {
-        var data = Data()
+        // A regular file is read straight into data of its size: appending 64 KB at a time copied a
+        // large catalog over and over as the data grew. What it has beyond that size is appended.
+        var info = stat()
+        let size = fstat(fd, &info) == 0 && info.st_mode & S_IFMT == S_IFREG ? min(Int(info.st_size), sizeLimit + 1) : 0
+        var data = Data(count: size), filled = 0
         var buffer = [UInt8](repeating: 0, count: 1 << 16)
         while true {
-            let count = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
-            if count == 0 { return data }
+            let inPlace = filled < data.count
+            let count = inPlace
+                ? data.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + filled, $0.count - filled) }
+                : buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            if count == 0 {
+                data.count = filled  // the file may have shrunk since
+                return data
+            }
             if count < 0 {
                 if errno == EINTR { continue }
                 if errno == EAGAIN { var poll = pollfd(fd: fd, events: Int16(POLLIN), revents: 0); _ = Glibc.poll(&poll, 1, -1); continue }
@@ -59,8 +69,9 @@ public enum FileContents {
                 }
                 throw Problem(description: problem)
             }
-            buffer.withUnsafeBufferPointer { data.append($0.baseAddress!, count: count) }
-            if data.count > sizeLimit { throw Problem(description: "\(what) is larger than \(sizeLimitWords), the most Storefront reads") }
+            if !inPlace { buffer.withUnsafeBufferPointer { data.append($0.baseAddress!, count: count) } }
+            filled += count
+            if filled > sizeLimit { throw Problem(description: "\(what) is larger than \(sizeLimitWords), the most Storefront reads") }
         }
     }
 

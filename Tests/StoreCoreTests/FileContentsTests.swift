@@ -28,6 +28,15 @@ struct FileContentsTests {
         }
     }
 
+    @Test("a regular file is read in one piece of its size, byte for byte, whatever its size", arguments: [0, 1, 65_535, 65_536, 65_537, 300_001])
+    func wholeFiles(_ size: Int) throws {
+        let path = NSTemporaryDirectory() + "whole-\(UUID().uuidString)"
+        let bytes = Data((0..<size).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ $0 >> 8) })
+        try bytes.write(to: URL(fileURLWithPath: path))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        #expect(try FileContents.read(path) == bytes)
+    }
+
     @Test("Files a person names are read up to 64 MB, and the error says so")
     func sizeLimit() throws {
         let path = NSTemporaryDirectory() + "huge-\(UUID().uuidString).json"

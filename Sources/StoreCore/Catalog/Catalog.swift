@@ -41,7 +41,11 @@ public struct Catalog: Sendable, Equatable {
     private var groupIndex: [String: Int]
 
     private static func positions(_ ids: [String]) -> [String: Int] {
-        Dictionary(ids.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
+        var index: [String: Int] = [:]
+        index.reserveCapacity(ids.count)
+        // Last to first, so the first of a repeated ID is the one kept.
+        for position in ids.indices.reversed() { index[ids[position]] = position }
+        return index
     }
 
     public static func == (a: Catalog, b: Catalog) -> Bool {

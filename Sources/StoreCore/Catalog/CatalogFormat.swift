@@ -37,6 +37,8 @@ public enum CatalogFormat {
 
 private struct Reader {
     let file: String
+    /// Whether errors name their field (see `JSONField.named`).
+    var named = true
     var storefronts: [Storefront] = []
     private let seen = Seen()
 
@@ -51,36 +53,67 @@ private struct Reader {
     private struct PriceText: Hashable {
         let members: [(key: String, value: JSONValue)]
 
-        /// The prices alone: the storefront codes are usually the same list, and `==` compares them.
+        /// The prices alone (the storefront codes are usually the same list, and `==` compares them),
+        /// folded into one number by FNV-1a: hashing each price text was a tenth of a large catalog's load.
         func hash(into hasher: inout Hasher) {
-            for member in members { hasher.combine(member.value.stringValue) }
+            var hash: UInt64 = 0xCBF2_9CE4_8422_2325
+            for member in members {
+                if case .string(var text) = member.value {
+                    text.withUTF8 { for byte in $0 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01B3 } }
+                }
+                hash = (hash ^ 0xFF) &* 0x100_0000_01B3
+            }
+            hasher.combine(hash)
         }
 
+        /// Lists with a value that is not a string are never kept (reading them fails), so none equals one.
         static func == (a: PriceText, b: PriceText) -> Bool {
-            a.members.count == b.members.count
-                && zip(a.members, b.members).allSatisfy { $0.key == $1.key && $0.value.stringValue == $1.value.stringValue }
+            guard a.members.count == b.members.count else { return false }
+            for (x, y) in zip(a.members, b.members) {
+                guard x.key == y.key, case .string(let p) = x.value, case .string(let q) = y.value, p == q else { return false }
+            }
+            return true
         }
     }
 
     init(file: String) { self.file = file }
 
+    func field(_ value: JSONValue) -> JSONField { JSONField(value, file: file, named: named) }
+
+    /// Products and subscription groups decoded while the document was parsed (the root then holds
+    /// an empty array in their place).
+    struct Streamed {
+        var products: [CatalogProduct]?
+        var groups: [(SubscriptionGroup, [CatalogProduct])]?
+    }
+
     mutating func catalog(_ root: JSONField) throws -> Catalog {
+        var none = Streamed()
+        return try catalog(root, streamed: &none)
+    }
+
+    /// `streamed` is taken, so the products are appended to in place rather than copied.
+    mutating func catalog(_ root: JSONField, streamed: inout Streamed) throws -> Catalog {
         try root.allowOnly(["$schema", "format", "app", "storefronts", "products", "subscriptionGroups", "offerCodes", "settings"])
         let app = try self.app(root.required("app"))
         storefronts = try root.required("storefronts").array().map(storefront)
         guard !storefronts.isEmpty else { throw try root.required("storefronts").error("list at least one storefront") }
         try checkUnique(storefronts.map(\.code), in: root.required("storefronts").array(), what: "storefront")
 
-        var products = try root.optional("products")?.array().map(product) ?? []
+        var products = try streamed.products.take() ?? root.optional("products")?.array().map(product) ?? []
+        let streamedGroups = streamed.groups != nil
+        let read = try streamed.groups.take() ?? (root.optional("subscriptionGroups")?.array() ?? []).map(subscriptionGroup)
+        products.reserveCapacity(read.reduce(products.count) { $0 + $1.1.count })
         var groups: [SubscriptionGroup] = []
-        for groupField in try root.optional("subscriptionGroups")?.array() ?? [] {
-            let (group, subscriptions) = try subscriptionGroup(groupField)
+        for (group, subscriptions) in read {
             groups.append(group)
             products += subscriptions
         }
         var catalog = Catalog(app: app, storefronts: storefronts, products: products, subscriptionGroups: groups)
         if !catalog.productIDsAreUnique { try checkUniqueProducts(products, root: root) }
-        try checkUnique(groups.map(\.id), in: root.optional("subscriptionGroups")?.array() ?? [], what: "subscription group")
+        // Streamed groups have no fields to name, nor need any: that reading's errors name none.
+        let groupFields = streamedGroups ? groups.map { _ in root } : try root.optional("subscriptionGroups")?.array() ?? []
+        try checkUnique(groups.map(\.id), in: groupFields, what: "subscription group")
 
         let codes = try root.optional("offerCodes")?.array().map { try offerCode($0, catalog: catalog) } ?? []
         try checkUnique(codes.map { OfferCode.normalize($0.code) }, in: root.optional("offerCodes")?.array() ?? [], what: "offer code")
@@ -175,14 +208,14 @@ private struct Reader {
     }
 
     func localizations(_ field: JSONField) throws -> [Localization] {
-        let entries = try field.object()
-        guard !entries.isEmpty else { throw field.error("give at least one locale's displayName and description") }
-        return try entries.map { locale, text in
+        let localizations = try field.mapMembers { locale, text in
             try checkLocale(locale, text)
             try text.allowOnly(["displayName", "description"])
             return Localization(locale: locale, displayName: try text.required("displayName").nonEmptyString(),
                                 description: try text.optional("description")?.string() ?? "")
         }
+        guard !localizations.isEmpty else { throw field.error("give at least one locale's displayName and description") }
+        return localizations
     }
 
     func checkLocale(_ locale: String, _ field: JSONField) throws {
@@ -427,6 +460,52 @@ private struct Reader {
         for (key, field) in zip(keys, fields) where !seen.insert(key).inserted {
             throw field.error("duplicate \(what) \"\(key)\"")
         }
+    }
+}
+
+// MARK: - Reading as parsed
+
+extension CatalogFormat {
+    /// Reads a `catalog.json` (or, whole, a `.storekit` file) as it is parsed: once the app and the
+    /// storefronts are read, each product and subscription group is decoded from its own small tree,
+    /// which is then let go, so a large catalog never exists whole as JSON values. Its errors say
+    /// little (no field, and a field's error before a syntax error later in the file): a document
+    /// it refuses is to be read again whole for the error to show.
+    static func decodeParsing(_ parser: inout JSONParser, file: String) throws -> Catalog {
+        var reader = Reader(file: file)
+        reader.named = false
+        var members: [(key: String, value: JSONValue)] = []
+        var streamed = Reader.Streamed()
+        parser.startDocument()
+        try parser.startObject()
+        while let key = try parser.nextKey() {
+            // With an app, the document is no .storekit file; with storefronts, prices can be read.
+            let decodable = parser.peekValue() == UInt8(ascii: "[") && members.contains { $0.key == "app" } && !reader.storefronts.isEmpty
+            if decodable, key == "products", streamed.products == nil {
+                streamed.products = try elements(&parser) { try reader.product(reader.field($0)) }
+                members.append((key, .array([])))
+            } else if decodable, key == "subscriptionGroups", streamed.groups == nil {
+                streamed.groups = try elements(&parser) { try reader.subscriptionGroup(reader.field($0)) }
+                members.append((key, .array([])))
+            } else {
+                let value = try parser.value()
+                if key == "storefronts", !members.contains(where: { $0.key == key }) {
+                    reader.storefronts = try reader.field(value).array().map(reader.storefront)
+                }
+                members.append((key, value))
+            }
+        }
+        try parser.endDocument()
+        let root = JSONValue.object(members)
+        if streamed.products == nil, streamed.groups == nil { return try CatalogLoader.decode(root, file: file) }
+        return try reader.catalog(reader.field(root), streamed: &streamed)
+    }
+
+    private static func elements<T>(_ parser: inout JSONParser, _ decode: (JSONValue) throws -> T) throws -> [T] {
+        var items: [T] = []
+        try parser.startArray()
+        while try parser.nextElement() { items.append(try decode(parser.value(transient: true))) }
+        return items
     }
 }
 

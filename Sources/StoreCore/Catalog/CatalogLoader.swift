@@ -4,17 +4,26 @@ import Foundation
 /// told apart by the keys present (never by extension or version number).
 public enum CatalogLoader {
     public static func load(path: String) throws -> Catalog {
-        let name = (path as NSString).lastPathComponent
-        // The file's bytes are let go once parsed, before the catalog is built from the parsed values.
-        return try decode(parse(read(path), file: name), file: name)
+        try load(data: read(path), file: (path as NSString).lastPathComponent)
     }
 
     private static func read(_ path: String) throws(CatalogError) -> Data {
         do { return try FileContents.read(path) } catch { throw CatalogError(file: path, location: .file, message: error.description) }
     }
 
+    /// Read as parsed, so a large catalog is never held whole as JSON values too; a document that
+    /// fails so is read again whole, parsed first, then checked field by field in a fixed order, for
+    /// the error that names where it is.
     public static func load(data: Data, file: String) throws -> Catalog {
-        try decode(parse(data, file: file), file: file)
+        do {
+            return try loadParsing(data: data, file: file)
+        } catch {
+            return try decode(parse(data, file: file), file: file)
+        }
+    }
+
+    static func loadParsing(data: Data, file: String) throws -> Catalog {
+        try JSONParser.reading(data) { try CatalogFormat.decodeParsing(&$0, file: file) }
     }
 
     static func parse(_ data: Data, file: String) throws -> JSONValue {

@@ -11,13 +11,18 @@ public struct JSONSyntaxError: Error, Equatable, Sendable, CustomStringConvertib
 /// A strict RFC 8259 parser over UTF-8 bytes. Nesting is capped so hostile input can't
 /// overflow the stack; invalid UTF-8 is an error, never a crash. It reads the bytes where they
 /// are (a catalog of 100,000 products is 50 MB: a copy would be 50 MB more); a parser lives only
-/// inside `parse`, while the bytes it points to do.
+/// inside `parse` or `reading`, while the bytes it points to do.
 public struct JSONParser {
     public static let maximumDepth = 128
 
     private let bytes: UnsafeBufferPointer<UInt8>
     private var index = 0
     private var depth = 0
+    /// Piece by piece: the object or array just entered has had no item read yet.
+    private var isFirst = false
+    /// Whether objects and arrays are allocated at their exact size (see `members`), or built faster
+    /// (see `finished`) for a value that is let go soon after.
+    private var exactSize = true
     /// Members and elements being read, one list per depth, reused: each object and array is then
     /// allocated once at its exact size (growing by doubling left a quarter of a large tree unused).
     private var members: [[(key: String, value: JSONValue)]] = []
@@ -40,12 +45,96 @@ public struct JSONParser {
     private init(bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
 
     private mutating func document() throws(JSONSyntaxError) -> JSONValue {
+        startDocument()
+        let value = try parseValue()
+        try endDocument()
+        return value
+    }
+
+    // MARK: Reading piece by piece
+
+    /// Reads `data` with `body`, which takes the document apart with the calls below (starting with
+    /// `startDocument` and ending with `endDocument`) instead of having it parsed whole: a reader can
+    /// then keep what it makes of each part and let the part's values go.
+    static func reading<T>(_ data: Data, _ body: (inout JSONParser) throws -> T) throws -> T {
+        try data.withUnsafeBytes { raw in
+            var parser = JSONParser(bytes: raw.assumingMemoryBound(to: UInt8.self))
+            return try body(&parser)
+        }
+    }
+
+    mutating func startDocument() {
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { index = 3 }
         skipWhitespace()
-        let value = try parseValue()
+    }
+
+    mutating func endDocument() throws(JSONSyntaxError) {
         skipWhitespace()
         guard index == bytes.count else { throw error("unexpected text after the JSON value") }
-        return value
+    }
+
+    /// The first byte of the next value (`{`, `[`, `"`…), if any.
+    mutating func peekValue() -> UInt8? {
+        skipWhitespace()
+        return peek
+    }
+
+    /// The next value, whole; `transient`: one let go soon after, so built faster rather than compact.
+    mutating func value(transient: Bool = false) throws(JSONSyntaxError) -> JSONValue {
+        skipWhitespace()
+        exactSize = !transient
+        defer { exactSize = true }
+        return try parseValue()
+    }
+
+    /// Enters the object that is the next value; then `nextKey` until it returns nil.
+    mutating func startObject() throws(JSONSyntaxError) {
+        guard peekValue() == UInt8(ascii: "{") else { throw error("expected an object") }
+        try nest()
+        index += 1
+        isFirst = true
+    }
+
+    /// The key of the object's next member, whose value is read next; nil after the object's last.
+    mutating func nextKey() throws(JSONSyntaxError) -> String? {
+        guard try nextItem(end: UInt8(ascii: "}"), in: "object") else { return nil }
+        guard peek == UInt8(ascii: "\"") else { throw error("expected a quoted key") }
+        let key = try parseString()
+        skipWhitespace()
+        guard peek == UInt8(ascii: ":") else { throw error("expected ':' after key \"\(key)\"") }
+        index += 1
+        return key
+    }
+
+    /// Enters the array that is the next value; then `nextElement` until it returns false.
+    mutating func startArray() throws(JSONSyntaxError) {
+        guard peekValue() == UInt8(ascii: "[") else { throw error("expected an array") }
+        try nest()
+        index += 1
+        isFirst = true
+    }
+
+    /// Whether the array has another element, which is read next.
+    mutating func nextElement() throws(JSONSyntaxError) -> Bool {
+        try nextItem(end: UInt8(ascii: "]"), in: "array")
+    }
+
+    /// Past the comma before the next item, or past the end of the object or array (false).
+    private mutating func nextItem(end: UInt8, in container: String) throws(JSONSyntaxError) -> Bool {
+        skipWhitespace()
+        if isFirst {
+            isFirst = false
+            if peek != end { return true }
+        } else if peek == UInt8(ascii: ",") {
+            index += 1
+            skipWhitespace()
+            return true
+        } else if peek != end {
+            throw error("expected ',' or '\(Character(Unicode.Scalar(end)))' in \(container)")
+        }
+        index += 1
+        depth -= 1
+        return false
     }
 
     private mutating func parseValue() throws(JSONSyntaxError) -> JSONValue {
@@ -88,7 +177,7 @@ public struct JSONParser {
             skipWhitespace()
             switch peek {
             case UInt8(ascii: ","): index += 1
-            case UInt8(ascii: "}"): index += 1; return .object(Self.exactCopy(members[depth - 1]))
+            case UInt8(ascii: "}"): index += 1; return .object(Self.finished(&members[depth - 1], exactSize: exactSize))
             default: throw error("expected ',' or '}' in object")
             }
         }
@@ -108,10 +197,20 @@ public struct JSONParser {
             skipWhitespace()
             switch peek {
             case UInt8(ascii: ","): index += 1
-            case UInt8(ascii: "]"): index += 1; return .array(Self.exactCopy(elements[depth - 1]))
+            case UInt8(ascii: "]"): index += 1; return .array(Self.finished(&elements[depth - 1], exactSize: exactSize))
             default: throw error("expected ',' or ']' in array")
             }
         }
+    }
+
+    /// The list's elements as an array of its own: a copy of the exact size, or the list itself
+    /// (nothing copied, nor retained and released), replaced by a new list as large.
+    private static func finished<Element>(_ list: inout [Element], exactSize: Bool) -> [Element] {
+        guard !exactSize else { return exactCopy(list) }
+        var taken: [Element] = []
+        taken.reserveCapacity(list.capacity)
+        swap(&taken, &list)
+        return taken
     }
 
     /// A new array of just `list.count` elements (`Array(list)` would share the list's storage).
