@@ -170,6 +170,21 @@ struct IntegrityCheckTests {
         #expect(try ledger.meta("written") == nil && ledger.completedCount() == 300)
     }
 
+    @Test("a check beside the store that finds damage before the open's own writes leaves the ledger open, read-only")
+    func damageFoundBeforeTheOpenEnds() async throws {
+        let path = try ledgerFile(rows: 300)
+        defer { try? FileManager.default.removeItem(atPath: LedgerError.directory(path)) }
+        try damageMiddlePage(path)
+        // The check ends before the open goes on, as it may on a machine that runs its thread first.
+        let ledger = try Ledger(path: path, tokenPrefix: "", checkedAtOpen: 0, checkStarted: { $0.wait() })
+        guard case .damaged = try await outcome(of: ledger) else {
+            Issue.record("the check found nothing")
+            return
+        }
+        #expect(throws: SQLiteError.self) { try ledger.setMeta("written", "after the damage") }
+        #expect(try ledger.completedCount() == 300)
+    }
+
     @Test("a store on a large damaged ledger says so through damage() once the check has run")
     func storeReportsTheCheck() async throws {
         let directory = temporaryDirectory()

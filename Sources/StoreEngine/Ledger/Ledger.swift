@@ -23,7 +23,9 @@ final class Ledger {
     /// missing or empty one where the app's wallet shows one existed: starting afresh would
     /// hide every purchase in it. A file larger than `checkedAtOpen` is checked beside the store
     /// instead (`integrityCheck`): what it finds is reported as damage, and the ledger turns read-only.
-    init(path: String?, tokenPrefix: String, checkedAtOpen: Int = Ledger.checkedAtOpen) throws {
+    /// `checkStarted` (tests) sees the check beside the store as soon as it starts.
+    init(path: String?, tokenPrefix: String, checkedAtOpen: Int = Ledger.checkedAtOpen,
+         checkStarted: (IntegrityCheck) -> Void = { _ in }) throws {
         self.path = path
         self.tokenPrefix = tokenPrefix
         postgres = nil
@@ -31,15 +33,21 @@ final class Ledger {
         do {
             let db = try SQLiteDatabase(path: path)
             self.db = db
-            if let path, try Self.fileSize(db) > checkedAtOpen {
-                integrityCheck = IntegrityCheck(path: path)
-                db.integrityCheck = integrityCheck
-            } else if let damage = try Self.quickCheck(db, path: path ?? ":memory:") {
+            let checkedBeside = try path != nil && Self.fileSize(db) > checkedAtOpen
+            if !checkedBeside, let damage = try Self.quickCheck(db, path: path ?? ":memory:") {
                 throw damage
             }
             // One write transaction: a second process opening the ledger meanwhile sees all of it or none.
             // Inside the check: the counter's first count reads every row, and may meet damage quick_check missed.
+            // Before a check beside the store starts: damage it found first would refuse this write,
+            // and the open would fail with "attempt to write a readonly database" (seen under load).
             try db.execute(Self.schema)
+            if checkedBeside, let path {
+                let check = IntegrityCheck(path: path)
+                integrityCheck = check
+                db.integrityCheck = check
+                checkStarted(check)
+            }
         } catch let error as SQLiteError where error.isCorruption {
             throw LedgerError.damaged(path: path ?? ":memory:", detail: error.message)
         }

@@ -33,6 +33,12 @@ final class IntegrityCheck: Sendable {
         if case .damaged(let error) = outcome { error } else { nil }
     }
 
+    /// Waits for the check to end (tests).
+    func wait() {
+        done.wait()
+        done.signal()
+    }
+
     /// Ends a check still running and waits for its thread (a process exiting mid-check must not leave it reading).
     func stop() {
         state.withLock {
