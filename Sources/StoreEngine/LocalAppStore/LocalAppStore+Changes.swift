@@ -33,6 +33,11 @@ extension LocalAppStore {
 
     public func changes(since stamp: ChangeStamp) -> SourceChanges? {
         catchUp()
+        // All of it on one snapshot: what it says is where the ledger stood at `current`.
+        return ledger.db.reading { changesNow(since: stamp) }
+    }
+
+    private func changesNow(since stamp: ChangeStamp) -> SourceChanges? {
         guard let current = try? ledger.stamp() else { return nil }
         var at = stamp
         var transactions: [String] = []
