@@ -32,9 +32,11 @@ extension LocalAppStore {
     }
 
     public func changes(since stamp: ChangeStamp) -> SourceChanges? {
-        catchUp()
-        // All of it on one snapshot: what it says is where the ledger stood at `current`.
-        return ledger.db.reading { changesNow(since: stamp) }
+        // All of it on one snapshot (after a catch-up's write, if one falls due): where the ledger stood at `current`.
+        ledger.db.reading {
+            catchUp()
+            return changesNow(since: stamp)
+        }
     }
 
     private func changesNow(since stamp: ChangeStamp) -> SourceChanges? {

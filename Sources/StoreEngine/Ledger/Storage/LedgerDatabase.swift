@@ -31,7 +31,7 @@ protocol LedgerDatabase: AnyObject {
 
     var isInTransaction: Bool { get }
 
-    /// Runs `body`, which only reads, on one snapshot of the ledger.
+    /// Runs `body`'s reads on one snapshot of the ledger, up to a write in it.
     func reading<T>(_ body: () throws -> T) rethrows -> T
 
     /// Changes when, and only when, another connection committed a change since the last call.

@@ -131,6 +131,10 @@ public final class SQLiteDatabase: LedgerDatabase {
             defer { depth -= 1 }
             return try body()
         }
+        // A write inside `reading` ends its snapshot (SQLite cannot take a read transaction's write lock
+        // once another connection has committed): the reads after it take a new one.
+        if isReading { try query("COMMIT") }
+        defer { if isReading { _ = try? query("BEGIN") } }
         // Prepared once, as every statement is: parsing BEGIN and COMMIT anew was a few µs of every write.
         try query("BEGIN IMMEDIATE")
         depth = 1
@@ -147,8 +151,9 @@ public final class SQLiteDatabase: LedgerDatabase {
 
     private var isReading = false
 
-    /// Runs `body`, which only reads, in one read transaction: one snapshot, and one take and release of
-    /// the lock, for all its statements (taking and releasing it was most of what a small read cost).
+    /// Runs `body` in one read transaction: one snapshot, and one take and release of the lock, for all
+    /// its statements (taking and releasing it was most of what a small read cost). A write in it
+    /// (see `transaction`) ends the snapshot; the reads after it are on a new one.
     public func reading<T>(_ body: () throws -> T) rethrows -> T {
         guard depth == 0, !isReading, (try? query("BEGIN")) != nil else { return try body() }
         isReading = true
