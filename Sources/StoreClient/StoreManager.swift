@@ -405,11 +405,19 @@ public actor StoreManager {
     }
 }
 
-/// Verification results by token, for the tokens the last refresh and this one read: a refresh
-/// reads the same signed data as the one before, however many subscriptions and entitlements there are.
+/// Verification results by token, kept while refreshes read them: a refresh reads the same signed
+/// data as the one before, however many subscriptions and entitlements there are. One table, each
+/// result marked with the last refresh that read it: a table rebuilt at every refresh (and the one
+/// before freed) was a fifth of a refresh with a thousand subscriptions.
 struct VerificationCache<Payload: Sendable & Equatable> {
-    private var current: [Token: VerificationResult<Payload>] = [:]
-    private var previous: [Token: VerificationResult<Payload>] = [:]
+    private struct Entry {
+        var result: VerificationResult<Payload>
+        var refresh: Int
+    }
+    private var entries: [Token: Entry] = [:]
+    /// The refresh reading now, how many tokens it has read, and how many the one before read.
+    private var refresh = 0
+    private var read = 0, readBefore = 0
 
     /// A token keyed by the bytes that tell one from another (its signature's end, and its payload's
     /// start, where a transaction's ID is), hashed once: hashing whole tokens, certificate chains and
@@ -439,17 +447,26 @@ struct VerificationCache<Payload: Sendable & Equatable> {
         }
     }
 
-    /// Forgets what the refresh before last read.
+    /// Forgets the results neither this refresh nor the one before read, once they outnumber those:
+    /// rarely, while each refresh reads about the same tokens.
     mutating func startRefresh() {
-        previous = current
-        current.removeAll(keepingCapacity: true)
+        refresh += 1
+        (readBefore, read) = (read, 0)
+        if entries.count > 2 * readBefore { entries = entries.filter { $0.value.refresh >= refresh - 1 } }
     }
 
     mutating func result(_ jws: String, _ verify: (String) -> VerificationResult<Payload>) -> VerificationResult<Payload> {
         let token = Token(jws)
-        if let known = current[token] { return known }
-        let result = previous[token] ?? verify(jws)
-        current[token] = result
+        if let index = entries.index(forKey: token) {
+            if entries.values[index].refresh != refresh {
+                entries.values[index].refresh = refresh
+                read += 1
+            }
+            return entries.values[index].result
+        }
+        let result = verify(jws)
+        entries[token] = Entry(result: result, refresh: refresh)
+        read += 1
         return result
     }
 }

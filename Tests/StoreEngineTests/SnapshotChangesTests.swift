@@ -157,4 +157,32 @@ struct SnapshotChangesTests {
         #expect(!cache.result(forged, verifier.transaction).isVerified)
         #expect(cache.result(genuine, verifier.transaction).isVerified)
     }
+
+    @Test("the verification cache keeps what recent refreshes read, and forgets the rest once it outnumbers them")
+    func cacheForgetsWhatRefreshesNoLongerRead() {
+        var verified = 0
+        func verify(_ jws: String) -> VerificationResult<TransactionPayload> {
+            verified += 1
+            return .unverified(nil, .invalidEncoding)
+        }
+        var cache = VerificationCache<TransactionPayload>()
+        func read(_ names: [String]) -> Int {
+            let before = verified
+            for name in names { _ = cache.result("h." + name + ".s", verify) }
+            return verified - before
+        }
+        let (a, b) = ((0..<10).map { "a\($0)" }, (0..<10).map { "b\($0)" })
+        #expect(read(a) == 10)
+        cache.startRefresh()
+        #expect(read(a) == 0, "the refresh before read them")
+        cache.startRefresh()
+        #expect(read(b) == 10)
+        cache.startRefresh()
+        #expect(read(a + b) == 0, "kept while they are no more than what the last refresh read")
+        cache.startRefresh()
+        #expect(read(["a0"]) == 0)
+        cache.startRefresh()
+        #expect(read(["a0"]) == 0, "the refresh before read it")
+        #expect(read(["b0"]) == 1, "the 19 no refresh since read outnumbered the one read, and went")
+    }
 }

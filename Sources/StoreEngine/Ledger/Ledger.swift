@@ -576,9 +576,11 @@ final class Ledger {
         case silent
     }
 
-    func appendEvent(transactionID: Int64, kind: EventKind, origin: String) throws {
-        try db.query("INSERT INTO events(transaction_id, kind, origin) VALUES (?, ?, ?)",
-                     [.int(transactionID), .text(kind.rawValue), .text(origin)])
+    /// Returns the event's sequence number.
+    @discardableResult
+    func appendEvent(transactionID: Int64, kind: EventKind, origin: String) throws -> Int64? {
+        try db.insert("INSERT INTO events(transaction_id, kind, origin) VALUES (?, ?, ?)",
+                      [.int(transactionID), .text(kind.rawValue), .text(origin)], returning: "seq")
     }
 
     func events(after seq: Int64) throws -> [(seq: Int64, transactionID: Int64, kind: EventKind, origin: String)] {

@@ -32,7 +32,14 @@ extension LocalAppStore {
     }
 
     public func changes(since stamp: ChangeStamp) -> SourceChanges? {
-        catchUp()
+        // All of it on one snapshot (after a catch-up's write, if one falls due): where the ledger stood at `current`.
+        ledger.db.reading {
+            catchUp()
+            return changesNow(since: stamp)
+        }
+    }
+
+    private func changesNow(since stamp: ChangeStamp) -> SourceChanges? {
         guard let current = try? ledger.stamp() else { return nil }
         var at = stamp
         var transactions: [String] = []

@@ -225,6 +225,7 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
         // to the app (see `changes(since:)`); stamped under the write lock, so no other commit comes between.
         let described = !ledger.db.isInTransaction && !replacing && status == .completed && payload.productType != .autoRenewable
         var stamps: (from: ChangeStamp?, to: ChangeStamp?) = (nil, nil)
+        var event: Int64?
         let jws: String? = try ledger.db.transaction {
             if described { stamps.from = try ledger.stamp() }
             defer { if described { stamps.to = try? ledger.stamp() } }
@@ -258,12 +259,12 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
                                         transaction: payload, record: record)
             }
             if let code { try ledger.recordRedemption(code: code, transactionID: payload.transactionID) }
-            try ledger.appendEvent(transactionID: payload.transactionID, kind: kind, origin: origin)
+            event = try ledger.appendEvent(transactionID: payload.transactionID, kind: kind, origin: origin)
             return jws
         }
         if let from = stamps.from, let to = stamps.to, let jws { record(from: from, to: to, transaction: jws) }
         // Inside a batch (a catch-up, an upgrade) the batch delivers once it has committed.
-        if !ledger.db.isInTransaction { pumpEvents() }
+        if !ledger.db.isInTransaction { pumpEvents(after: event, of: kind) }
         return jws
     }
 
@@ -418,6 +419,13 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
         let damage: String?
     }
 
+    /// Delivers the events up to `seq`, one of `kind` this process has just written: when it follows the
+    /// last one seen and is not delivered to this process (its own purchase), there is nothing to read.
+    func pumpEvents(after seq: Int64?, of kind: Ledger.EventKind) {
+        guard kind != .update, let seq, seq == lastSeenEvent + 1 else { return pumpEvents() }
+        lastSeenEvent = seq
+    }
+
     /// Delivers ledger events this process hasn't seen: its own updates, and everything another process did.
     func pumpEvents() {
         let events = read([]) { try ledger.events(after: lastSeenEvent) }
@@ -466,10 +474,16 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
     }
 
     public func finish(transactionID: Int64) {
+        // A ledger that cannot stamp its writes (PostgreSQL) cannot describe them: one statement is enough.
+        guard ledger.db.rowsWritten != nil else { try? ledger.setFinished(transactionID); return }
         // Described to the app: only the unfinished count changes, which `changes(since:)` reads anew.
-        let from = try? ledger.stamp()
-        try? ledger.setFinished(transactionID)
-        if let from, let to = try? ledger.stamp() { record(from: from, to: to, transaction: nil) }
+        // Stamped in the same write, as `commit` is: one lock for the three statements.
+        let stamps = try? ledger.db.transaction { () throws -> (ChangeStamp?, ChangeStamp?) in
+            let from = try ledger.stamp()
+            try ledger.setFinished(transactionID)
+            return (from, try ledger.stamp())
+        }
+        if case let (from?, to?)? = stamps { record(from: from, to: to, transaction: nil) }
     }
 
     public func sync() async throws {

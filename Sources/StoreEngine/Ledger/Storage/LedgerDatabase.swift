@@ -22,11 +22,17 @@ protocol LedgerDatabase: AnyObject {
     /// Runs statements without arguments (several, separated by semicolons).
     func execute(_ sql: String) throws
 
+    /// Runs an INSERT of one row and returns the integer key `column` the row was given.
+    func insert(_ sql: String, _ arguments: [SQLValue], returning column: String) throws -> Int64?
+
     /// Runs `body` in one write transaction that holds the ledger's write lock from its start, so two
     /// processes never interleave a write. Nested calls join the outer one, so a batch commits once.
     func transaction<T>(_ body: () throws -> T) throws -> T
 
     var isInTransaction: Bool { get }
+
+    /// Runs `body`'s reads on one snapshot of the ledger, up to a write in it.
+    func reading<T>(_ body: () throws -> T) rethrows -> T
 
     /// Changes when, and only when, another connection committed a change since the last call.
     func dataVersion() throws -> Int64
@@ -42,4 +48,7 @@ protocol LedgerDatabase: AnyObject {
 extension LedgerDatabase {
     @discardableResult
     func query(_ sql: String) throws -> [[SQLValue]] { try query(sql, []) }
+
+    /// Each statement reads on its own where a read transaction would cost round trips (PostgreSQL).
+    func reading<T>(_ body: () throws -> T) rethrows -> T { try body() }
 }

@@ -144,6 +144,10 @@ final class PostgresDatabase: LedgerDatabase {
         }
     }
 
+    func insert(_ sql: String, _ arguments: [SQLValue], returning column: String) throws -> Int64? {
+        try query(sql + " RETURNING " + column, arguments).first?.first?.int
+    }
+
     var isInTransaction: Bool { depth > 0 }
 
     func transaction<T>(_ body: () throws -> T) throws -> T {

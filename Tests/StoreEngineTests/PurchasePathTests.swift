@@ -1,0 +1,144 @@
+import CSQLite
+import Foundation
+import Testing
+import StoreCore
+import StoreClient
+@testable import StoreEngine
+
+/// The mechanisms that keep a purchase's writes and reads few: one snapshot for a run of reads, the
+/// key of an inserted row without a temporary table, an undelivered event of the store's own seen as
+/// written, checkpoints left alone while the integrity check reads, a wallet credit of one page.
+@Suite("Purchase path")
+struct PurchasePathTests {
+    var catalog: Catalog {
+        var catalog = Repo.catalog
+        catalog.settings.networkDelay = 0
+        return catalog
+    }
+
+    func directory() throws -> String {
+        let directory = temporaryDirectory()
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        return directory
+    }
+
+    @Test("reading runs its statements on one snapshot: another connection's commit shows after it")
+    func readingIsOneSnapshot() throws {
+        let directory = try directory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let (db, other) = (try SQLiteDatabase(path: directory + "/t.sqlite"), try SQLiteDatabase(path: directory + "/t.sqlite"))
+        try db.execute("CREATE TABLE t(id INTEGER PRIMARY KEY)")
+        func count() throws -> Int64? { try db.query("SELECT COUNT(*) FROM t").first?.first?.int }
+        try db.reading {
+            #expect(try count() == 0)
+            try other.query("INSERT INTO t(id) VALUES (1)")
+            #expect(try count() == 0, "the second read is on the first one's snapshot")
+        }
+        #expect(try count() == 1)
+    }
+
+    @Test("a write inside reading ends its snapshot: the reads after it see it and other connections' commits")
+    func writeInsideReading() throws {
+        let directory = try directory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let (db, other) = (try SQLiteDatabase(path: directory + "/t.sqlite"), try SQLiteDatabase(path: directory + "/t.sqlite"))
+        try db.execute("CREATE TABLE t(id INTEGER PRIMARY KEY)")
+        func count() throws -> Int64? { try db.query("SELECT COUNT(*) FROM t").first?.first?.int }
+        try db.reading {
+            #expect(try count() == 0)
+            try other.query("INSERT INTO t(id) VALUES (1)")
+            try db.transaction { try db.query("INSERT INTO t(id) VALUES (2)") }
+            #expect(try count() == 2)
+            try other.query("INSERT INTO t(id) VALUES (3)")
+            #expect(try count() == 2, "the reads after the write are on one snapshot again")
+        }
+        #expect(try count() == 3)
+    }
+
+    @Test("insert returns the key the row was given, and nil when it inserted none")
+    func insertReturnsTheKey() throws {
+        let db = try SQLiteDatabase(path: nil)
+        try db.execute("CREATE TABLE t(seq INTEGER PRIMARY KEY, name TEXT UNIQUE)")
+        #expect(try db.insert("INSERT INTO t(name) VALUES (?)", [.text("a")], returning: "seq") == 1)
+        #expect(try db.insert("INSERT INTO t(name) VALUES (?)", [.text("b")], returning: "seq") == 2)
+        #expect(try db.insert("INSERT OR IGNORE INTO t(name) VALUES (?)", [.text("b")], returning: "seq") == nil)
+    }
+
+    @Test("a purchase made after another process's update still delivers that update")
+    func purchaseDeliversOthersUpdates() async throws {
+        let directory = try directory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let store = try LocalAppStore(catalog: catalog, stateDirectory: directory, time: ManualTime())
+        let other = try LocalAppStore(catalog: catalog, stateDirectory: directory, time: ManualTime())
+        let updates = await store.updates()
+        try await other.buyOutsideApp(productID: ID.removeAds, familyShared: false)
+        _ = try await store.purchase(ID.coins, options: PurchaseOptions(), answer: .confirm)
+        await store.shutdown()  // ends the stream: what it holds was delivered by now
+        var delivered: [String] = []
+        for await jws in updates { delivered.append(jws) }
+        let products = delivered.compactMap { SignedDataVerifier(trustedRoots: [store.certificate]).transaction($0).payload?.productID }
+        #expect(products == [ID.removeAds], "the other process's purchase arrives once; the store's own does not come back to it")
+        await other.shutdown()
+    }
+
+    @Test("the store's own purchases are seen as written: a later update of another process is delivered once")
+    func ownPurchasesAreSeenAsWritten() async throws {
+        let directory = try directory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let store = try LocalAppStore(catalog: catalog, stateDirectory: directory, time: ManualTime())
+        let other = try LocalAppStore(catalog: catalog, stateDirectory: directory, time: ManualTime())
+        let updates = await store.updates()
+        for _ in 0..<3 { _ = try await store.purchase(ID.coins, options: PurchaseOptions(), answer: .confirm) }
+        try await other.buyOutsideApp(productID: ID.removeAds, familyShared: false)
+        await store.tick()
+        await store.tick()
+        await store.shutdown()
+        var delivered = 0
+        for await _ in updates { delivered += 1 }
+        #expect(delivered == 1)
+        await other.shutdown()
+    }
+
+    @Test("while the integrity check reads, commits do not checkpoint; once it ends, they do again")
+    func checkpointsWaitForTheIntegrityCheck() async throws {
+        let directory = try directory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let db = try SQLiteDatabase(path: directory + "/t.sqlite")
+        try db.execute("CREATE TABLE t(id INTEGER PRIMARY KEY)")
+        // Read on the connection itself, past `query`, which would notice a check that ended.
+        func autoCheckpoint() -> Int64 {
+            var statement: OpaquePointer?
+            sqlite3_prepare_v2(db.handle, "PRAGMA wal_autocheckpoint", -1, &statement, nil)
+            defer { sqlite3_finalize(statement) }
+            return sqlite3_step(statement) == SQLITE_ROW ? sqlite3_column_int64(statement, 0) : -1
+        }
+        #expect(autoCheckpoint() == Int64(SQLiteDatabase.checkpointPages))
+        db.integrityCheck = IntegrityCheck(path: directory + "/t.sqlite")
+        #expect(autoCheckpoint() == 0)
+        while db.integrityCheck?.outcome == .running { try await Task.sleep(for: .milliseconds(10)) }
+        try db.query("INSERT INTO t(id) VALUES (1)")
+        #expect(db.integrityCheck == nil && autoCheckpoint() == Int64(SQLiteDatabase.checkpointPages))
+    }
+
+    @Test("a wallet made with the product index loses it at open, and keeps its credits")
+    func walletDropsItsProductIndex() async throws {
+        let directory = try directory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = directory + "/wallet.sqlite"
+        do {
+            let old = try SQLiteDatabase(path: path)
+            try old.execute("""
+                CREATE TABLE credits(transaction_id INTEGER PRIMARY KEY, product_id TEXT NOT NULL, quantity INTEGER NOT NULL);
+                CREATE INDEX credits_product ON credits(product_id);
+                INSERT INTO credits VALUES (1, 'coins', 100), (2, 'coins', 100), (3, 'gems', 5);
+                """)
+        }
+        let wallet = try ConsumableWallet(path: path)
+        #expect(try await wallet.balances() == ["coins": 200, "gems": 5])
+        #expect(try await wallet.credit(transactionID: 3, productID: "gems", quantity: 5) == false)
+        #expect(try await wallet.credit(transactionID: 4, productID: "gems", quantity: 5))
+        #expect(try await wallet.balances() == ["coins": 200, "gems": 10])
+        let indexes = try SQLiteDatabase(path: path).query("SELECT name FROM sqlite_master WHERE type = 'index'")
+        #expect(indexes.isEmpty)
+    }
+}
