@@ -8,6 +8,12 @@ import StoreClient
 enum Repo {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     static let catalog = try! CatalogLoader.load(path: root.appendingPathComponent("catalog.json").path)
+    /// The bundled catalog without the simulated network delay, for tests that time or count work.
+    static var instantCatalog: Catalog {
+        var catalog = catalog
+        catalog.settings.networkDelay = 0
+        return catalog
+    }
 }
 
 /// Real time that only moves when a test says so.
@@ -79,6 +85,13 @@ func eventually(within limit: Duration = .seconds(3), _ condition: () async -> B
 func temporaryDirectory() -> String {
     let path = NSTemporaryDirectory() + "storefront-test-" + UUID().uuidString
     return path
+}
+
+/// A new, empty temporary directory (remove it when done).
+func createdTemporaryDirectory() throws -> String {
+    let directory = temporaryDirectory()
+    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    return directory
 }
 
 extension PurchaseResult {

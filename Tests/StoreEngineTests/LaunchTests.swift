@@ -19,15 +19,9 @@ extension LocalAppStore {
 /// grows with the ledger before the first frame, nothing at all while nothing changes.
 @Suite("Launch and idle")
 struct LaunchTests {
-    var catalog: Catalog {
-        var catalog = Repo.catalog
-        catalog.settings.networkDelay = 0
-        return catalog
-    }
-
     @Test("the first frame does not wait for history: start leaves it to loadHistory, and the snapshot says it is loading")
     func historyAfterFirstFrame() async throws {
-        let store = try LocalAppStore(catalog: catalog, stateDirectory: nil, time: ManualTime())
+        let store = try LocalAppStore(catalog: Repo.instantCatalog, stateDirectory: nil, time: ManualTime())
         _ = try await store.purchase(ID.pro, options: PurchaseOptions(), answer: .confirm)
         let app = try await StoreStack.launchApp(on: store, stateDirectory: nil, historyAfterFirstFrame: true)
         let first = await app.snapshot
@@ -47,7 +41,7 @@ struct LaunchTests {
 
     @Test("an app that does not draw a first frame (scenarios, run, tests) has the history when start returns")
     func startLoadsTheHistory() async throws {
-        let store = try LocalAppStore(catalog: catalog, stateDirectory: nil, time: ManualTime())
+        let store = try LocalAppStore(catalog: Repo.instantCatalog, stateDirectory: nil, time: ManualTime())
         _ = try await store.purchase(ID.pro, options: PurchaseOptions(), answer: .confirm)
         let app = try await StoreStack.launchApp(on: store, stateDirectory: nil)
         let snapshot = await app.snapshot
@@ -73,13 +67,13 @@ struct LaunchTests {
         let directory = temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let time = ManualTime()
-        let store = try LocalAppStore(catalog: catalog, stateDirectory: directory, time: time)
+        let store = try LocalAppStore(catalog: Repo.instantCatalog, stateDirectory: directory, time: time)
         _ = try await store.purchase(ID.proMonthly, options: PurchaseOptions(), answer: .confirm)
         await store.tick()
         let idle = await store.statementsOfOneTick()
         #expect(!idle.isEmpty && idle.allSatisfy { $0 == "PRAGMA data_version" }, "\(idle)")
         // Another process's commit is read (and its events delivered) at the next tick.
-        let other = try LocalAppStore(catalog: catalog, stateDirectory: directory, time: time)
+        let other = try LocalAppStore(catalog: Repo.instantCatalog, stateDirectory: directory, time: time)
         try await other.buyOutsideApp(productID: ID.removeAds, familyShared: false)
         #expect(await store.statementsOfOneTick().contains { $0.contains("FROM events") })
         #expect(await store.statementsOfOneTick().allSatisfy { $0 == "PRAGMA data_version" })
@@ -92,7 +86,7 @@ struct LaunchTests {
         let directory = temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let time = ManualTime()
-        let store = try LocalAppStore(catalog: catalog, stateDirectory: directory, time: time)
+        let store = try LocalAppStore(catalog: Repo.instantCatalog, stateDirectory: directory, time: time)
         let start = try #require(await store.changeVersion())
         _ = await store.currentEntitlements()
         time.advance(3600)
@@ -103,7 +97,7 @@ struct LaunchTests {
         await store.finish(transactionID: try #require(await store.ledgerEntries().first?.id))
         let finished = try #require(await store.changeVersion())
         #expect(finished != bought, "a write outside a transaction (finish) moves it too")
-        let other = try LocalAppStore(catalog: catalog, stateDirectory: directory, time: time)
+        let other = try LocalAppStore(catalog: Repo.instantCatalog, stateDirectory: directory, time: time)
         await other.update { $0.askToBuy = true }
         #expect(await store.changeVersion() != finished, "another process's commit moves it")
         await other.shutdown()
@@ -116,8 +110,7 @@ struct LaunchTests {
 struct IntegrityCheckTests {
     /// A ledger file of `rows` transactions, closed.
     func ledgerFile(rows: Int) throws -> String {
-        let directory = temporaryDirectory()
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let directory = try createdTemporaryDirectory()
         let path = directory + "/ledger.sqlite"
         let ledger = try Ledger(path: path, tokenPrefix: "")
         try ledger.db.execute("""

@@ -47,8 +47,7 @@ struct LedgerSpeedTests {
 
     @Test("a ledger from before the completed count is counted when it is opened")
     func oldLedgerIsCountedAtOpen() throws {
-        let directory = temporaryDirectory()
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let directory = try createdTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let path = directory + "/ledger.sqlite"
         do {
@@ -69,8 +68,7 @@ struct LedgerSpeedTests {
     /// after scanning every transaction: 0.3 s with a million.
     @Test("opening a counted ledger again neither counts it again nor adds a counter row; extra rows are counted afresh")
     func reopeningKeepsOneCounter() throws {
-        let directory = temporaryDirectory()
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let directory = try createdTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let path = directory + "/ledger.sqlite"
         do {
@@ -91,8 +89,7 @@ struct LedgerSpeedTests {
 
     @Test("subscription records another process writes are read afresh, with their due dates")
     func recordsFromAnotherProcessAreRead() throws {
-        let directory = temporaryDirectory()
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let directory = try createdTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let (mine, theirs) = (try Ledger(path: directory + "/ledger.sqlite", tokenPrefix: ""),
                               try Ledger(path: directory + "/ledger.sqlite", tokenPrefix: ""))

@@ -9,14 +9,8 @@ import StoreClient
 /// a connection that drops, and databases that are not the store's.
 @Suite("The ledger on PostgreSQL", .enabled(if: PostgresTestServer.enabled, "needs a PostgreSQL server (set CI to fail instead of skipping)"))
 struct PostgresLedgerTests {
-    static var catalog: Catalog {
-        var catalog = Repo.catalog
-        catalog.settings.networkDelay = 0
-        return catalog
-    }
-
     static func open(_ ledger: PostgresLocation, directory: String? = nil) async throws -> StoreStack {
-        try await StoreStack.open(catalog: catalog, stateDirectory: directory, ledger: ledger)
+        try await StoreStack.open(catalog: Repo.instantCatalog, stateDirectory: directory, ledger: ledger)
     }
 
     /// The schema a test ledger lives in (its URL's search_path).
@@ -61,7 +55,7 @@ struct PostgresLedgerTests {
     func nonConsumableNeverSoldTwiceAcrossMachines() async throws {
         let ledger = try PostgresTestServer.freshLedger()
         var stores: [LocalAppStore] = []
-        for _ in 0..<4 { stores.append(try LocalAppStore(catalog: Self.catalog, stateDirectory: nil, ledger: ledger)) }
+        for _ in 0..<4 { stores.append(try LocalAppStore(catalog: Repo.instantCatalog, stateDirectory: nil, ledger: ledger)) }
         try await withThrowingTaskGroup(of: Void.self) { group in
             for store in stores {
                 group.addTask { _ = try await store.purchase(ID.pro, options: PurchaseOptions(), answer: .confirm) }
@@ -112,7 +106,7 @@ struct PostgresLedgerTests {
     @Test("an unreachable server is an error naming the URL without its password")
     func unreachableServerNamesTheURLWithoutPassword() throws {
         let url = "postgresql://storefront:s3cret@127.0.0.1:1/storefront"
-        let error = #expect(throws: PostgresError.self) { try LocalAppStore(catalog: Self.catalog, stateDirectory: nil, ledger: PostgresLocation(url)!) }
+        let error = #expect(throws: PostgresError.self) { try LocalAppStore(catalog: Repo.instantCatalog, stateDirectory: nil, ledger: PostgresLocation(url)!) }
         #expect(error?.kind == .unreachable)
         #expect(error?.description.hasPrefix("postgresql://storefront@127.0.0.1:1/storefront: cannot open the ledger's database") == true)
         #expect(error?.description.contains("s3cret") == false)
@@ -123,7 +117,7 @@ struct PostgresLedgerTests {
         let good = try PostgresTestServer.url()
         let wrong = good.replacingOccurrences(of: ":storefront@", with: ":wr0ng@")
         try #require(wrong != good)
-        let error = #expect(throws: PostgresError.self) { try LocalAppStore(catalog: Self.catalog, stateDirectory: nil, ledger: PostgresLocation(wrong)!) }
+        let error = #expect(throws: PostgresError.self) { try LocalAppStore(catalog: Repo.instantCatalog, stateDirectory: nil, ledger: PostgresLocation(wrong)!) }
         #expect(error?.description.contains("password authentication failed") == true)
         #expect(error?.description.contains("wr0ng") == false)
     }
@@ -132,7 +126,7 @@ struct PostgresLedgerTests {
     func foreignSchemaIsRefused() throws {
         let ledger = try PostgresTestServer.freshLedger()
         try PostgresTestServer.admin { try $0.execute("CREATE TABLE \(Self.schema(ledger)).customers(id INT)") }
-        let error = #expect(throws: PostgresError.self) { try LocalAppStore(catalog: Self.catalog, stateDirectory: nil, ledger: ledger) }
+        let error = #expect(throws: PostgresError.self) { try LocalAppStore(catalog: Repo.instantCatalog, stateDirectory: nil, ledger: ledger) }
         #expect(error?.kind == .foreignSchema)
         #expect(error?.description.contains("customers") == true)
         let tables = try PostgresTestServer.admin {
@@ -148,7 +142,7 @@ struct PostgresLedgerTests {
         _ = try await h.manager.purchase(ID.coins)
         await h.close()
         try PostgresTestServer.admin { try $0.execute("UPDATE \(Self.schema(ledger)).meta SET value = '99' WHERE key = 'schemaVersion'") }
-        let error = #expect(throws: PostgresError.self) { try LocalAppStore(catalog: Self.catalog, stateDirectory: nil, ledger: ledger) }
+        let error = #expect(throws: PostgresError.self) { try LocalAppStore(catalog: Repo.instantCatalog, stateDirectory: nil, ledger: ledger) }
         #expect(error?.kind == .newerSchema)
         #expect(error?.description.contains("schema version 99") == true)
         #expect(try Self.count("transactions", in: ledger) == 1)

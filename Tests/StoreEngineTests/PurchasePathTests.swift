@@ -10,49 +10,40 @@ import StoreClient
 /// written, checkpoints left alone while the integrity check reads, a wallet credit of one page.
 @Suite("Purchase path")
 struct PurchasePathTests {
-    var catalog: Catalog {
-        var catalog = Repo.catalog
-        catalog.settings.networkDelay = 0
-        return catalog
-    }
-
-    func directory() throws -> String {
-        let directory = temporaryDirectory()
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        return directory
+    /// Two connections to a new file with an empty table `t`, and a count of its rows as the first sees them.
+    func twoConnections(_ body: (_ db: SQLiteDatabase, _ other: SQLiteDatabase, _ count: () throws -> Int64?) throws -> Void) throws {
+        let directory = try createdTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let (db, other) = (try SQLiteDatabase(path: directory + "/t.sqlite"), try SQLiteDatabase(path: directory + "/t.sqlite"))
+        try db.execute("CREATE TABLE t(id INTEGER PRIMARY KEY)")
+        try body(db, other) { try db.query("SELECT COUNT(*) FROM t").first?.first?.int }
     }
 
     @Test("reading runs its statements on one snapshot: another connection's commit shows after it")
     func readingIsOneSnapshot() throws {
-        let directory = try directory()
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let (db, other) = (try SQLiteDatabase(path: directory + "/t.sqlite"), try SQLiteDatabase(path: directory + "/t.sqlite"))
-        try db.execute("CREATE TABLE t(id INTEGER PRIMARY KEY)")
-        func count() throws -> Int64? { try db.query("SELECT COUNT(*) FROM t").first?.first?.int }
-        try db.reading {
-            #expect(try count() == 0)
-            try other.query("INSERT INTO t(id) VALUES (1)")
-            #expect(try count() == 0, "the second read is on the first one's snapshot")
+        try twoConnections { db, other, count in
+            try db.reading {
+                #expect(try count() == 0)
+                try other.query("INSERT INTO t(id) VALUES (1)")
+                #expect(try count() == 0, "the second read is on the first one's snapshot")
+            }
+            #expect(try count() == 1)
         }
-        #expect(try count() == 1)
     }
 
     @Test("a write inside reading ends its snapshot: the reads after it see it and other connections' commits")
     func writeInsideReading() throws {
-        let directory = try directory()
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let (db, other) = (try SQLiteDatabase(path: directory + "/t.sqlite"), try SQLiteDatabase(path: directory + "/t.sqlite"))
-        try db.execute("CREATE TABLE t(id INTEGER PRIMARY KEY)")
-        func count() throws -> Int64? { try db.query("SELECT COUNT(*) FROM t").first?.first?.int }
-        try db.reading {
-            #expect(try count() == 0)
-            try other.query("INSERT INTO t(id) VALUES (1)")
-            try db.transaction { try db.query("INSERT INTO t(id) VALUES (2)") }
-            #expect(try count() == 2)
-            try other.query("INSERT INTO t(id) VALUES (3)")
-            #expect(try count() == 2, "the reads after the write are on one snapshot again")
+        try twoConnections { db, other, count in
+            try db.reading {
+                #expect(try count() == 0)
+                try other.query("INSERT INTO t(id) VALUES (1)")
+                try db.transaction { try db.query("INSERT INTO t(id) VALUES (2)") }
+                #expect(try count() == 2)
+                try other.query("INSERT INTO t(id) VALUES (3)")
+                #expect(try count() == 2, "the reads after the write are on one snapshot again")
+            }
+            #expect(try count() == 3)
         }
-        #expect(try count() == 3)
     }
 
     @Test("insert returns the key the row was given, and nil when it inserted none")
@@ -66,10 +57,10 @@ struct PurchasePathTests {
 
     @Test("a purchase made after another process's update still delivers that update")
     func purchaseDeliversOthersUpdates() async throws {
-        let directory = try directory()
+        let directory = try createdTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let store = try LocalAppStore(catalog: catalog, stateDirectory: directory, time: ManualTime())
-        let other = try LocalAppStore(catalog: catalog, stateDirectory: directory, time: ManualTime())
+        let store = try LocalAppStore(catalog: Repo.instantCatalog, stateDirectory: directory, time: ManualTime())
+        let other = try LocalAppStore(catalog: Repo.instantCatalog, stateDirectory: directory, time: ManualTime())
         let updates = await store.updates()
         try await other.buyOutsideApp(productID: ID.removeAds, familyShared: false)
         _ = try await store.purchase(ID.coins, options: PurchaseOptions(), answer: .confirm)
@@ -83,10 +74,10 @@ struct PurchasePathTests {
 
     @Test("the store's own purchases are seen as written: a later update of another process is delivered once")
     func ownPurchasesAreSeenAsWritten() async throws {
-        let directory = try directory()
+        let directory = try createdTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let store = try LocalAppStore(catalog: catalog, stateDirectory: directory, time: ManualTime())
-        let other = try LocalAppStore(catalog: catalog, stateDirectory: directory, time: ManualTime())
+        let store = try LocalAppStore(catalog: Repo.instantCatalog, stateDirectory: directory, time: ManualTime())
+        let other = try LocalAppStore(catalog: Repo.instantCatalog, stateDirectory: directory, time: ManualTime())
         let updates = await store.updates()
         for _ in 0..<3 { _ = try await store.purchase(ID.coins, options: PurchaseOptions(), answer: .confirm) }
         try await other.buyOutsideApp(productID: ID.removeAds, familyShared: false)
@@ -101,7 +92,7 @@ struct PurchasePathTests {
 
     @Test("while the integrity check reads, commits do not checkpoint; once it ends, they do again")
     func checkpointsWaitForTheIntegrityCheck() async throws {
-        let directory = try directory()
+        let directory = try createdTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let db = try SQLiteDatabase(path: directory + "/t.sqlite")
         try db.execute("CREATE TABLE t(id INTEGER PRIMARY KEY)")
@@ -122,7 +113,7 @@ struct PurchasePathTests {
 
     @Test("a wallet made with the product index loses it at open, and keeps its credits")
     func walletDropsItsProductIndex() async throws {
-        let directory = try directory()
+        let directory = try createdTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let path = directory + "/wallet.sqlite"
         do {

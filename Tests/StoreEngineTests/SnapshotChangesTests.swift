@@ -107,8 +107,7 @@ struct SnapshotChangesTests {
 
     @Test("the ledger's stamp moves with every row written and every other connection's commit")
     func stampMovesWithEveryWrite() throws {
-        let directory = temporaryDirectory()
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let directory = try createdTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let ledger = try Ledger(path: directory + "/ledger.sqlite", tokenPrefix: "")
         let other = try Ledger(path: directory + "/ledger.sqlite", tokenPrefix: "")
@@ -123,8 +122,7 @@ struct SnapshotChangesTests {
 
     @Test("the wallet's balances follow another connection's credits")
     func walletFollowsOtherConnections() async throws {
-        let directory = temporaryDirectory()
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let directory = try createdTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let (a, b) = (try ConsumableWallet(path: directory + "/wallet.sqlite"), try ConsumableWallet(path: directory + "/wallet.sqlite"))
         try await a.credit(transactionID: 1, productID: ID.coins, quantity: 100)

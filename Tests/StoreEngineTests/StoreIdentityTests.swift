@@ -75,8 +75,7 @@ struct StoreIdentityTests {
 
     @Test("a state directory others can write to is refused, not chmodded; a shared /tmp stays 1777")
     func sharedDirectoryRefused() throws {
-        let directory = temporaryDirectory()
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let directory = try createdTemporaryDirectory()
         chmod(directory, 0o1777)
         #expect(throws: StateError.self) { try StateDirectory.create(directory) }
         do { try StateDirectory.create(directory) } catch { #expect("\(error)".contains("writable by other users") && "\(error)".contains(directory)) }
