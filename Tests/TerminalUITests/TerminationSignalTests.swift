@@ -14,7 +14,7 @@ struct TerminationSignalTests {
         let pty = try InputWatcherTests.PseudoTerminal()
         defer { pty.close() }
         await MainActor.run { TerminalRestore.install() }
-        let watcher = InputWatcher(inputFD: pty.slave, outputFD: pty.slave)
+        let watcher = InputWatcher(inputFD: pty.slave, outputFD: pty.slave, wakeFD: TerminalRestore.wakeDescriptors.read)
         let wakes = Mutex(0)
         let counter = Task { for await _ in watcher.stream { wakes.withLock { $0 += 1 } } }
         watcher.start()

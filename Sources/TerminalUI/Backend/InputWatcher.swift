@@ -27,9 +27,13 @@ final class InputWatcher: Sendable {
     /// How long one `poll()` waits, bounding how late a resize is noticed.
     static let pollTimeoutMilliseconds: Int32 = 50
 
-    init(inputFD: Int32, outputFD: Int32) {
+    /// Readable when a termination signal asks the run loop to end (see `TerminalRestore`); -1: none.
+    private let wakeFD: Int32
+
+    init(inputFD: Int32, outputFD: Int32, wakeFD: Int32 = -1) {
         self.inputFD = inputFD
         self.outputFD = outputFD
+        self.wakeFD = wakeFD
         (stream, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
     }
 
@@ -58,7 +62,7 @@ final class InputWatcher: Sendable {
     }
 
     private func run() {
-        let wake = TerminalRestore.wakeDescriptors.read  // negative (ignored by poll) when there is none
+        let wake = wakeFD  // negative, ignored by poll, when there is none
         while !state.withLock({ $0.stopped }) {
             var fds = [pollfd(fd: inputFD, events: Int16(POLLIN), revents: 0), pollfd(fd: wake, events: Int16(POLLIN), revents: 0)]
             let ready = poll(&fds, 2, Self.pollTimeoutMilliseconds)

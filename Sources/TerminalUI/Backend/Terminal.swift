@@ -126,7 +126,7 @@ public final class Terminal {
             self.colorMode = .monochrome
         }
         size = Size(width: Int(getmaxx(window)), height: Int(getmaxy(window)))
-        watcher = InputWatcher(inputFD: inputFD, outputFD: outputFD)
+        watcher = InputWatcher(inputFD: inputFD, outputFD: outputFD, wakeFD: TerminalRestore.wakeDescriptors.read)
         inputReady = watcher.stream
         watcher.saw(size)
         watcher.start()
