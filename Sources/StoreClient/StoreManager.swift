@@ -20,7 +20,8 @@ public actor StoreManager {
     public static let historyLimit = 200
     /// Verification results by token: a refresh re-reads the same signed data many times.
     private var verified = VerificationCache<TransactionPayload>()
-    private var verifiedRenewals = VerificationCache<RenewalInfoPayload>()
+    /// The signed statuses `snapshot.subscriptionStatuses` was verified from (see `verifiedStatuses`).
+    private var signedStatuses: [String: [SignedSubscriptionStatus]] = [:]
     /// Where the source stood when the snapshot was last brought up to date; nil: unknown, read everything.
     private var stamp: ChangeStamp?
     /// The products the snapshot was last read whole for: statuses are read per group, non-renewing ends from durations.
@@ -269,7 +270,6 @@ public actor StoreManager {
         let start = await source.changeStamp()
         readForProducts = snapshot.products
         verified.startRefresh()
-        verifiedRenewals.startRefresh()
         let now = await source.now()
         entitling = []
         for jws in await source.currentEntitlements() {
@@ -280,19 +280,13 @@ public actor StoreManager {
         snapshot.damage = await source.damage()
         snapshot.now = now
         snapshot.balances = (try? await wallet.balances()) ?? snapshot.balances
-        var statuses: [String: [SubscriptionStatus]] = [:]
         let groupIDs = Array(Set(snapshot.products.compactMap { $0.subscription?.groupID })).sorted()
         do {
-            for (groupID, signed) in try await source.subscriptionStatuses(groupIDs: groupIDs) {
-                statuses[groupID] = signed.map {
-                    SubscriptionStatus(state: $0.state, transaction: verify($0.transaction),
-                                       renewalInfo: verifiedRenewals.result($0.renewalInfo, verifier.renewalInfo))
-                }
-            }
+            snapshot.subscriptionStatuses = verifiedStatuses(try await source.subscriptionStatuses(groupIDs: groupIDs))
         } catch {
             snapshot.statusError = Self.failure(error)
+            (snapshot.subscriptionStatuses, signedStatuses) = ([:], [:])
         }
-        snapshot.subscriptionStatuses = statuses
         snapshot.introEligibility = await source.introOfferEligibility(groupIDs: groupIDs)
         if !historyDeferred { await refreshHistory() }
         snapshot.transactionCount = await source.transactionCount()
@@ -300,6 +294,25 @@ public actor StoreManager {
         snapshot.storefront = await source.storefront()
         snapshot.locale = await source.locale()
         if let start, await source.changeStamp() == start { stamp = start }
+    }
+
+    /// The groups' statuses verified, each group's taken from the snapshot while what was signed for it is
+    /// unchanged: verification depends on the tokens alone, and looking up a thousand groups' tokens at
+    /// every refresh was a third of it. A renewal info is verified again only when it was signed again.
+    private func verifiedStatuses(_ signed: [String: [SignedSubscriptionStatus]]) -> [String: [SubscriptionStatus]] {
+        if signed == signedStatuses { return snapshot.subscriptionStatuses }
+        var statuses: [String: [SubscriptionStatus]] = [:]
+        for (groupID, group) in signed {
+            if signedStatuses[groupID] == group, let known = snapshot.subscriptionStatuses[groupID] {
+                statuses[groupID] = known
+            } else {
+                statuses[groupID] = group.map {
+                    SubscriptionStatus(state: $0.state, transaction: verify($0.transaction), renewalInfo: verifier.renewalInfo($0.renewalInfo))
+                }
+            }
+        }
+        signedStatuses = signed
+        return statuses
     }
 
     /// What the customer is entitled to at `now` (a non-renewing subscription ends with its duration),
@@ -418,6 +431,10 @@ struct VerificationCache<Payload: Sendable & Equatable> {
     /// The refresh reading now, how many tokens it has read, and how many the one before read.
     private var refresh = 0
     private var read = 0, readBefore = 0
+    /// Where the payload starts in the first token read: tokens from one signer share a header (its
+    /// certificate chain, most of a token), so the payload is found without searching it, which was
+    /// half of a lookup. Fixed once set, so a token's key never changes.
+    private var payloadStart: Int?
 
     /// A token keyed by the bytes that tell one from another (its signature's end, and its payload's
     /// start, where a transaction's ID is), hashed once: hashing whole tokens, certificate chains and
@@ -427,23 +444,30 @@ struct VerificationCache<Payload: Sendable & Equatable> {
         let jws: String
         let key: Int
 
-        init(_ jws: String) {
+        init(_ jws: String, payloadStart: Int?) {
             self.jws = jws
-            key = jws.utf8.withContiguousStorageIfAvailable(Self.key) ?? Array(jws.utf8).withUnsafeBufferPointer(Self.key)
+            key = jws.utf8.withContiguousStorageIfAvailable { Self.key($0, payloadStart) }
+                ?? Array(jws.utf8).withUnsafeBufferPointer { Self.key($0, payloadStart) }
         }
 
         static func == (a: Token, b: Token) -> Bool { a.key == b.key && a.jws == b.jws }
         func hash(into hasher: inout Hasher) { hasher.combine(key) }
 
-        static func key(_ bytes: UnsafeBufferPointer<UInt8>) -> Int {
+        static func key(_ bytes: UnsafeBufferPointer<UInt8>, _ payloadStart: Int?) -> Int {
             var hasher = Hasher()
             let window = 64
             hasher.combine(bytes: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[max(bytes.count - window, 0)...])))
-            if let base = bytes.baseAddress, let dot = memchr(base, Int32(UInt8(ascii: ".")), bytes.count) {
-                let start = base.distance(to: dot.assumingMemoryBound(to: UInt8.self)) + 1
+            if let start = Self.payloadStart(bytes, known: payloadStart) {
                 hasher.combine(bytes: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[start..<min(start + window, bytes.count)])))
             }
             return hasher.finalize()
+        }
+
+        /// Just past a dot: the one at `known` when there is one there, else the first.
+        static func payloadStart(_ bytes: UnsafeBufferPointer<UInt8>, known: Int?) -> Int? {
+            if let known, known > 0, known <= bytes.count, bytes[known - 1] == UInt8(ascii: ".") { return known }
+            guard let base = bytes.baseAddress, let dot = memchr(base, Int32(UInt8(ascii: ".")), bytes.count) else { return nil }
+            return base.distance(to: dot.assumingMemoryBound(to: UInt8.self)) + 1
         }
     }
 
@@ -456,7 +480,10 @@ struct VerificationCache<Payload: Sendable & Equatable> {
     }
 
     mutating func result(_ jws: String, _ verify: (String) -> VerificationResult<Payload>) -> VerificationResult<Payload> {
-        let token = Token(jws)
+        if payloadStart == nil {
+            payloadStart = jws.utf8.withContiguousStorageIfAvailable { Token.payloadStart($0, known: nil) } ?? nil
+        }
+        let token = Token(jws, payloadStart: payloadStart)
         if let index = entries.index(forKey: token) {
             if entries.values[index].refresh != refresh {
                 entries.values[index].refresh = refresh
