@@ -542,6 +542,13 @@ final class Ledger {
         return records.sorted { $0.originalID < $1.originalID }
     }
 
+    /// Every subscription record by group, each group's as `subscriptions(group:)` reads it, without
+    /// grouping all of them again (a thousand groups' at every refresh).
+    func subscriptionsByGroup() throws -> [String: [SubscriptionRecord]] {
+        guard let pending = batchRecords, !pending.isEmpty else { return try decodedSubscriptions().byGroup }
+        return Dictionary(grouping: try subscriptions(), by: \.groupID)
+    }
+
     func save(_ record: SubscriptionRecord) throws {
         if batchRecords != nil { batchRecords![record.originalID] = record } else { try write(record) }
     }

@@ -365,10 +365,9 @@ extension LocalAppStore {
     func statuses(of groupIDs: [String]) throws -> [String: [SignedSubscriptionStatus]] {
         try injected.check(.subscriptionStatus)
         catchUp()
-        let wanted = Set(groupIDs)
-        let records = try (groupIDs.count == 1 ? ledger.subscriptions(group: groupIDs[0]) : ledger.subscriptions())
-            .filter { wanted.contains($0.groupID) }
-        let tokens = try ledger.jws(records.map(\.latestTransactionID))
+        let byGroup = try groupIDs.count == 1 ? [groupIDs[0]: ledger.subscriptions(group: groupIDs[0])] : ledger.subscriptionsByGroup()
+        let records = groupIDs.flatMap { byGroup[$0] ?? [] }
+        let tokens = try self.tokens(records.map(\.latestTransactionID))
         var statuses = Dictionary(uniqueKeysWithValues: groupIDs.map { ($0, [SignedSubscriptionStatus]()) })
         for record in records {
             guard let jws = tokens[record.latestTransactionID] else { continue }
@@ -378,8 +377,20 @@ extension LocalAppStore {
         return statuses
     }
 
+    /// The tokens of transactions `ids`, read from the ledger only where it moved since they were last
+    /// read: a refresh reads the subscriptions' tokens for entitlements and again for statuses, and
+    /// reading them twice was a fifth of it. While the stamp stands still, no row changed.
+    func tokens(_ ids: [Int64]) throws -> [Int64: String] {
+        guard let stamp = try ledger.stamp() else { return try ledger.jws(ids) }
+        var tokens = tokensRead?.stamp == stamp ? tokensRead!.tokens : [:]
+        let unread = ids.filter { tokens[$0] == nil }
+        if !unread.isEmpty { tokens.merge(try ledger.jws(unread)) { _, read in read } }
+        tokensRead = (stamp, tokens)
+        return tokens
+    }
+
     public func introOfferEligibility(groupIDs: [String]) async -> [String: Bool] {
-        let history = Dictionary(grouping: read([]) { try ledger.subscriptions() }, by: \.groupID)
+        let history = read([:]) { try ledger.subscriptionsByGroup() }
         return Dictionary(uniqueKeysWithValues: groupIDs.map { ($0, OfferEligibility(history: history[$0] ?? []).isEligibleForIntroOffer) })
     }
 
@@ -398,14 +409,28 @@ extension LocalAppStore {
             let now = info.signedDate
             info.signedDate = signed.info.signedDate
             if info == signed.info {
-                signedRenewals[record.originalID] = (info, signed.jws, record, currentStorefront, currentSettings.environment)
+                signedRenewals[record.originalID] = SignedRenewal(info, signed.jws, record, currentStorefront, currentSettings.environment)
                 return signed.jws
             }
             info.signedDate = now
         }
         let jws = try sign(info.json)
-        signedRenewals[record.originalID] = (info, jws, record, currentStorefront, currentSettings.environment)
+        signedRenewals[record.originalID] = SignedRenewal(info, jws, record, currentStorefront, currentSettings.environment)
         return jws
+    }
+
+    /// A renewal info as signed, and what it was made from. A class: looking one up for each of a
+    /// thousand subscriptions at every refresh copied every field of a struct.
+    final class SignedRenewal {
+        let info: RenewalInfoPayload
+        let jws: String
+        let record: SubscriptionRecord
+        let storefront: Storefront
+        let environment: StoreEnvironment
+
+        init(_ info: RenewalInfoPayload, _ jws: String, _ record: SubscriptionRecord, _ storefront: Storefront, _ environment: StoreEnvironment) {
+            (self.info, self.jws, self.record, self.storefront, self.environment) = (info, jws, record, storefront, environment)
+        }
     }
 
     func renewalInfo(_ record: SubscriptionRecord) -> RenewalInfoPayload {

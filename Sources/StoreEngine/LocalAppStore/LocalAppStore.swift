@@ -40,8 +40,9 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
     /// During a catch-up, the notifications it makes, written in order before it commits (see `enqueueNotification`).
     var batchNotifications: [Ledger.OutboxRow] = []
     /// Renewal info as last signed, by original transaction (see `signedRenewalInfo`).
-    var signedRenewals: [Int64: (info: RenewalInfoPayload, jws: String, record: SubscriptionRecord, storefront: Storefront,
-                                 environment: StoreEnvironment)] = [:]
+    var signedRenewals: [Int64: SignedRenewal] = [:]
+    /// The tokens last read, and where the ledger stood then (see `tokens`).
+    var tokensRead: (stamp: ChangeStamp, tokens: [Int64: String])?
     /// The clock and settings as this process last wrote or read them in the ledger (see `adoptSharedState`).
     var sharedClock: String?
     var sharedSettings: String?
@@ -455,7 +456,7 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
         catchUp()
         let oneTime = read([], ledger.ownedOneTimeRows).compactMap(\.jws)
         let active = read([]) { try ledger.subscriptions() }.filter { $0.state.grantsAccess }.map(\.latestTransactionID)
-        let tokens = read([:]) { try ledger.jws(active) }
+        let tokens = read([:]) { try self.tokens(active) }
         let subscriptions = active.compactMap { tokens[$0] }
         return (oneTime + subscriptions).map(present)
     }
