@@ -44,8 +44,9 @@ struct Harness {
     let time: ManualTime
     let directory: String?
 
-    static func make(directory: String? = nil, time: ManualTime = ManualTime(), settings: (inout TestSettings) -> Void = { _ in }) async throws -> Harness {
-        var catalog = Repo.catalog
+    static func make(directory: String? = nil, time: ManualTime = ManualTime(), catalog: Catalog = Repo.catalog,
+                     settings: (inout TestSettings) -> Void = { _ in }) async throws -> Harness {
+        var catalog = catalog
         catalog.settings.networkDelay = 0
         catalog.settings.gracePeriod = false
         settings(&catalog.settings)

@@ -151,6 +151,21 @@ struct LedgerSpeedTests {
         #expect(changed.first.map { verifier.renewalInfo($0.renewalInfo).payload?.willAutoRenew } == false)
     }
 
+    @Test("a token read for entitlements is read again for statuses only once the ledger has moved")
+    func tokensAreReadAgainOnceTheLedgerMoves() async throws {
+        let h = try await Harness.make()
+        defer { Task { await h.close() } }
+        _ = await h.manager.purchase(ID.proMonthly)
+        let entitled = await h.store.currentEntitlements()
+        #expect(try await h.store.subscriptionStatuses(groupID: ID.group).map(\.transaction) == entitled)
+        let id = try #require(await h.entry(ID.proMonthly)).id
+        try await h.store.refund(transactionID: id, prorated: false)
+        let refunded = try await h.store.subscriptionStatuses(groupID: ID.group)
+        let verifier = SignedDataVerifier(trustedRoots: [h.store.certificate])
+        #expect(refunded.map { verifier.transaction($0.transaction).payload?.isRevoked } == [true])
+        #expect(await h.store.currentEntitlements().isEmpty)
+    }
+
     @Test("a subscription record is written as JSONEncoder would write it: every field reads back through JSONDecoder")
     func recordJSONReadsBackThroughJSONDecoder() throws {
         var full = record(2_000_000_001, group: "g \"quoted\"", expires: Date(timeIntervalSinceReferenceDate: 852_080_291.4437038))

@@ -156,6 +156,75 @@ struct SnapshotChangesTests {
         #expect(cache.result(genuine, verifier.transaction).isVerified)
     }
 
+    @Test("a token whose header is not the first token's is keyed by its own payload, and never meets another token's result")
+    func cacheTellsTokensWithAnotherHeaderApart() throws {
+        let identity = try StoreIdentity.ephemeral()
+        let verifier = SignedDataVerifier(trustedRoots: [identity.certificate])
+        let date = Date(timeIntervalSince1970: 1_780_000_000)
+        func payload(_ productID: String) -> String {
+            TransactionPayload(transactionID: 2_000_000_001, originalTransactionID: 2_000_000_001, bundleID: "com.example.app", productID: productID,
+                               productType: .nonConsumable, purchaseDate: date, originalPurchaseDate: date, quantity: 1, signedDate: date,
+                               storefront: "USA", storefrontID: "143441", currency: "USD", priceMilliunits: 990, appTransactionID: "1").json.compact
+        }
+        let genuine = try identity.signer.sign(payload: Data(payload(ID.removeAds).utf8))
+        let signature = genuine.split(separator: ".").map(String.init)[2]
+        // A shorter header, so the dot is not where the first token's was; one signature shared by all.
+        let header = Base64URL.encode(Array(#"{"alg":"ES256"}"#.utf8))
+        let others = [ID.pro, ID.season, ID.gems].map { header + "." + Base64URL.encode(Array(payload($0).utf8)) + "." + signature }
+        var verified = 0
+        var cache = VerificationCache<TransactionPayload>()
+        func read(_ jws: String) -> VerificationResult<TransactionPayload> {
+            cache.result(jws) { verified += 1; return verifier.transaction($0) }
+        }
+        #expect(read(genuine).isVerified)
+        for _ in 0..<2 {
+            for (token, productID) in zip(others, [ID.pro, ID.season, ID.gems]) {
+                let result = read(token)
+                #expect(!result.isVerified)
+                #expect(result.payload?.productID == productID)
+            }
+        }
+        #expect(verified == 4, "each token verified once")
+        #expect(read(genuine).payload?.productID == ID.removeAds)
+    }
+
+    /// The bundled catalog with a second subscription group, whose one product is a copy of Pro Monthly.
+    static let extraGroup = "lumenquest.extra", extraMonthly = "com.lumenquest.extra.monthly"
+    static var twoGroups: Catalog {
+        var catalog = Repo.catalog
+        var extra = catalog.product(ID.proMonthly)!
+        extra.id = extraMonthly
+        extra.subscription?.groupID = extraGroup
+        catalog.products.append(extra)
+        catalog.subscriptionGroups.append(SubscriptionGroup(id: extraGroup, referenceName: "Extra"))
+        return catalog
+    }
+
+    @Test("a change in one group, a failed status read and the read after it leave the statuses a full read gives")
+    func statusesVerifiedAgainByGroup() async throws {
+        let directory = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let h = try await Harness.make(directory: directory, catalog: Self.twoGroups)
+        _ = await h.manager.purchase(ID.proMonthly)
+        _ = await h.manager.purchase(Self.extraMonthly)
+        let before = await h.snapshot().subscriptionStatuses
+        #expect(before.count == 2)
+        try await h.store.setAutoRenew(productID: Self.extraMonthly, enabled: false)
+        await h.manager.refresh()
+        let after = await h.snapshot()
+        #expect(records(after) == (try await readWhole(h, directory)))
+        #expect(after.subscriptionStatuses[ID.group] == before[ID.group])
+        #expect(after.subscriptionStatuses[Self.extraGroup]?.first?.renewalInfo.payload?.willAutoRenew == false)
+        #expect(after.subscriptionStatuses[Self.extraGroup]?.first?.renewalInfo.isVerified == true)
+        await h.store.update { $0.failures[.subscriptionStatus] = .storeKit(.networkError) }
+        await h.manager.refresh()
+        #expect(await h.snapshot().subscriptionStatuses.isEmpty)
+        await h.store.update { $0.failures[.subscriptionStatus] = nil }
+        await h.manager.refresh()
+        #expect(await h.snapshot().subscriptionStatuses == (try await readWhole(h, directory)).subscriptionStatuses)
+        await h.close()
+    }
+
     @Test("the verification cache keeps what recent refreshes read, and forgets the rest once it outnumbers them")
     func cacheForgetsWhatRefreshesNoLongerRead() {
         var verified = 0

@@ -366,13 +366,14 @@ extension LocalAppStore {
         try injected.check(.subscriptionStatus)
         catchUp()
         let byGroup = try groupIDs.count == 1 ? [groupIDs[0]: ledger.subscriptions(group: groupIDs[0])] : ledger.subscriptionsByGroup()
-        let records = groupIDs.flatMap { byGroup[$0] ?? [] }
-        let tokens = try self.tokens(records.map(\.latestTransactionID))
-        var statuses = Dictionary(uniqueKeysWithValues: groupIDs.map { ($0, [SignedSubscriptionStatus]()) })
-        for record in records {
-            guard let jws = tokens[record.latestTransactionID] else { continue }
-            statuses[record.groupID]?.append(SignedSubscriptionStatus(state: record.state, transaction: present(jws),
-                                                                     renewalInfo: present(asSigned(try signedRenewalInfo(record)))))
+        let tokens = try self.tokens(groupIDs.flatMap { byGroup[$0]?.map(\.latestTransactionID) ?? [] })
+        var statuses: [String: [SignedSubscriptionStatus]] = [:]
+        for groupID in groupIDs {
+            statuses[groupID] = try (byGroup[groupID] ?? []).compactMap { record in
+                guard let jws = tokens[record.latestTransactionID] else { return nil }
+                return SignedSubscriptionStatus(state: record.state, transaction: present(jws),
+                                                renewalInfo: present(asSigned(try signedRenewalInfo(record))))
+            }
         }
         return statuses
     }

@@ -455,7 +455,7 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
     public func currentEntitlements() -> [String] {
         catchUp()
         let oneTime = read([], ledger.ownedOneTimeRows).compactMap(\.jws)
-        let active = read([]) { try ledger.subscriptions() }.filter { $0.state.grantsAccess }.map(\.latestTransactionID)
+        let active = read([]) { try ledger.subscriptions() }.compactMap { $0.state.grantsAccess ? $0.latestTransactionID : nil }
         let tokens = read([:]) { try self.tokens(active) }
         let subscriptions = active.compactMap { tokens[$0] }
         return (oneTime + subscriptions).map(present)
