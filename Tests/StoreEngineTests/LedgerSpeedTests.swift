@@ -166,18 +166,79 @@ struct LedgerSpeedTests {
         #expect(await h.store.currentEntitlements().isEmpty)
     }
 
-    @Test("a subscription record is written as JSONEncoder would write it: every field reads back through JSONDecoder")
-    func recordJSONReadsBackThroughJSONDecoder() throws {
-        var full = record(2_000_000_001, group: "g \"quoted\"", expires: Date(timeIntervalSinceReferenceDate: 852_080_291.4437038))
+    /// Records with every field set, with none of the optional ones, and with each value of each enumeration.
+    func recordsOfEveryShape() -> [SubscriptionRecord] {
+        var full = record(2_000_000_001, group: "g \"quoted\" ✓/", expires: Date(timeIntervalSinceReferenceDate: 852_080_291.4437038))
         (full.willAutoRenew, full.state, full.expirationReason) = (false, .inGracePeriod, .billingError)
-        (full.gracePeriodEnd, full.billingRetryEnd) = (Date(timeIntervalSinceReferenceDate: 1.5), Date(timeIntervalSinceReferenceDate: -63_114_076_800))
+        (full.gracePeriodEnd, full.billingRetryEnd) = (Date(timeIntervalSinceReferenceDate: 1e-5), Date(timeIntervalSinceReferenceDate: -63_114_076_800))
         (full.priceIncrease, full.increasedPriceMilliunits, full.familyShared) = (.agreed, 5990, true)
         (full.anchorDay, full.appAccountToken, full.billingPlan) = (31, UUID(), .monthly)
         full.offer = .init(type: .promotional, id: "half", period: Period(3, .month), priceMilliunits: 1490, remainingPeriods: 2)
-        var bare = record(7, group: "g", expires: .now)
-        bare.offer = .init(type: .introductory, id: nil, period: Period(1, .week), priceMilliunits: 0, remainingPeriods: 1)
-        for record in [full, bare, record(8, group: "h", expires: .distantPast)] {
-            #expect(try JSONDecoder().decode(SubscriptionRecord.self, from: Data(record.json.compact.utf8)) == record)
+        var records = [full, record(8, group: "h", expires: .distantPast), record(-1, group: "", expires: .distantFuture)]
+        for (i, state) in SubscriptionState.allCases.enumerated() {
+            var r = record(Int64(10 + i), group: "s", expires: .now)
+            (r.state, r.expirationReason) = (state, RenewalInfoPayload.ExpirationReason.allCases[i % 5])
+            r.priceIncrease = [.notYetResponded, .agreed, .declined][i % 3]
+            r.billingPlan = BillingPlanType.allCases[i % BillingPlanType.allCases.count]
+            r.offer = .init(type: OfferType.allCases[i % OfferType.allCases.count], id: nil, period: Period(1, .week), priceMilliunits: 0, remainingPeriods: i)
+            records.append(r)
+        }
+        return records
+    }
+
+    @Test("a record reads back as JSONDecoder read it: written by json or, in rows from before, by JSONEncoder")
+    func recordReadsAsJSONDecoderRead() throws {
+        for record in recordsOfEveryShape() {
+            let written = [record.json.compact, String(decoding: try JSONEncoder().encode(record), as: UTF8.self)]
+            for text in written {
+                let read = try SubscriptionRecord(json: JSONParser.parse(text))
+                #expect(read == record, "\(text)")
+                #expect(read == (try JSONDecoder().decode(SubscriptionRecord.self, from: Data(text.utf8))))
+            }
+        }
+    }
+
+    @Test("an optional key absent or null reads as nil; unknown keys are ignored, as JSONDecoder does")
+    func recordOptionalsAndUnknownKeys() throws {
+        let bare = record(7, group: "g", expires: Date(timeIntervalSinceReferenceDate: 0))
+        guard case .object(var members) = bare.json else { Issue.record("not an object"); return }
+        members += ["gracePeriodEnd", "offer", "appAccountToken", "anchorDay"].map { (key: $0, value: JSONValue.null) }
+        members.append((key: "addedLater", value: ["nested": true]))
+        let text = JSONValue.object(members).compact
+        #expect(try SubscriptionRecord(json: JSONParser.parse(text)) == bare)
+        #expect(try JSONDecoder().decode(SubscriptionRecord.self, from: Data(text.utf8)) == bare)
+    }
+
+    @Test("a record with a key missing, null or of the wrong kind is refused, naming the key, where JSONDecoder refuses it too",
+          arguments: [("expirationDate", nil, "expirationDate is missing"), ("willAutoRenew", JSONValue.null, "willAutoRenew is null"),
+                      ("originalID", "7", "originalID is a string, not what it should hold"),
+                      ("state", "paused", "state is a string, not what it should hold"),
+                      ("anchorDay", .number("1.5"), "anchorDay is a number, not what it should hold"),
+                      ("offer", ["type": "code", "period": "P1X", "priceMilliunits": 0, "remainingPeriods": 1],
+                       "offer.period is a string, not what it should hold")] as [(String, JSONValue?, String)])
+    func badRecordIsRefused(key: String, value: JSONValue?, message: String) throws {
+        guard case .object(var members) = record(7, group: "g", expires: .now).json else { Issue.record("not an object"); return }
+        members.removeAll { $0.key == key }
+        if let value { members.append((key: key, value: value)) }
+        let text = JSONValue.object(members).compact
+        #expect(throws: RecordFieldError(key: String(message.prefix { $0 != " " }), problem: String(message.drop { $0 != " " }.dropFirst()))) {
+            try SubscriptionRecord(json: JSONParser.parse(text))
+        }
+        #expect(throws: (any Error).self) { try JSONDecoder().decode(SubscriptionRecord.self, from: Data(text.utf8)) }
+    }
+
+    @Test("a stored record that does not read is damage naming its row and key")
+    func damagedRecordNamesItsKey() throws {
+        let ledger = try Ledger(path: nil, tokenPrefix: "")
+        try ledger.save(record(7, group: "g", expires: .now))
+        try ledger.db.query("UPDATE subscriptions SET record = replace(record, '\"state\":\"subscribed\"', '\"state\":1')")
+        #expect(throws: LedgerError.damagedRow(path: ":memory:", table: "subscriptions", key: "7",
+                                               detail: "its record does not decode: state is a number, not what it should hold")) {
+            try ledger.subscriptions(group: "g")
+        }
+        try ledger.db.query("UPDATE subscriptions SET record = '{'")
+        #expect(throws: LedgerError.damagedRow(path: ":memory:", table: "subscriptions", key: "7", detail: "its record does not decode: it is not JSON")) {
+            try ledger.subscriptions(group: "g")
         }
     }
 

@@ -459,10 +459,14 @@ final class Ledger {
     }
 
     private func record(_ columns: [SQLValue]) throws -> SubscriptionRecord {
-        guard let text = columns[0].text, let record = try? JSONDecoder().decode(SubscriptionRecord.self, from: Data(text.utf8)) else {
-            throw damagedRow("subscriptions", key: columns[1].int, "its record does not decode")
+        guard let text = columns[0].text, let json = try? JSONParser.parse(text) else {
+            throw damagedRow("subscriptions", key: columns[1].int, "its record does not decode: it is not JSON")
         }
-        return record
+        do {
+            return try SubscriptionRecord(json: json)
+        } catch {
+            throw damagedRow("subscriptions", key: columns[1].int, "its record does not decode: \(error)")
+        }
     }
 
     /// Every subscription record, decoded once: a refresh reads them for each group (status,
