@@ -28,6 +28,8 @@ public actor StoreManager {
     private var readForProducts: [Product] = []
     /// Verified, unrevoked transactions of `currentEntitlements`, before non-renewing ones are checked against the clock.
     private var entitling: [TransactionPayload] = []
+    /// The signed `currentEntitlements` that `entitling` was verified from, when it was read whole (see `readEverything`).
+    private var entitlementTokens: [String]?
     /// Refreshes run one at a time, each from where the one before left the snapshot: one runs, these wait.
     private var isRefreshing = false
     private var waitingRefreshes: [CheckedContinuation<Void, Never>] = []
@@ -251,6 +253,7 @@ public actor StoreManager {
             // A history left for after the first frame is read whole when it loads.
             if !historyDeferred { snapshot.history.insert(result, at: 0) }
             if case .verified(let t) = result, !t.isRevoked, t.productType != .consumable { entitling.append(t) }
+            entitlementTokens = nil
         }
         if snapshot.history.count > Self.historyLimit { snapshot.history.removeLast(snapshot.history.count - Self.historyLimit) }
         snapshot.now = changes.now
@@ -271,10 +274,17 @@ public actor StoreManager {
         readForProducts = snapshot.products
         verified.startRefresh()
         let now = await source.now()
-        entitling = []
-        for jws in await source.currentEntitlements() {
-            guard case .verified(let t) = verify(jws), !t.isRevoked else { continue }
-            entitling.append(t)
+        // The same signed entitlements as last time are the same transactions: verification depends on the tokens
+        // alone, and looking up a thousand at every refresh was a sixth of it.
+        let tokens = await source.currentEntitlements()
+        if tokens == entitlementTokens {
+            verified.keep(tokens)
+        } else {
+            entitling = tokens.compactMap { jws in
+                guard case .verified(let t) = verify(jws), !t.isRevoked else { return nil }
+                return t
+            }
+            entitlementTokens = tokens
         }
         updateEntitlements(at: now)
         snapshot.damage = await source.damage()
@@ -471,12 +481,27 @@ struct VerificationCache<Payload: Sendable & Equatable> {
         }
     }
 
+    /// Tokens the refresh reading now counts as read without looking each up (see `keep`).
+    private var kept: [String] = []
+
     /// Forgets the results neither this refresh nor the one before read, once they outnumber those:
     /// rarely, while each refresh reads about the same tokens.
     mutating func startRefresh() {
         refresh += 1
         (readBefore, read) = (read, 0)
-        if entries.count > 2 * readBefore { entries = entries.filter { $0.value.refresh >= refresh - 1 } }
+        defer { kept = [] }
+        guard entries.count > 2 * readBefore else { return }
+        for jws in kept {
+            if let index = entries.index(forKey: Token(jws, payloadStart: payloadStart)) { entries.values[index].refresh = refresh - 1 }
+        }
+        entries = entries.filter { $0.value.refresh >= refresh - 1 }
+    }
+
+    /// Counts `tokens` as read by this refresh, without a lookup: a caller that found them as it last
+    /// read them still holds their results. Marked read only when results are forgotten.
+    mutating func keep(_ tokens: [String]) {
+        kept += tokens
+        read += tokens.count
     }
 
     mutating func result(_ jws: String, _ verify: (String) -> VerificationResult<Payload>) -> VerificationResult<Payload> {

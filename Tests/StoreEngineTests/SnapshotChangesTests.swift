@@ -225,6 +225,34 @@ struct SnapshotChangesTests {
         await h.close()
     }
 
+    @Test("results a refresh keeps without a lookup stay while refreshes keep them, and go once none does")
+    func cacheKeepsWhatRefreshesKeep() {
+        var verified = 0
+        func verify(_ jws: String) -> VerificationResult<TransactionPayload> {
+            verified += 1
+            return .unverified(nil, .invalidEncoding)
+        }
+        var cache = VerificationCache<TransactionPayload>()
+        func read(_ names: [String]) -> Int {
+            let before = verified
+            for name in names { _ = cache.result("h." + name + ".s", verify) }
+            return verified - before
+        }
+        let (kept, churn) = ((0..<10).map { "k\($0)" }, (0..<30).map { "c\($0)" })
+        #expect(read(kept) == 10)
+        for round in 0..<3 {
+            cache.startRefresh()
+            cache.keep(kept.map { "h." + $0 + ".s" })
+            // Tokens read once each refresh, new every time: they outnumber what was read and are forgotten.
+            #expect(read(churn.map { $0 + "-\(round)" }) == 30)
+        }
+        cache.startRefresh()
+        #expect(read(kept) == 0, "kept by every refresh since they were read")
+        cache.startRefresh()
+        cache.startRefresh()
+        #expect(read(["c0-2"]) == 1, "read by no refresh since the one before, and outnumbering it: gone")
+    }
+
     @Test("the verification cache keeps what recent refreshes read, and forgets the rest once it outnumbers them")
     func cacheForgetsWhatRefreshesNoLongerRead() {
         var verified = 0
