@@ -443,7 +443,7 @@ struct VerificationCache<Payload: Sendable & Equatable> {
     private var read = 0, readBefore = 0
     /// Where the payload starts in the first token read: tokens from one signer share a header (its
     /// certificate chain, most of a token), so the payload is found without searching it, which was
-    /// half of a lookup. Fixed once set, so a token's key never changes.
+    /// a third of a lookup. Fixed once set, so a token's key never changes.
     private var payloadStart: Int?
 
     /// A token keyed by the bytes that tell one from another (its signature's end, and its payload's
