@@ -148,6 +148,33 @@ struct PostgresLedgerTests {
         #expect(try Self.count("transactions", in: ledger) == 1)
     }
 
+    @Test("a ledger of schema 1 opens at schema 2 with every transaction, its unfinished ones listed")
+    func schemaOneLedgerIsMigrated() async throws {
+        let ledger = try PostgresTestServer.freshLedger()
+        let h = try await Self.open(ledger)
+        for _ in 0..<3 { _ = try await h.manager.purchase(ID.coins) }
+        await h.close()
+        // Back to schema 1: the unfinished transactions in a partial index of the rows, the second one not finished.
+        let schema = Self.schema(ledger)
+        try PostgresTestServer.admin {
+            try $0.execute("""
+                DROP TRIGGER unfinished ON \(schema).transactions; DROP TABLE \(schema).unfinished;
+                UPDATE \(schema).transactions SET finished = CASE WHEN id = (SELECT MIN(id) + 1 FROM \(schema).transactions) THEN 0 ELSE 1 END;
+                CREATE INDEX unfinished_transactions ON \(schema).transactions(id) WHERE finished = 0;
+                UPDATE \(schema).meta SET value = '1' WHERE key = 'schemaVersion';
+                """)
+        }
+        let store = try LocalAppStore(catalog: Repo.instantCatalog, stateDirectory: nil, ledger: ledger)
+        #expect(await store.unfinishedTransactions().count == 1)
+        #expect(await store.transactionCount() == 3)
+        #expect(try Self.count("unfinished", in: ledger) == 1)
+        let version = try PostgresTestServer.admin { try $0.query("SELECT value FROM \(schema).meta WHERE key = 'schemaVersion'", []) }
+        #expect(version == [[.text(String(Ledger.postgresSchemaVersion))]])
+        let index = try PostgresTestServer.admin { try $0.query("SELECT 1 FROM pg_indexes WHERE schemaname = ? AND indexname = 'unfinished_transactions'", [.text(schema)]) }
+        #expect(index.isEmpty)
+        await store.shutdown()
+    }
+
     @Test("placeholders become PostgreSQL's numbered parameters, quoted text left alone")
     func placeholdersAreNumbered() {
         #expect(PostgresDatabase.numbered("SELECT a FROM t WHERE b = ? AND c = '?' AND d = ?") == "SELECT a FROM t WHERE b = $1 AND c = '?' AND d = $2")

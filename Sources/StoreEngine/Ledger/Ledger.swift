@@ -41,7 +41,10 @@ final class Ledger {
             // Inside the check: the counter's first count reads every row, and may meet damage quick_check missed.
             // Before a check beside the store starts: damage it found first would refuse this write,
             // and the open would fail with "attempt to write a readonly database" (seen under load).
-            try db.execute(Self.schema)
+            try db.transaction {
+                try db.execute(Self.schema)
+                try Self.migrate(db)
+            }
             if checkedBeside, let path {
                 let check = IntegrityCheck(path: path)
                 integrityCheck = check
@@ -84,7 +87,6 @@ final class Ledger {
     }
 
     private static let schema = """
-            BEGIN IMMEDIATE;
             CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
             CREATE TABLE IF NOT EXISTS transactions(
                 id INTEGER PRIMARY KEY, original_id INTEGER NOT NULL, product_id TEXT NOT NULL,
@@ -93,7 +95,6 @@ final class Ledger {
             DROP INDEX IF EXISTS transactions_entitled;
             DROP INDEX IF EXISTS transactions_unfinished;
             CREATE INDEX IF NOT EXISTS one_time_purchases ON transactions(id) WHERE product_type IN ('nonConsumable', 'nonRenewing');
-            CREATE INDEX IF NOT EXISTS unfinished_transactions ON transactions(id) WHERE finished = 0;
             CREATE TABLE IF NOT EXISTS subscriptions(original_id INTEGER PRIMARY KEY, group_id TEXT NOT NULL, record TEXT NOT NULL);
             CREATE INDEX IF NOT EXISTS subscriptions_group ON subscriptions(group_id);
             CREATE TABLE IF NOT EXISTS events(seq INTEGER PRIMARY KEY, transaction_id INTEGER NOT NULL,
@@ -103,9 +104,40 @@ final class Ledger {
             CREATE TABLE IF NOT EXISTS nonces(nonce TEXT PRIMARY KEY);
             \(outboxSchema)
             \(completedCounter)
+            \(unfinishedSchema)
             \(serverAPISchema)
-            COMMIT;
             """
+
+    /// The schema this Storefront writes, in SQLite's `user_version` (0: a ledger from before it was kept).
+    static let schemaVersion: Int64 = 2
+
+    /// Brings a ledger of an older schema up to this one, in the open's write transaction.
+    private static func migrate(_ db: SQLiteDatabase) throws {
+        guard (try db.query("PRAGMA user_version").first?.first?.int ?? 0) < schemaVersion else { return }
+        // 2: the unfinished transactions are listed in `unfinished`, read from the index of them that it replaces.
+        try db.execute("""
+            INSERT OR IGNORE INTO unfinished(id) SELECT id FROM transactions WHERE finished = 0;
+            DROP INDEX IF EXISTS unfinished_transactions;
+            PRAGMA user_version = \(schemaVersion);
+            """)
+    }
+
+    /// The transactions not yet finished (and the pending ones), listed by ID: finishing one deletes
+    /// its entry, one small page, where setting the row's `finished` rewrote the row and its index
+    /// entry. `finished` is what a write of the whole row says (an insert, `update`), and the
+    /// triggers list the row accordingly; `unfinished` is what is read.
+    private static let unfinishedSchema = """
+        CREATE TABLE IF NOT EXISTS unfinished(id INTEGER PRIMARY KEY);
+        CREATE TRIGGER IF NOT EXISTS unfinished_inserted AFTER INSERT ON transactions WHEN new.finished = 0
+            BEGIN INSERT OR IGNORE INTO unfinished(id) VALUES (new.id); END;
+        CREATE TRIGGER IF NOT EXISTS unfinished_written AFTER UPDATE OF finished ON transactions
+            BEGIN
+                DELETE FROM unfinished WHERE id = new.id AND new.finished != 0;
+                INSERT OR IGNORE INTO unfinished(id) SELECT new.id WHERE new.finished = 0;
+            END;
+        CREATE TRIGGER IF NOT EXISTS unfinished_deleted AFTER DELETE ON transactions
+            BEGIN DELETE FROM unfinished WHERE id = old.id; END;
+        """
 
     /// How many transactions are completed, kept by triggers in the writes that change it: counting
     /// them was a scan of the whole table, 96% of a refresh with a million transactions. A ledger
@@ -188,9 +220,11 @@ final class Ledger {
     }
 
     /// Inserts a row; `payloadJSON` is the payload already serialized for signing, so it isn't built twice.
+    /// `signature`: the stored form of the row's token, when the store signer just made it over exactly
+    /// `payloadJSON` (see `stored`), so the payload is not encoded again to find it.
     /// `signedLater` (inside `batch`): the row waits in memory for its signature (`setSignature`) and is
     /// inserted with it when the batch ends, rather than inserted and then updated; until then it has no token.
-    func insert(_ row: Row, payloadJSON: String? = nil, signedLater: Bool = false) throws {
+    func insert(_ row: Row, payloadJSON: String? = nil, signature: String? = nil, signedLater: Bool = false) throws {
         let id = row.payload.transactionID
         batchRows?[id] = row
         if let highest = batchHighestID { batchHighestID = max(highest, id) }
@@ -198,7 +232,7 @@ final class Ledger {
             unsignedRows.append((id, payloadJSON ?? row.payload.json.compact))
             return
         }
-        try db.query(Self.insertSQL, values(row, payloadJSON: payloadJSON))
+        try db.query(Self.insertSQL, values(row, payloadJSON: payloadJSON, signature: signature))
     }
 
     private static let insertSQL = """
@@ -237,7 +271,10 @@ final class Ledger {
         stored.utf8.contains(UInt8(ascii: ".")) ? stored : tokenPrefix + Base64URL.encode(Array(payload.utf8)) + "." + stored
     }
 
-    static let columns = "payload, status, finished, jws, refund_request, id"
+    static let columns = """
+        payload, status, CASE WHEN EXISTS (SELECT 1 FROM unfinished u WHERE u.id = transactions.id) THEN 0 ELSE 1 END,
+        jws, refund_request, id
+        """
 
     func row(_ id: Int64) throws -> Row? {
         if let row = batchRows?[id] { return row }
@@ -348,8 +385,15 @@ final class Ledger {
         Int(try db.query("SELECT n FROM completed_count").first?.first?.int ?? 0)
     }
 
+    /// How many `unfinishedRows` has, counted without decoding them.
+    func unfinishedCount() throws -> Int {
+        Int(try db.query("""
+            SELECT COUNT(*) FROM transactions WHERE id IN (SELECT id FROM unfinished) AND status = 'completed' AND jws IS NOT NULL
+            """).first?.first?.int ?? 0)
+    }
+
     func unfinishedRows() throws -> [Row] {
-        try rows("SELECT \(Self.columns) FROM transactions WHERE finished = 0 AND status = 'completed' ORDER BY id")
+        try rows("SELECT \(Self.columns) FROM transactions WHERE id IN (SELECT id FROM unfinished) AND status = 'completed' ORDER BY id")
     }
 
     /// Non-consumables and non-renewing subscriptions that are not revoked (subscriptions come from `subscriptions`).
@@ -391,7 +435,7 @@ final class Ledger {
     }
 
     func setFinished(_ id: Int64) throws {
-        try db.query("UPDATE transactions SET finished = 1 WHERE id = ?", [.int(id)])
+        try db.query("DELETE FROM unfinished WHERE id = ?", [.int(id)])
     }
 
     func delete(_ id: Int64) throws {

@@ -51,7 +51,7 @@ extension LocalAppStore {
             next += 1
         }
         return SourceChanges(stamp: current, transactions: transactions, now: now(), transactionCount: transactionCount(),
-                             unfinishedCount: unfinishedTransactions().count, storefront: currentStorefront, locale: currentLocale,
+                             unfinishedCount: read(0, ledger.unfinishedCount), storefront: currentStorefront, locale: currentLocale,
                              damage: damage())
     }
 }
