@@ -84,4 +84,20 @@ struct UnfinishedListTests {
         // Opening it again migrates nothing twice: what was finished stays finished.
         #expect(try unfinished(Ledger(path: path, tokenPrefix: "")) == [1, 5])
     }
+
+    @Test("a ledger of a newer schema is refused and left as it was")
+    func newerSchemaLedgerIsRefused() throws {
+        let directory = try createdTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = directory + "/ledger.sqlite"
+        do {
+            let ledger = try Ledger(path: path, tokenPrefix: "")
+            try ledger.insert(row(1))
+            try ledger.db.execute("PRAGMA user_version = \(Ledger.schemaVersion + 1)")
+        }
+        let before = try Data(contentsOf: URL(fileURLWithPath: path))
+        #expect(throws: LedgerError.newerSchema(path: path, version: Ledger.schemaVersion + 1)) { try Ledger(path: path, tokenPrefix: "") }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
+        #expect(LedgerError.newerSchema(path: path, version: 3).description.contains("written by a newer Storefront (ledger schema 3"))
+    }
 }

@@ -42,6 +42,7 @@ final class Ledger {
             // Before a check beside the store starts: damage it found first would refuse this write,
             // and the open would fail with "attempt to write a readonly database" (seen under load).
             try db.transaction {
+                try Self.refuseNewerSchema(db, path: path ?? ":memory:")
                 try db.execute(Self.schema)
                 try Self.migrate(db)
             }
@@ -111,9 +112,20 @@ final class Ledger {
     /// The schema this Storefront writes, in SQLite's `user_version` (0: a ledger from before it was kept).
     static let schemaVersion: Int64 = 2
 
+    static func storedSchemaVersion(_ db: SQLiteDatabase) throws -> Int64 {
+        try db.query("PRAGMA user_version").first?.first?.int ?? 0
+    }
+
+    /// A ledger a newer Storefront wrote is left as it is: this one would misread what it changed
+    /// (a schema-2 ledger read as schema 1 delivers every finished transaction again).
+    private static func refuseNewerSchema(_ db: SQLiteDatabase, path: String) throws {
+        let stored = try storedSchemaVersion(db)
+        if stored > schemaVersion { throw LedgerError.newerSchema(path: path, version: stored) }
+    }
+
     /// Brings a ledger of an older schema up to this one, in the open's write transaction.
     private static func migrate(_ db: SQLiteDatabase) throws {
-        guard (try db.query("PRAGMA user_version").first?.first?.int ?? 0) < schemaVersion else { return }
+        guard try storedSchemaVersion(db) < schemaVersion else { return }
         // 2: the unfinished transactions are listed in `unfinished`, read from the index of them that it replaces.
         try db.execute("""
             INSERT OR IGNORE INTO unfinished(id) SELECT id FROM transactions WHERE finished = 0;
@@ -759,6 +771,7 @@ public enum LedgerError: Error, Equatable, CustomStringConvertible {
     case damaged(path: String, detail: String)
     case lost(path: String, evidence: String)
     case damagedRow(path: String, table: String, key: String, detail: String)
+    case newerSchema(path: String, version: Int64)
 
     public var description: String {
         switch self {
@@ -770,6 +783,10 @@ public enum LedgerError: Error, Equatable, CustomStringConvertible {
                 + "a new one over it. Restore the ledger from a backup, or move the state directory \(Self.directory(path)) away to start with an empty store."
         case .damagedRow(let path, let table, let key, let detail):
             "\(path): row \(key) of \(table) is damaged (\(detail)). " + Self.recovery(path)
+        case .newerSchema(let path, let version):
+            "\(path) was written by a newer Storefront (ledger schema \(version); this one reads up to \(Ledger.schemaVersion)); "
+                + "Storefront will not open it, so nothing in it changes. Run the newer Storefront. If none wrote it, its header is damaged. "
+                + Self.recovery(path)
         }
     }
 
