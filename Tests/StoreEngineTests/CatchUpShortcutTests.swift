@@ -4,10 +4,23 @@ import StoreCore
 import StoreClient
 @testable import StoreEngine
 
-/// What a catch-up (a simulated year) leaves out: the events nobody listens to. Each must give
-/// what the long way gives.
+/// What a catch-up (a simulated year) leaves out: the events nobody listens to, a price converted
+/// again. Each must give what the long way gives.
 @Suite("Catch-up shortcuts")
 struct CatchUpShortcutTests {
+    @Test("a price's milliunits are its thousandths, truncated, whether remembered or not")
+    func milliunitsAreTruncatedThousandths() {
+        let amounts: [(Decimal, Int64)] = [(Decimal(string: "4.99")!, 4990), (Decimal(string: "0.0019")!, 1), (Decimal(string: "-0.0015")!, -1),
+                                          (Decimal(string: "12.3456")!, 12345), (0, 0), (Decimal(string: "1234.5")!, 1_234_500)]
+        for (amount, expected) in amounts {
+            #expect(LocalAppStore.milliunits(amount) == expected, "first: \(amount)")
+            #expect(LocalAppStore.milliunits(amount) == expected, "remembered: \(amount)")
+        }
+        // More amounts than are remembered: the oldest go, and each still converts.
+        for cents in 0..<10_500 { #expect(LocalAppStore.milliunits(Decimal(cents) / 100) == Int64(cents) * 10) }
+        #expect(LocalAppStore.milliunits(Decimal(string: "4.99")!) == 4990)
+    }
+
     @Test("events made while no app listens are passed over: a later one gets the unfinished renewals once, then new ones")
     func eventsNobodyListensToArePassedOver() async throws {
         let directory = try createdTemporaryDirectory()

@@ -1,6 +1,7 @@
 import Foundation
 import StoreCore
 import StoreSigning
+import Synchronization
 
 /// The embedded simulated App Store: a ledger that survives a crash, a clock that can run fast, a signer, and
 /// StoreKit's rules for purchases, Ask to Buy, interrupted purchases, offers, codes, refunds and
@@ -310,9 +311,19 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
         return payload
     }
 
+    /// Thousandths of `amount`, truncated. Remembered, as a catalog has few prices: the conversion
+    /// through NSDecimalNumber took half a microsecond, twice a renewal (its price, its renewal info's).
     static func milliunits(_ amount: Decimal) -> Int64 {
-        Int64(truncating: NSDecimalNumber(decimal: amount * 1000))
+        if let known = knownMilliunits.withLock({ $0[amount] }) { return known }
+        let value = Int64(truncating: NSDecimalNumber(decimal: amount * 1000))
+        knownMilliunits.withLock {
+            if $0.count >= 10_000 { $0 = [:] }
+            $0[amount] = value
+        }
+        return value
     }
+
+    private static let knownMilliunits = Mutex<[Decimal: Int64]>([:])
 
     // MARK: Signing and handing out
 
