@@ -39,3 +39,18 @@ struct CatchUpShortcutTests {
         #expect(delivered.count == 4 && Set(delivered).count == 4, "\(delivered)")
     }
 }
+
+@Suite("SQLite text binding")
+struct TextBindingTests {
+    @Test("text is bound from its own bytes: empty, short, long and non-ASCII texts read back as written, an empty one not as NULL")
+    func textReadsBackAsWritten() throws {
+        let db = try SQLiteDatabase(path: nil)
+        try db.execute("CREATE TABLE t(id INTEGER PRIMARY KEY, value TEXT)")
+        let texts = ["", "a", "short, in place", String(repeating: "a payload of some length ", count: 60), "Grüße, 東京 🎉",
+                     String("a slice of a longer string".dropFirst(2)), NSString(string: "bridged").description]
+        for (i, text) in texts.enumerated() { try db.query("INSERT INTO t(id, value) VALUES (?, ?)", [.int(Int64(i)), .text(text)]) }
+        let read = try db.query("SELECT value, value IS NULL FROM t ORDER BY id")
+        #expect(read.map { $0[0].text } == texts.map { $0 })
+        #expect(read.allSatisfy { $0[1].int == 0 })
+    }
+}

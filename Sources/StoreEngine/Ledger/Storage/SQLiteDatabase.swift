@@ -102,7 +102,14 @@ public final class SQLiteDatabase: LedgerDatabase {
             let index = Int32(i + 1)
             switch argument {
             case .int(let v): sqlite3_bind_int64(statement, index, v)
-            case .text(let v): sqlite3_bind_text(statement, index, v, -1, shim_sqlite_transient())
+            case .text(var v):
+                // From the string's own bytes: passed as a C string, each was copied first (a whole payload, every insert).
+                v.withUTF8 { bytes in
+                    let start = bytes.baseAddress.map { UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self) }
+                    // A nil start would bind NULL: an empty text is bound as one.
+                    if let start { sqlite3_bind_text(statement, index, start, Int32(bytes.count), shim_sqlite_transient()) }
+                    else { sqlite3_bind_text(statement, index, "", 0, shim_sqlite_transient()) }
+                }
             case .null: sqlite3_bind_null(statement, index)
             }
         }
