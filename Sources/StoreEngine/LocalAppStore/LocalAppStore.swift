@@ -1,6 +1,7 @@
 import Foundation
 import StoreCore
 import StoreSigning
+import Synchronization
 
 /// The embedded simulated App Store: a ledger that survives a crash, a clock that can run fast, a signer, and
 /// StoreKit's rules for purchases, Ask to Buy, interrupted purchases, offers, codes, refunds and
@@ -313,9 +314,19 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
         return payload
     }
 
+    /// Thousandths of `amount`, truncated. Remembered, as a catalog has few prices: the conversion
+    /// through NSDecimalNumber took half a microsecond, twice a renewal (its price, its renewal info's).
     static func milliunits(_ amount: Decimal) -> Int64 {
-        Int64(truncating: NSDecimalNumber(decimal: amount * 1000))
+        if let known = knownMilliunits.withLock({ $0[amount] }) { return known }
+        let value = Int64(truncating: NSDecimalNumber(decimal: amount * 1000))
+        knownMilliunits.withLock {
+            if $0.count >= 10_000 { $0 = [:] }
+            $0[amount] = value
+        }
+        return value
     }
+
+    private static let knownMilliunits = Mutex<[Decimal: Int64]>([:])
 
     // MARK: Signing and handing out
 
@@ -431,10 +442,15 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
 
     /// Delivers ledger events this process hasn't seen: its own updates, and everything another process did.
     func pumpEvents() {
+        // With no one to deliver to, the events are passed over unread (a simulated year makes twelve thousand).
+        guard !subscribers.isEmpty else {
+            lastSeenEvent = max(lastSeenEvent, read(lastSeenEvent) { try ledger.lastEventSeq() })
+            return
+        }
         let events = read([]) { try ledger.events(after: lastSeenEvent) }
         for event in events {
             lastSeenEvent = event.seq
-            guard !subscribers.isEmpty, event.kind == .update || (event.kind == .purchase && event.origin != origin),
+            guard event.kind == .update || (event.kind == .purchase && event.origin != origin),
                   let jws = try? ledger.jws(event.transactionID) else { continue }
             for subscriber in subscribers.values { subscriber.yield(present(jws)) }
         }

@@ -46,8 +46,11 @@ public final class SQLiteDatabase: LedgerDatabase {
 
     /// Opens (creating, unless `readOnly`) a database file, or an in-memory one for `nil`.
     public init(path: String?, readOnly: Bool = false) throws {
+        _ = Self.configured
         var db: OpaquePointer?
-        let flags = (readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) | SQLITE_OPEN_FULLMUTEX
+        // No mutex of SQLite's around every call: one actor owns the connection, so calls never overlap
+        // (taking and releasing it, several times a statement, was 6% of a simulated year's time in SQLite).
+        let flags = (readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) | SQLITE_OPEN_NOMUTEX
         let rc = sqlite3_open_v2(path ?? ":memory:", &db, flags, nil)
         guard rc == SQLITE_OK, let db else {
             let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open"
@@ -64,6 +67,10 @@ public final class SQLiteDatabase: LedgerDatabase {
             try execute("PRAGMA synchronous=NORMAL")
         }
     }
+
+    /// Set once, before the first connection initializes SQLite: allocations without memory
+    /// statistics take no global mutex (taking and releasing it was 3% of a simulated year's time in SQLite).
+    private static let configured: Void = { _ = shim_sqlite_disable_memstatus() }()
 
     deinit {
         for statement in statements.values { sqlite3_finalize(statement) }
@@ -95,7 +102,14 @@ public final class SQLiteDatabase: LedgerDatabase {
             let index = Int32(i + 1)
             switch argument {
             case .int(let v): sqlite3_bind_int64(statement, index, v)
-            case .text(let v): sqlite3_bind_text(statement, index, v, -1, shim_sqlite_transient())
+            case .text(var v):
+                // From the string's own bytes: passed as a C string, each was copied first (a whole payload, every insert).
+                v.withUTF8 { bytes in
+                    let start = bytes.baseAddress.map { UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self) }
+                    // A nil start would bind NULL: an empty text is bound from an empty literal.
+                    if let start { sqlite3_bind_text(statement, index, start, Int32(bytes.count), shim_sqlite_transient()) }
+                    else { sqlite3_bind_text(statement, index, "", 0, shim_sqlite_transient()) }
+                }
             case .null: sqlite3_bind_null(statement, index)
             }
         }
