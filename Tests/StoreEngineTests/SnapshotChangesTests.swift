@@ -227,57 +227,57 @@ struct SnapshotChangesTests {
 
     @Test("results a refresh keeps without a lookup stay while refreshes keep them, and go once none does")
     func cacheKeepsWhatRefreshesKeep() {
-        var verified = 0
-        func verify(_ jws: String) -> VerificationResult<TransactionPayload> {
-            verified += 1
-            return .unverified(nil, .invalidEncoding)
-        }
-        var cache = VerificationCache<TransactionPayload>()
-        func read(_ names: [String]) -> Int {
-            let before = verified
-            for name in names { _ = cache.result("h." + name + ".s", verify) }
-            return verified - before
-        }
+        var cache = CountedCache()
         let (kept, churn) = ((0..<10).map { "k\($0)" }, (0..<30).map { "c\($0)" })
-        #expect(read(kept) == 10)
+        #expect(cache.read(kept) == 10)
         for round in 0..<3 {
             cache.startRefresh()
-            cache.keep(kept.map { "h." + $0 + ".s" })
+            cache.keep(kept)
             // Tokens read once each refresh, new every time: they outnumber what was read and are forgotten.
-            #expect(read(churn.map { $0 + "-\(round)" }) == 30)
+            #expect(cache.read(churn.map { $0 + "-\(round)" }) == 30)
         }
         cache.startRefresh()
-        #expect(read(kept) == 0, "kept by every refresh since they were read")
+        #expect(cache.read(kept) == 0, "kept by every refresh since they were read")
         cache.startRefresh()
         cache.startRefresh()
-        #expect(read(["c0-2"]) == 1, "read by no refresh since the one before, and outnumbering it: gone")
+        #expect(cache.read(["c0-2"]) == 1, "read by no refresh since the one before, and outnumbering it: gone")
     }
 
     @Test("the verification cache keeps what recent refreshes read, and forgets the rest once it outnumbers them")
     func cacheForgetsWhatRefreshesNoLongerRead() {
-        var verified = 0
-        func verify(_ jws: String) -> VerificationResult<TransactionPayload> {
-            verified += 1
-            return .unverified(nil, .invalidEncoding)
-        }
-        var cache = VerificationCache<TransactionPayload>()
-        func read(_ names: [String]) -> Int {
-            let before = verified
-            for name in names { _ = cache.result("h." + name + ".s", verify) }
-            return verified - before
-        }
+        var cache = CountedCache()
         let (a, b) = ((0..<10).map { "a\($0)" }, (0..<10).map { "b\($0)" })
-        #expect(read(a) == 10)
+        #expect(cache.read(a) == 10)
         cache.startRefresh()
-        #expect(read(a) == 0, "the refresh before read them")
+        #expect(cache.read(a) == 0, "the refresh before read them")
         cache.startRefresh()
-        #expect(read(b) == 10)
+        #expect(cache.read(b) == 10)
         cache.startRefresh()
-        #expect(read(a + b) == 0, "kept while they are no more than what the last refresh read")
+        #expect(cache.read(a + b) == 0, "kept while they are no more than what the last refresh read")
         cache.startRefresh()
-        #expect(read(["a0"]) == 0)
+        #expect(cache.read(["a0"]) == 0)
         cache.startRefresh()
-        #expect(read(["a0"]) == 0, "the refresh before read it")
-        #expect(read(["b0"]) == 1, "the 19 no refresh since read outnumbered the one read, and went")
+        #expect(cache.read(["a0"]) == 0, "the refresh before read it")
+        #expect(cache.read(["b0"]) == 1, "the 19 no refresh since read outnumbered the one read, and went")
+    }
+
+    /// A verification cache of tokens named `h.NAME.s`, counting what it had to verify.
+    struct CountedCache {
+        private var cache = VerificationCache<TransactionPayload>()
+
+        /// How many of these tokens the cache did not hold.
+        mutating func read(_ names: [String]) -> Int {
+            var verified = 0
+            for name in names {
+                _ = cache.result("h." + name + ".s") { _ in
+                    verified += 1
+                    return .unverified(nil, .invalidEncoding)
+                }
+            }
+            return verified
+        }
+
+        mutating func startRefresh() { cache.startRefresh() }
+        mutating func keep(_ names: [String]) { cache.keep(names.map { "h." + $0 + ".s" }) }
     }
 }
