@@ -46,6 +46,33 @@ struct PurchasePathTests {
         }
     }
 
+    @Test("dataVersion is read once a transaction, and anew in the next: another connection's commit shows after it")
+    func dataVersionOnceATransaction() throws {
+        try twoConnections { db, other, _ in
+            db.recordedStatements = []
+            let (first, again) = try db.transaction { (try db.dataVersion(), try db.dataVersion()) }
+            #expect(first == again && db.recordedStatements?.filter { $0 == "PRAGMA data_version" }.count == 1)
+            let (read, readAgain) = try db.reading {
+                let read = try db.dataVersion()
+                try other.query("INSERT INTO t(id) VALUES (1)")
+                return (read, try db.dataVersion())
+            }
+            #expect(read == first && readAgain == read, "the snapshot does not see the commit")
+            let later = try db.transaction { try db.dataVersion() }
+            #expect(later != first, "the next transaction does")
+            let (before, inside) = try db.reading {
+                let before = try db.dataVersion()
+                try other.query("INSERT INTO t(id) VALUES (2)")
+                try db.transaction { try db.query("INSERT INTO t(id) VALUES (3)") }
+                return (before, try db.dataVersion())
+            }
+            #expect(before == later && inside != before, "a write inside reading ends its snapshot, and the version read in it")
+            try other.query("INSERT INTO t(id) VALUES (4)")
+            #expect(try db.dataVersion() != inside, "outside a transaction every read is anew")
+            db.recordedStatements = nil
+        }
+    }
+
     @Test("insert returns the key the row was given, and nil when it inserted none")
     func insertReturnsTheKey() throws {
         let db = try SQLiteDatabase(path: nil)

@@ -150,9 +150,10 @@ public final class SQLiteDatabase: LedgerDatabase {
         if isReading { try query("COMMIT") }
         defer { if isReading { _ = try? query("BEGIN") } }
         // Prepared once, as every statement is: parsing BEGIN and COMMIT anew was a few µs of every write.
+        snapshotDataVersion = nil
         try query("BEGIN IMMEDIATE")
         depth = 1
-        defer { depth = 0 }
+        defer { (depth, snapshotDataVersion) = (0, nil) }
         do {
             let result = try body()
             try query("COMMIT")
@@ -170,9 +171,9 @@ public final class SQLiteDatabase: LedgerDatabase {
     /// (see `transaction`) ends the snapshot; the reads after it are on a new one.
     public func reading<T>(_ body: () throws -> T) rethrows -> T {
         guard depth == 0, !isReading, (try? query("BEGIN")) != nil else { return try body() }
-        isReading = true
+        (isReading, snapshotDataVersion) = (true, nil)
         defer {
-            isReading = false
+            (isReading, snapshotDataVersion) = (false, nil)
             _ = try? query("COMMIT")
         }
         return try body()
@@ -180,8 +181,17 @@ public final class SQLiteDatabase: LedgerDatabase {
 
     /// SQLite's own counter of other connections' commits.
     public func dataVersion() throws -> Int64 {
-        try query("PRAGMA data_version").first?.first?.int ?? -1
+        // A transaction SQLite ended itself (rolled back by an error) has no snapshot left to hold to.
+        if let snapshotDataVersion, sqlite3_get_autocommit(handle) == 0 { return snapshotDataVersion }
+        let version = try query("PRAGMA data_version").first?.first?.int ?? -1
+        if isInTransaction || isReading { snapshotDataVersion = version }
+        return version
     }
+
+    /// `dataVersion` as read in the transaction under way: no other connection's commit can reach a
+    /// read transaction's snapshot, nor come while this one holds the write lock, so it is read once
+    /// (a purchase's writes and the refresh after them read it twice each, for their stamps).
+    private var snapshotDataVersion: Int64?
 
     /// Rows this connection inserted, updated or deleted, triggers' included, since it opened.
     var ownChanges: Int64 { sqlite3_total_changes64(handle) }
