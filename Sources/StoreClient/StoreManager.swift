@@ -248,16 +248,21 @@ public actor StoreManager {
     /// Brings the snapshot up to date with what changed since it was read: the same snapshot as
     /// reading everything (see `SourceChanges`), at the cost of the new transactions alone.
     private func apply(_ changes: SourceChanges) async {
+        var entitlingChanged = false
         for jws in changes.transactions {
             let result = verify(jws)
             // A history left for after the first frame is read whole when it loads.
             if !historyDeferred { snapshot.history.insert(result, at: 0) }
-            if case .verified(let t) = result, !t.isRevoked, t.productType != .consumable { entitling.append(t) }
+            if case .verified(let t) = result, !t.isRevoked, t.productType != .consumable {
+                entitling.append(t)
+                entitlingChanged = true
+            }
             entitlementTokens = nil
         }
         if snapshot.history.count > Self.historyLimit { snapshot.history.removeLast(snapshot.history.count - Self.historyLimit) }
         snapshot.now = changes.now
-        updateEntitlements(at: changes.now)
+        // Unchanged until what entitles changes or a non-renewing one ends: a consumable's refresh rebuilt them for nothing.
+        if entitlingChanged || snapshot.nextTimedChange.map({ $0 <= changes.now }) ?? false { updateEntitlements(at: changes.now) }
         snapshot.damage = changes.damage
         snapshot.balances = (try? await wallet.balances()) ?? snapshot.balances
         snapshot.transactionCount = changes.transactionCount

@@ -62,6 +62,24 @@ struct SnapshotChangesTests {
         await h.close()
     }
 
+    @Test("a consumable's refresh keeps the entitlements while none ends, and drops a non-renewing one once it has ended")
+    func consumableRefreshKeepsEntitlementsUntilOneEnds() async throws {
+        let time = ManualTime()
+        let (h, directory) = try await harness(time)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        _ = await h.manager.purchase(ID.season)
+        let ends = await h.snapshot().nonRenewingEnds
+        _ = await h.manager.purchase(ID.coins)
+        #expect(await h.entitled(ID.season))
+        #expect(await h.snapshot().nonRenewingEnds == ends && !ends.isEmpty)
+        time.advance(400 * 86_400)
+        _ = await h.manager.purchase(ID.coins)
+        #expect(!(await h.entitled(ID.season)))
+        #expect(await h.snapshot().nonRenewingEnds.isEmpty)
+        #expect(records(await h.snapshot()) == (try await readWhole(h, directory)))
+        await h.close()
+    }
+
     @Test("a write the store did not describe (a tester's refund) makes the next refresh read everything")
     func undescribedWriteReadsEverything() async throws {
         let (h, directory) = try await harness()
