@@ -397,7 +397,7 @@ final class Ledger {
         Int(try db.query("SELECT n FROM completed_count").first?.first?.int ?? 0)
     }
 
-    /// How many `unfinishedRows` has, counted without decoding them.
+    /// How many unfinished transactions `LocalAppStore.unfinishedTransactions` gives (those with a token), counted without decoding them.
     func unfinishedCount() throws -> Int {
         Int(try db.query("""
             SELECT COUNT(*) FROM transactions WHERE id IN (SELECT id FROM unfinished) AND status = 'completed' AND jws IS NOT NULL
@@ -676,7 +676,9 @@ final class Ledger {
     }
 }
 
-/// The renewal state of one subscription (one per original transaction) in a group.
+/// The renewal state of one subscription (one per original transaction) in a group. Stored as its
+/// synthesized `Codable` form, which older ledgers' rows were encoded in; `json` and `init(json:)`
+/// (SubscriptionRecord+JSON.swift) write and read that form without Foundation's coders.
 struct SubscriptionRecord: Codable, Equatable {
     var originalID: Int64
     var groupID: String
@@ -711,38 +713,6 @@ struct SubscriptionRecord: Codable, Equatable {
     }
 
     enum PriceIncrease: String, Codable { case notYetResponded, agreed, declined }
-}
-
-extension SubscriptionRecord {
-    /// The record as `JSONEncoder` writes it, so `JSONDecoder` reads it back, made without it: encoding
-    /// a thousand records took longer than writing them at the end of a simulated year.
-    var json: JSONValue {
-        func number(_ value: some BinaryInteger) -> JSONValue { .number(String(value)) }
-        func date(_ date: Date) -> JSONValue { .number(String(date.timeIntervalSinceReferenceDate)) }  // as `Date.encode(to:)`
-        var m: [(key: String, value: JSONValue)] = [
-            ("originalID", number(originalID)), ("groupID", .string(groupID)), ("productID", .string(productID)),
-            ("autoRenewProductID", .string(autoRenewProductID)), ("willAutoRenew", .bool(willAutoRenew)),
-            ("latestTransactionID", number(latestTransactionID)), ("expirationDate", date(expirationDate)),
-            ("state", .string(state.rawValue)),
-        ]
-        if let expirationReason { m.append(("expirationReason", number(expirationReason.rawValue))) }
-        if let gracePeriodEnd { m.append(("gracePeriodEnd", date(gracePeriodEnd))) }
-        if let billingRetryEnd { m.append(("billingRetryEnd", date(billingRetryEnd))) }
-        if let priceIncrease { m.append(("priceIncrease", .string(priceIncrease.rawValue))) }
-        if let increasedPriceMilliunits { m.append(("increasedPriceMilliunits", number(increasedPriceMilliunits))) }
-        m += [("familyShared", .bool(familyShared)), ("recentStartDate", date(recentStartDate))]
-        if let anchorDay { m.append(("anchorDay", number(anchorDay))) }
-        if let appAccountToken { m.append(("appAccountToken", .string(appAccountToken.uuidString))) }
-        if let offer {
-            var o: [(key: String, value: JSONValue)] = [("type", .string(offer.type.rawValue))]
-            if let id = offer.id { o.append(("id", .string(id))) }
-            o += [("period", .string(offer.period.iso)), ("priceMilliunits", number(offer.priceMilliunits)),
-                  ("remainingPeriods", number(offer.remainingPeriods))]
-            m.append(("offer", .object(o)))
-        }
-        if let billingPlan { m.append(("billingPlan", .string(billingPlan.rawValue))) }
-        return .object(m)
-    }
 }
 
 extension SubscriptionState: Codable {}
