@@ -277,6 +277,16 @@ final class Ledger {
         return String(jws.utf8.dropFirst(signed.utf8.count))!
     }
 
+    /// What follows a token's last dot: what `stored` keeps of a token the store signed over exactly
+    /// its row's payload, found without encoding the payload again.
+    static func signature(of jws: String) -> String {
+        var jws = jws
+        return jws.withUTF8 { token in
+            let start = token.lastIndex(of: UInt8(ascii: ".")).map { $0 + 1 } ?? 0
+            return String(decoding: UnsafeBufferPointer(rebasing: token[start...]), as: UTF8.self)
+        }
+    }
+
     /// The token from its stored form (see `stored`).
     func token(_ stored: String, payload: String) -> String {
         // Bytes, not `contains(".")`: Foundation's string search was a twentieth of a refresh.

@@ -252,10 +252,9 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
             } else if status == .completed {
                 jws = asSigned(try identity.signer.sign(payload: Data(text.utf8)))
             }
-            // The store signer's token over exactly `text`: the row keeps what follows its last dot.
-            let signature = jws.flatMap { token in token.utf8.lastIndex(of: UInt8(ascii: ".")).map { String(token[token.index(after: $0)...]) } }
+            // The store signer's token over exactly `text`: the row keeps its signature.
             try ledger.insert(.init(payload: payload, status: status, finished: false, jws: jws), payloadJSON: text,
-                              signature: signature, signedLater: status == .completed && signingPipeline != nil)
+                              signature: jws.map(Ledger.signature(of:)), signedLater: status == .completed && signingPipeline != nil)
             if status == .completed {
                 let (previous, record) = payload.productType == .autoRenewable ? try startOrExtendSubscription(with: payload) : (nil, nil)
                 try enqueueNotification(.transaction(payload.productType, isRenewal: payload.reason == .renewal, offer: payload.offerType,

@@ -19,17 +19,8 @@ final class SigningPipeline: Sendable {
     /// as the ledger stores it: keeping a year of whole tokens (4 KB each) grew the heap by 50 MB.
     func submit(_ payload: String, for id: Int64) {
         queue.async {
-            let result = Result { Self.signature(of: try self.signer.sign(payload: Data(payload.utf8))) }
+            let result = Result { Ledger.signature(of: try self.signer.sign(payload: Data(payload.utf8))) }
             self.signed.withLock { $0.append((id, result)) }
-        }
-    }
-
-    /// What follows a token's last dot.
-    static func signature(of jws: String) -> String {
-        var jws = jws
-        return jws.withUTF8 { token in
-            let start = token.lastIndex(of: UInt8(ascii: ".")).map { $0 + 1 } ?? 0
-            return String(decoding: UnsafeBufferPointer(rebasing: token[start...]), as: UTF8.self)
         }
     }
 
