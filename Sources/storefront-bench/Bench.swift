@@ -40,7 +40,7 @@ enum Bench {
         if wanted("first-frame-10k") { results.append(try await step("first frame, large catalog") { try CatalogFigures.firstFrame(sizes) }) }
         if wanted("catalog-100k") { results.append(try await step("huge catalog") { try CatalogFigures.huge(sizes) }) }
         if wanted("6") { results.append(try await step("start-up") { try TerminalFigures.startup(rounds: sizes.rounds) }) }
-        if wanted("7") { results.append(try await step("a simulated year") { try await Figures.renewals(sizes) }) }
+        if wanted("7") { results.append(try await step("a simulated year") { try await YearFigures.renewals(sizes) }) }
         if wanted("8") { results += try await step("peak RSS") { try Figures.memory(sizes, catalogPath: catalogPath, ledger: large) } }
         if wanted("refresh-subs") { results.append(try await step("refresh with many subscriptions") { try await RefreshFigures.subscriptions(sizes) }) }
         if PostgresFigures.ids.contains(where: wanted) {

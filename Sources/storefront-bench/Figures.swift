@@ -215,39 +215,6 @@ enum Figures {
                       target: "≤ 2 ms", pass: sample.median <= 0.002, note: "\(catalog.products.count) products").from([sample])
     }
 
-    // MARK: 7. A simulated year of renewals against signing alone
-
-    /// Compared like for like: the CPU time of the whole process on both sides, since the year signs
-    /// on a second core beside its inserts (`SigningPipeline`) and the baseline signs on one.
-    static func renewals(_ sizes: Sizes) async throws -> Result {
-        let catalog = try Generate.catalog(oneTime: 0, groups: sizes.subscribers, perGroup: 1)
-        let identity = try StoreIdentity.ephemeral()
-        var renewals = 0
-        var (year, signing) = (Sample(times: []), Sample(times: []))
-        var wall = Sample(times: [])
-        for _ in 0..<Steadiness.slow.maximum {
-            let directory = temporaryDirectory("renewals")
-            defer { try? FileManager.default.removeItem(atPath: directory) }
-            let store = try LocalAppStore(catalog: catalog, stateDirectory: directory)
-            for g in 0..<sizes.subscribers { try await store.buyOutsideApp(productID: "gen.group\(g).sub0", familyShared: false) }
-            let before = await store.ledgerEntries().count
-            let start = ContinuousClock.now
-            year.times.append(try await cpuSeconds { try await store.advanceTime(by: Period(1, .year)) })
-            wall.times.append((ContinuousClock.now - start).seconds)
-            renewals = await store.ledgerEntries().count - before
-            await store.shutdown()
-            signing.times.append(try await cpuSeconds {
-                for i in 0..<renewals { _ = try identity.signer.sign(payload: Data(samplePayload(id: 2_000_000_000 + Int64(i)).json.compact.utf8)) }
-            })
-            if year.rounds >= Steadiness.slow.minimum, max(year.spread, signing.spread) <= Steadiness.slow.tolerance { break }
-        }
-        let (a, b) = (year.median, signing.median)
-        return Result(id: "7", figure: "7 one simulated year, CPU time", measured: a, baseline: b, unit: "s", ratio: a / b,
-                      target: "≤ 1.2×", pass: a <= 1.2 * b,
-                      note: "\(sizes.subscribers) monthly subscribers, \(renewals) renewals (\(String(format: "%.2f", wall.median)) s wall clock on 2 threads); "
-                          + "baseline: CPU time signing \(renewals) payloads").from([year, signing])
-    }
-
     // MARK: 8. Peak memory, in a fresh process
 
     static func memory(_ sizes: Sizes, catalogPath: String, ledger: String) throws -> [Result] {
