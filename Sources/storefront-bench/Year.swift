@@ -44,42 +44,36 @@ enum YearFigures {
 }
 
 /// Commits, in one write transaction as a catch-up does, a copy of the last renewal's rows per renewal
-/// (its transaction, event and notification, each under a new transaction ID) and one subscription
-/// record update per subscriber, through prepared statements bound with the sample's own values.
-/// The ledger's triggers and indexes run as they do for the store: that is work a renewal must do.
+/// (its transaction, event and notification: the rows `PostgresFigures.purchaseRows` names, each
+/// under a new transaction ID in its first column) and one subscription record update per subscriber,
+/// through prepared statements bound with the sample's own values. The ledger's triggers and indexes
+/// run as they do for the store: that is work a renewal must do.
 final class RenewalRowCopier {
     private let db: OpaquePointer
-    private var inserts: [(statement: OpaquePointer, values: [Value], idColumns: Set<Int>)] = []
-    private var recordUpdate: (statement: OpaquePointer, values: [Value])?
+    private var inserts: [(statement: OpaquePointer, values: [Value])] = []
+    private var recordUpdate: (statement: OpaquePointer, values: [Value])!
     private var nextID: Int64 = 3_000_000_000
 
     enum Value { case int(Int64), text(String), null }
-
-    private static let tables: [(name: String, columns: [String], key: String, ids: Set<String>)] = [
-        ("transactions", ["id", "original_id", "product_id", "product_type", "status", "finished", "revoked", "payload", "jws",
-                          "refund_request"], "id", ["id"]),
-        ("events", ["transaction_id", "kind", "origin"], "seq", ["transaction_id"]),
-        ("notifications", ["type", "subtype", "product_id", "original_id", "transaction_id", "created", "environment",
-                           "renewal_payload", "status", "test_token", "delivery", "next_attempt"], "seq", ["transaction_id"]),
-    ]
 
     init(ledger path: String) throws {
         var db: OpaquePointer?
         guard sqlite3_open(path, &db) == SQLITE_OK, let db else { throw BenchError("cannot open \(path)") }
         self.db = db
         try execute("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL")
-        for table in Self.tables {
-            let values = try sampleRow("SELECT \(table.columns.joined(separator: ", ")) FROM \(table.name) ORDER BY \(table.key) DESC LIMIT 1")
-            let insert = try prepare("INSERT INTO \(table.name)(\(table.columns.joined(separator: ", "))) VALUES (\(table.columns.map { _ in "?" }.joined(separator: ", ")))")
-            inserts.append((insert, values, Set(table.columns.indices.filter { table.ids.contains(table.columns[$0]) })))
+        for (table, columns, _) in PostgresFigures.purchaseRows {
+            let list = columns.joined(separator: ", ")
+            let values = try sampleRow("SELECT \(list) FROM \(table) WHERE \(columns[0]) = (SELECT MAX(id) FROM transactions)")
+            let insert = try prepare("INSERT INTO \(table)(\(list)) VALUES (\(columns.map { _ in "?" }.joined(separator: ", ")))")
+            inserts.append((insert, values))
         }
-        let record = try sampleRow("SELECT record, original_id FROM subscriptions LIMIT 1")
-        recordUpdate = (try prepare("UPDATE subscriptions SET record = ? WHERE original_id = ?"), record)
+        recordUpdate = (try prepare("UPDATE subscriptions SET record = ? WHERE original_id = ?"),
+                        try sampleRow("SELECT record, original_id FROM subscriptions LIMIT 1"))
     }
 
     deinit {
         for insert in inserts { sqlite3_finalize(insert.statement) }
-        sqlite3_finalize(recordUpdate?.statement)
+        sqlite3_finalize(recordUpdate.statement)
         sqlite3_close(db)
     }
 
@@ -87,16 +81,17 @@ final class RenewalRowCopier {
         try execute("BEGIN IMMEDIATE")
         for _ in 0..<renewals {
             nextID += 1
-            for insert in inserts { try run(insert.statement, insert.values, replacingWithID: insert.idColumns) }
+            for insert in inserts { try run(insert.statement, insert.values, newID: true) }
         }
-        if let recordUpdate { for _ in 0..<records { try run(recordUpdate.statement, recordUpdate.values, replacingWithID: []) } }
+        for _ in 0..<records { try run(recordUpdate.statement, recordUpdate.values, newID: false) }
         try execute("COMMIT")
     }
 
-    private func run(_ statement: OpaquePointer, _ values: [Value], replacingWithID ids: Set<Int>) throws {
+    /// `newID`: the first column takes the next transaction ID.
+    private func run(_ statement: OpaquePointer, _ values: [Value], newID: Bool) throws {
         for (index, value) in values.enumerated() {
             let position = Int32(index + 1)
-            switch ids.contains(index) ? .int(nextID) : value {
+            switch newID && index == 0 ? .int(nextID) : value {
             case .int(let n): sqlite3_bind_int64(statement, position, n)
             case .text(let s): sqlite3_bind_text(statement, position, s, -1, shim_sqlite_transient())
             case .null: sqlite3_bind_null(statement, position)
