@@ -66,6 +66,9 @@ extension Ledger {
         return LedgerChangeFeed(location: postgres, channel: channel, changed: changed)
     }
 
+    /// What this transaction's rows have changed the completed count by, not yet folded into `completed_count`.
+    static let pendingCompletedChange = "COALESCE(NULLIF(current_setting('storefront.completed_change', true), '')::bigint, 0)"
+
     private static let postgresSchema = """
         CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
         CREATE TABLE IF NOT EXISTS ledger_version(n BIGINT NOT NULL);
@@ -98,15 +101,32 @@ extension Ledger {
 
         CREATE TABLE IF NOT EXISTS completed_count(n BIGINT NOT NULL);
         \(completedRecount)
+        -- Each row's change is added up in a setting local to the transaction, and folded into the
+        -- counter once, at commit: updating the one counter row per row written made a transaction
+        -- of n rows walk n row versions each time, quadratic in n.
         CREATE OR REPLACE FUNCTION storefront_count_completed() RETURNS trigger LANGUAGE plpgsql AS $$
         BEGIN
-            UPDATE completed_count SET n = n
+            PERFORM set_config('storefront.completed_change', (\(pendingCompletedChange)
                 + (CASE WHEN TG_OP <> 'DELETE' AND NEW.status = 'completed' THEN 1 ELSE 0 END)
-                - (CASE WHEN TG_OP <> 'INSERT' AND OLD.status = 'completed' THEN 1 ELSE 0 END);
+                - (CASE WHEN TG_OP <> 'INSERT' AND OLD.status = 'completed' THEN 1 ELSE 0 END))::text, true);
             RETURN NULL;
         END $$;
         CREATE OR REPLACE TRIGGER completed_count AFTER INSERT OR DELETE OR UPDATE OF status ON transactions
             FOR EACH ROW EXECUTE FUNCTION storefront_count_completed();
+        CREATE OR REPLACE FUNCTION storefront_fold_completed() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+            IF \(pendingCompletedChange) <> 0 THEN
+                UPDATE completed_count SET n = n + \(pendingCompletedChange);
+                PERFORM set_config('storefront.completed_change', '0', true);
+            END IF;
+            RETURN NULL;
+        END $$;
+        DO $$ BEGIN
+            IF NOT EXISTS (SELECT 1 FROM pg_trigger WHERE tgname = 'completed_fold' AND tgrelid = 'transactions'::regclass) THEN
+                CREATE CONSTRAINT TRIGGER completed_fold AFTER INSERT OR DELETE OR UPDATE OF status ON transactions
+                    DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION storefront_fold_completed();
+            END IF;
+        END $$;
 
         CREATE TABLE IF NOT EXISTS unfinished(id BIGINT PRIMARY KEY);
         CREATE OR REPLACE FUNCTION storefront_keep_unfinished() RETURNS trigger LANGUAGE plpgsql AS $$

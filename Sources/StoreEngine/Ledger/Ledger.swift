@@ -404,7 +404,8 @@ final class Ledger {
     }
 
     func completedCount() throws -> Int {
-        Int(try db.query("SELECT n FROM completed_count").first?.first?.int ?? 0)
+        let pending = postgres == nil ? "" : " + \(Self.pendingCompletedChange)"
+        return Int(try db.query("SELECT n\(pending) FROM completed_count").first?.first?.int ?? 0)
     }
 
     /// How many unfinished transactions `LocalAppStore.unfinishedTransactions` gives (those with a token), counted without decoding them.
