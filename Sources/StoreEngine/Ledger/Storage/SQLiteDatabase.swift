@@ -34,13 +34,13 @@ public final class SQLiteDatabase: LedgerDatabase {
     /// A check of the file running beside this connection: once it finds damage, the connection refuses
     /// writes (reads go on, so what the ledger holds can still be shown). Dropped when it ends.
     /// Commits leave checkpointing to the first one after it: the check reads one snapshot of the file
-    /// throughout, so no checkpoint could copy a page back into it, and each one tried at a commit
+    /// throughout, so no checkpoint could copy a page back into it, and each one tried
     /// sorted the whole write-ahead log first (a purchase on a million transactions took twice as long).
     var integrityCheck: IntegrityCheck? {
-        didSet { sqlite3_wal_autocheckpoint(handle, integrityCheck == nil ? Self.checkpointPages : 0) }
+        didSet { checkpointsAfterCommits(integrityCheck == nil) }
     }
-    /// SQLite's default: a commit that leaves the write-ahead log this many pages long checkpoints it.
-    static let checkpointPages: Int32 = 1000
+    /// Checkpoints the write-ahead log of a file opened for writing, beside the commits (see `Checkpointer`).
+    private let checkpointer: Checkpointer?
     /// When set (a test, to see what an idle tick reads), every statement run is appended.
     var recordedStatements: [String]?
 
@@ -59,6 +59,7 @@ public final class SQLiteDatabase: LedgerDatabase {
         }
         handle = db
         self.path = path
+        checkpointer = path.flatMap { readOnly ? nil : Checkpointer(path: $0) }
         sqlite3_busy_timeout(handle, 5000)
         if path != nil, !readOnly {
             // WAL lets two storefront processes share one ledger. NORMAL sync in WAL keeps every commit through
@@ -66,6 +67,21 @@ public final class SQLiteDatabase: LedgerDatabase {
             try execute("PRAGMA journal_mode=WAL")
             try execute("PRAGMA synchronous=NORMAL")
         }
+        checkpointsAfterCommits(true)
+    }
+
+    /// Checkpoints run so far beside this connection's commits (tests).
+    var checkpoints: Int { checkpointer?.checkpoints ?? 0 }
+
+    /// SQLite's hook after each commit, in place of its automatic checkpoint (which is itself such a hook).
+    private func checkpointsAfterCommits(_ on: Bool) {
+        guard let checkpointer else { return }
+        guard on else { sqlite3_wal_hook(handle, nil, nil); return }
+        // Unretained: the connection holds the checkpointer, and no hook runs after the connection closes.
+        sqlite3_wal_hook(handle, { checkpointer, _, _, pages in
+            Unmanaged<Checkpointer>.fromOpaque(checkpointer!).takeUnretainedValue().committed(pages: pages)
+            return SQLITE_OK
+        }, Unmanaged.passUnretained(checkpointer).toOpaque())
     }
 
     /// Set once, before the first connection initializes SQLite: allocations without memory
@@ -74,6 +90,7 @@ public final class SQLiteDatabase: LedgerDatabase {
 
     deinit {
         for statement in statements.values { sqlite3_finalize(statement) }
+        checkpointer?.close()
         sqlite3_close(handle)
     }
 

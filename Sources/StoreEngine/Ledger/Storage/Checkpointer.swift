@@ -1,0 +1,73 @@
+import CSQLite
+import Dispatch
+import Synchronization
+
+/// Copies a database's write-ahead log back into its file on a thread and a connection of its own, so
+/// that no commit waits for it. SQLite's automatic checkpoint runs inside the commit that leaves the log
+/// `pages` long, syncing the log and the file: on a small ledger one purchase in about 125 met one and
+/// took 0.2–4.6 ms more (SQLite's documentation suggests this for applications that cannot wait).
+final class Checkpointer: Sendable {
+    /// SQLite's default: a commit that leaves the write-ahead log this many pages long asks for a checkpoint.
+    static let pages: Int32 = 1000
+
+    private let path: String
+    private let queue = DispatchQueue(label: "storefront-ledger-checkpoint", qos: .utility)
+    private let requested = Atomic<Bool>(false)
+    /// How many of the log's pages the last checkpoint copied back: the log that still holds them
+    /// (until the next commit writes it from its start) asks for none more until it is that much longer.
+    private let copied = Atomic<Int32>(0)
+    /// Opened on the first checkpoint; used on `queue` only, so its lock is never waited for.
+    private let connection = Mutex<OpaquePointer?>(nil)
+    private let count = Atomic<Int>(0)
+
+    init(path: String) { self.path = path }
+
+    /// Checkpoints run so far (tests).
+    var checkpoints: Int { count.load(ordering: .acquiring) }
+
+    /// After a commit that left the log `pages` long: a checkpoint when it is long enough, one at a
+    /// time (a commit meanwhile asks for none more).
+    func committed(pages: Int32) {
+        let copied = copied.load(ordering: .relaxed)
+        let uncopied = pages >= copied ? pages - copied : pages  // shorter: written again from its start
+        guard uncopied >= Self.pages, !requested.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        queue.async { [self] in
+            requested.store(false, ordering: .releasing)
+            checkpoint()
+        }
+    }
+
+    /// A checkpoint that waits for no one: what readers still need stays in the log for the next one,
+    /// and one that fails (the disk full, say) leaves the log as it was, for the next commit to ask again.
+    private func checkpoint() {
+        connection.withLock { handle in
+            if handle == nil {
+                var opened: OpaquePointer?
+                guard sqlite3_open_v2(path, &opened, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, nil) == SQLITE_OK else {
+                    sqlite3_close(opened)
+                    return
+                }
+                // A connection reads the file lazily: until it has, it does not know the file is in WAL
+                // mode, and a checkpoint on it does nothing.
+                sqlite3_exec(opened, "PRAGMA schema_version", nil, nil, nil)
+                handle = opened
+            }
+            var (log, done): (Int32, Int32) = (0, 0)
+            if sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_PASSIVE, &log, &done) == SQLITE_OK {
+                copied.store(done, ordering: .relaxed)
+            }
+        }
+        count.add(1, ordering: .releasing)
+    }
+
+    /// Waits for a checkpoint under way, then closes the connection: before the writer closes its own,
+    /// so that the writer's is the last, which checkpoints the whole log and removes it.
+    func close() {
+        queue.sync {
+            connection.withLock { handle in
+                sqlite3_close(handle)
+                handle = nil
+            }
+        }
+    }
+}
