@@ -51,7 +51,8 @@ enum YearFigures {
 final class RenewalRowCopier {
     private let db: OpaquePointer
     private var inserts: [(statement: OpaquePointer, values: [Value])] = []
-    private var recordUpdate: (statement: OpaquePointer, values: [Value])!
+    /// The subscription record update, run once per subscriber (a list, filled in `init` as `inserts` is).
+    private var recordUpdates: [(statement: OpaquePointer, values: [Value])] = []
     private var nextID: Int64 = 3_000_000_000
 
     enum Value { case int(Int64), text(String), null }
@@ -67,13 +68,12 @@ final class RenewalRowCopier {
             let insert = try prepare("INSERT INTO \(table)(\(list)) VALUES (\(columns.map { _ in "?" }.joined(separator: ", ")))")
             inserts.append((insert, values))
         }
-        recordUpdate = (try prepare("UPDATE subscriptions SET record = ? WHERE original_id = ?"),
-                        try sampleRow("SELECT record, original_id FROM subscriptions LIMIT 1"))
+        recordUpdates.append((try prepare("UPDATE subscriptions SET record = ? WHERE original_id = ?"),
+                              try sampleRow("SELECT record, original_id FROM subscriptions LIMIT 1")))
     }
 
     deinit {
-        for insert in inserts { sqlite3_finalize(insert.statement) }
-        sqlite3_finalize(recordUpdate.statement)
+        for prepared in inserts + recordUpdates { sqlite3_finalize(prepared.statement) }
         sqlite3_close(db)
     }
 
@@ -83,7 +83,9 @@ final class RenewalRowCopier {
             nextID += 1
             for insert in inserts { try run(insert.statement, insert.values, newID: true) }
         }
-        for _ in 0..<records { try run(recordUpdate.statement, recordUpdate.values, newID: false) }
+        for _ in 0..<records {
+            for update in recordUpdates { try run(update.statement, update.values, newID: false) }
+        }
         try execute("COMMIT")
     }
 
