@@ -117,6 +117,15 @@ struct PurchasePathTests {
         await other.shutdown()
     }
 
+    /// A new file with an empty table `t` for `writePages`, and its path.
+    func pagedDatabase(_ body: (_ db: SQLiteDatabase, _ path: String) async throws -> Void) async throws {
+        let directory = try createdTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let db = try SQLiteDatabase(path: directory + "/t.sqlite")
+        try db.execute("CREATE TABLE t(id INTEGER PRIMARY KEY, body TEXT)")
+        try await body(db, directory + "/t.sqlite")
+    }
+
     /// Rows of about a page each, one commit each unless inside a transaction.
     func writePages(_ count: Int, to db: SQLiteDatabase) throws {
         for _ in 0..<count { try db.query("INSERT INTO t(body) VALUES (?)", [.text(String(repeating: "x", count: 3500))]) }
@@ -126,35 +135,31 @@ struct PurchasePathTests {
     /// one purchase in about 125 waited 0.2–4.6 ms for it.
     @Test("a commit that fills the write-ahead log leaves its checkpoint to a thread beside it, which empties the log")
     func checkpointsRunBesideCommits() async throws {
-        let directory = try createdTemporaryDirectory()
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let db = try SQLiteDatabase(path: directory + "/t.sqlite")
-        try db.execute("CREATE TABLE t(id INTEGER PRIMARY KEY, body TEXT)")
-        try db.transaction { try writePages(1100, to: db) }
-        #expect(await eventually { db.checkpoints == 1 })
-        // The log copied back whole, the next commit writes it from its start: its pages alone are in it.
-        try writePages(1, to: db)
-        let log = try SQLiteDatabase(path: directory + "/t.sqlite").query("PRAGMA wal_checkpoint(PASSIVE)").first?[1].int
-        #expect(log.map { $0 < 10 } == true, "\(log ?? -1) pages in the log")
-        #expect(db.checkpoints == 1)
-        #expect(try db.query("SELECT COUNT(*) FROM t") == [[.int(1101)]])
+        try await pagedDatabase { db, path in
+            try db.transaction { try writePages(1100, to: db) }
+            #expect(await eventually { db.checkpoints == 1 })
+            // The log copied back whole, the next commit writes it from its start: its pages alone are in it.
+            try writePages(1, to: db)
+            let log = try SQLiteDatabase(path: path).query("PRAGMA wal_checkpoint(PASSIVE)").first?[1].int
+            #expect(log.map { $0 < 10 } == true, "\(log ?? -1) pages in the log")
+            #expect(db.checkpoints == 1)
+            #expect(try db.query("SELECT COUNT(*) FROM t") == [[.int(1101)]])
+        }
     }
 
     @Test("while the integrity check reads, commits do not checkpoint; once it ends, they do again")
     func checkpointsWaitForTheIntegrityCheck() async throws {
-        let directory = try createdTemporaryDirectory()
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let db = try SQLiteDatabase(path: directory + "/t.sqlite")
-        try db.execute("CREATE TABLE t(id INTEGER PRIMARY KEY, body TEXT)")
-        db.integrityCheck = IntegrityCheck(path: directory + "/t.sqlite")
-        // In one transaction, which keeps the check it began with even if the check ends meanwhile.
-        try db.transaction { try writePages(1100, to: db) }
-        try await Task.sleep(for: .milliseconds(100))
-        #expect(db.checkpoints == 0)
-        while db.integrityCheck?.outcome == .running { try await Task.sleep(for: .milliseconds(10)) }
-        try writePages(1, to: db)
-        #expect(db.integrityCheck == nil)
-        #expect(await eventually { db.checkpoints == 1 })
+        try await pagedDatabase { db, path in
+            db.integrityCheck = IntegrityCheck(path: path)
+            // In one transaction, which keeps the check it began with even if the check ends meanwhile.
+            try db.transaction { try writePages(1100, to: db) }
+            try await Task.sleep(for: .milliseconds(100))
+            #expect(db.checkpoints == 0)
+            while db.integrityCheck?.outcome == .running { try await Task.sleep(for: .milliseconds(10)) }
+            try writePages(1, to: db)
+            #expect(db.integrityCheck == nil)
+            #expect(await eventually { db.checkpoints == 1 })
+        }
     }
 
     @Test("a wallet made with the product index loses it at open, and keeps its credits")
