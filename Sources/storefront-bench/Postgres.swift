@@ -3,9 +3,10 @@ import Foundation
 import StoreCore
 import StoreEngine
 
-/// The ledger on PostgreSQL: purchases against bare libpq commits, and how soon another machine hears of one.
+/// The ledger on PostgreSQL: purchases against bare libpq commits, how soon another machine hears of
+/// one, and whether a simulated year's one write transaction costs the same per renewal at any size.
 enum PostgresFigures {
-    static let ids = ["postgres-purchases", "postgres-delivery"]
+    static let ids = ["postgres-purchases", "postgres-delivery", "postgres-year"]
 
     /// The wanted figures, on a throwaway server of their own (stopped at the end, also on failure);
     /// without one they are skipped, not missed.
@@ -22,6 +23,7 @@ enum PostgresFigures {
         var results: [Result] = []
         if wanted(ids[0]) { results.append(try await purchases(sizes, server)) }
         if wanted(ids[1]) { results.append(try await delivery(sizes, server)) }
+        if wanted(ids[2]) { results.append(try await year(sizes, server)) }
         return results
     }
 
@@ -41,6 +43,44 @@ enum PostgresFigures {
                       ratio: rate / baseline, target: "≥ 0.50×", pass: rate >= 0.5 * baseline,
                       note: "\(n) purchases a round; baseline: a purchase's 3 rows (transaction, event, notification) "
                           + "copied into another ledger's tables through bare libpq, BEGIN + 3 prepared INSERTs + COMMIT each").from(samples)
+    }
+
+    // MARK: postgres-year
+
+    /// A simulated year of monthly renewals on a PostgreSQL ledger, per renewal, with all the subscribers
+    /// and with a quarter of them: a catch-up is one write transaction, and while its cost per row grew
+    /// with its rows (a counter row updated once per row), 1,000 subscribers took 1.27× as long a renewal as 250.
+    static func year(_ sizes: Sizes, _ server: PostgresServer) async throws -> Result {
+        let (large, small) = (sizes.subscribers, max(sizes.subscribers / 4, 1))
+        var samples = [Sample(times: []), Sample(times: [])]
+        var schemas = 0
+        for _ in 0..<Steadiness.slow.minimum {
+            for (slot, subscribers) in [large, small].enumerated() {
+                schemas += 1
+                samples[slot].times.append(try await perRenewal(subscribers: subscribers, on: try server.schema("year\(schemas)")))
+            }
+        }
+        let (a, b) = (samples[0].median, samples[1].median)
+        return Result(id: ids[2], figure: "a simulated year, PostgreSQL ledger, per renewal", measured: a * 1e3, baseline: b * 1e3, unit: "ms",
+                      ratio: a / b, target: "≤ 1.2×", pass: a <= 1.2 * b,
+                      note: "\(large) monthly subscribers, \(12 * large) renewals in one write transaction "
+                          + String(format: "(%.2f s); baseline: the same with %d subscribers", a * Double(12 * large), small))
+            .from(samples)
+    }
+
+    /// Seconds a renewal of a year's catch-up takes on a new ledger with `subscribers` monthly subscriptions.
+    static func perRenewal(subscribers: Int, on ledger: PostgresLocation) async throws -> Double {
+        let catalog = try Generate.catalog(oneTime: 0, groups: subscribers, perGroup: 1)
+        let store = try LocalAppStore(catalog: catalog, stateDirectory: nil, ledger: ledger)
+        for g in 0..<subscribers { try await store.buyOutsideApp(productID: "gen.group\(g).sub0", familyShared: false) }
+        let before = await store.transactionCount()
+        let start = ContinuousClock.now
+        try await store.advanceTime(by: Period(1, .year))
+        let seconds = (ContinuousClock.now - start).seconds
+        let renewals = await store.transactionCount() - before
+        await store.shutdown()
+        guard renewals >= 11 * subscribers else { throw BenchError("the year renewed \(renewals) of \(subscribers) subscriptions") }
+        return seconds / Double(renewals)
     }
 
     /// A purchase's rows, by table: its columns, the one holding the transaction's ID first, and the
