@@ -13,8 +13,9 @@ final class Checkpointer: Sendable {
     private let path: String
     private let queue = DispatchQueue(label: "storefront-ledger-checkpoint", qos: .utility)
     private let requested = Atomic<Bool>(false)
-    /// How many of the log's pages the last checkpoint copied back: the log that still holds them
-    /// (until the next commit writes it from its start) asks for none more until it is that much longer.
+    /// How many of the log's pages the last checkpoint copied back: the log that still holds them asks
+    /// for none more until it is that much longer. 0 again once a commit finds the log shorter: the
+    /// commit after a whole checkpoint writes it from its start.
     private let copied = Atomic<Int32>(0)
     /// Opened on the first checkpoint; used on `queue` only, so its lock is never waited for.
     private let connection = Mutex<OpaquePointer?>(nil)
@@ -28,8 +29,11 @@ final class Checkpointer: Sendable {
     /// After a commit that left the log `pages` long: a checkpoint when it is long enough, one at a
     /// time (a commit meanwhile asks for none more).
     func committed(pages: Int32) {
-        let copied = copied.load(ordering: .relaxed)
-        let uncopied = pages >= copied ? pages - copied : pages  // shorter: written again from its start
+        var uncopied = pages - copied.load(ordering: .relaxed)
+        if uncopied < 0 {
+            copied.store(0, ordering: .relaxed)
+            uncopied = pages
+        }
         guard uncopied >= Self.pages, !requested.exchange(true, ordering: .acquiringAndReleasing) else { return }
         queue.async { [self] in
             requested.store(false, ordering: .releasing)
