@@ -23,7 +23,7 @@ final class Checkpointer: Sendable {
 
     init(path: String) { self.path = path }
 
-    /// Checkpoints run so far (tests).
+    /// Checkpoints that ran so far (tests).
     var checkpoints: Int { count.load(ordering: .acquiring) }
 
     /// After a commit that left the log `pages` long: a checkpoint when it is long enough, one at a
@@ -59,9 +59,9 @@ final class Checkpointer: Sendable {
             var (log, done): (Int32, Int32) = (0, 0)
             if sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_PASSIVE, &log, &done) == SQLITE_OK {
                 copied.store(done, ordering: .relaxed)
+                count.add(1, ordering: .releasing)
             }
         }
-        count.add(1, ordering: .releasing)
     }
 
     /// Waits for a checkpoint under way, then closes the connection: before the writer closes its own,
