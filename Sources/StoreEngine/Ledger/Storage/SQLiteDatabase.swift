@@ -78,8 +78,8 @@ public final class SQLiteDatabase: LedgerDatabase {
         guard let checkpointer else { return }
         guard on else { sqlite3_wal_hook(handle, nil, nil); return }
         // Unretained: the connection holds the checkpointer, and no hook runs after the connection closes.
-        sqlite3_wal_hook(handle, { checkpointer, _, _, pages in
-            Unmanaged<Checkpointer>.fromOpaque(checkpointer!).takeUnretainedValue().committed(pages: pages)
+        sqlite3_wal_hook(handle, { checkpointer, writer, _, pages in
+            Unmanaged<Checkpointer>.fromOpaque(checkpointer!).takeUnretainedValue().committed(pages: pages, writer: writer!)
             return SQLITE_OK
         }, Unmanaged.passUnretained(checkpointer).toOpaque())
     }
