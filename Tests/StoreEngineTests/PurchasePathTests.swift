@@ -143,6 +143,7 @@ struct PurchasePathTests {
             let log = try SQLiteDatabase(path: path).query("PRAGMA wal_checkpoint(PASSIVE)").first?[1].int
             #expect(log.map { $0 < 10 } == true, "\(log ?? -1) pages in the log")
             #expect(db.checkpoints == 1)
+            #expect(db.checkpointsInCommits == 0, "no commit came while it ran: none copies anything itself")
             // The log written from its start fills again: the pages the last checkpoint copied are not counted against it.
             try db.transaction { try writePages(1100, to: db) }
             #expect(await eventually { db.checkpoints == 2 })
@@ -164,6 +165,7 @@ struct PurchasePathTests {
             }
             let frame = off_t(4096 + 24)
             #expect(db.checkpoints >= 5)
+            #expect(db.checkpointsInCommits >= 1)
             // One checkpoint's pages, and what the commits wrote while it ran (more on a slow machine).
             #expect(longest < 8 * off_t(Checkpointer.pages) * frame, "the log grew to \(longest / frame) pages")
         }

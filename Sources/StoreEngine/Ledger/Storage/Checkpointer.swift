@@ -29,11 +29,14 @@ final class Checkpointer: Sendable {
     /// Opened on the first checkpoint; used on `queue` only, so its lock is never waited for.
     private let connection = Mutex<OpaquePointer?>(nil)
     private let count = Atomic<Int>(0)
+    private let commitCount = Atomic<Int>(0)
 
     init(path: String) { self.path = path }
 
     /// Checkpoints that ran so far (tests).
     var checkpoints: Int { count.load(ordering: .acquiring) }
+    /// Checkpoints a commit ran itself, for the rest of one beside it (tests).
+    var checkpointsInCommits: Int { commitCount.load(ordering: .acquiring) }
 
     /// After `writer`'s commit that left the log `pages` long: a checkpoint when it is long enough, one
     /// at a time (a commit meanwhile asks for none more); the rest of one that ran, if the log did not
@@ -48,6 +51,7 @@ final class Checkpointer: Sendable {
             var (log, done): (Int32, Int32) = (0, 0)
             if sqlite3_wal_checkpoint_v2(writer, nil, SQLITE_CHECKPOINT_PASSIVE, &log, &done) == SQLITE_OK {
                 copied.store(done, ordering: .relaxed)
+                commitCount.add(1, ordering: .releasing)
             }
             return
         }
