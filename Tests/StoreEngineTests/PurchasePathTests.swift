@@ -156,18 +156,17 @@ struct PurchasePathTests {
     /// purchase (1.8 GB after some 50,000), and each commit's pages went to new blocks of the file.
     @Test("under commits that never pause, the write-ahead log still starts over after each checkpoint")
     func writeAheadLogStartsOverUnderSteadyCommits() async throws {
-        try await pagedDatabase { db, path in
-            var longest: off_t = 0
-            var status = stat()
-            for _ in 0..<20_000 {  // about three pages a commit: the log filled sixty times over
+        try await pagedDatabase { db, _ in
+            // About three pages a commit: the log fills every 330 or so. How many commits come while a
+            // checkpoint runs depends on the machine (thousands on a loaded one), so the test counts the
+            // log's new starts, and stops at the third.
+            var commits = 0
+            while db.logRestarts < 3, commits < 60_000 {
                 try writePages(1, to: db)
-                if stat(path + "-wal", &status) == 0 { longest = max(longest, status.st_size) }
+                commits += 1
             }
-            let frame = off_t(4096 + 24)
-            #expect(db.checkpoints >= 5)
+            #expect(db.logRestarts >= 3, "the log never started over in \(commits) commits")
             #expect(db.checkpointsInCommits >= 1)
-            // One checkpoint's pages, and what the commits wrote while it ran (more on a slow machine).
-            #expect(longest < 8 * off_t(Checkpointer.pages) * frame, "the log grew to \(longest / frame) pages")
         }
     }
 

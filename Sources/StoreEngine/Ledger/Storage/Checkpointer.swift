@@ -30,6 +30,7 @@ final class Checkpointer: Sendable {
     private let connection = Mutex<OpaquePointer?>(nil)
     private let count = Atomic<Int>(0)
     private let commitCount = Atomic<Int>(0)
+    private let restartCount = Atomic<Int>(0)
 
     init(path: String) { self.path = path }
 
@@ -37,6 +38,8 @@ final class Checkpointer: Sendable {
     var checkpoints: Int { count.load(ordering: .acquiring) }
     /// Checkpoints a commit ran itself, for the rest of one beside it (tests).
     var checkpointsInCommits: Int { commitCount.load(ordering: .acquiring) }
+    /// Commits that found the log started over since the last checkpoint (tests).
+    var restarts: Int { restartCount.load(ordering: .acquiring) }
 
     /// After `writer`'s commit that left the log `pages` long: a checkpoint when it is long enough, one
     /// at a time (a commit meanwhile asks for none more); the rest of one that ran, if the log did not
@@ -44,6 +47,7 @@ final class Checkpointer: Sendable {
     func committed(pages: Int32, writer: OpaquePointer) {
         var uncopied = pages - copied.load(ordering: .relaxed)
         if uncopied < 0 {
+            restartCount.add(1, ordering: .releasing)
             copied.store(0, ordering: .relaxed)
             leftSome.store(false, ordering: .relaxed)
             uncopied = pages

@@ -73,6 +73,7 @@ public final class SQLiteDatabase: LedgerDatabase {
     /// Checkpoints run so far beside this connection's commits (tests).
     var checkpoints: Int { checkpointer?.checkpoints ?? 0 }
     var checkpointsInCommits: Int { checkpointer?.checkpointsInCommits ?? 0 }
+    var logRestarts: Int { checkpointer?.restarts ?? 0 }
 
     /// SQLite's hook after each commit, in place of its automatic checkpoint (which is itself such a hook).
     private func checkpointsAfterCommits(_ on: Bool) {
