@@ -47,6 +47,7 @@ let package = Package(
         .testTarget(name: "ReliabilityTests", dependencies: ["StorefrontApp"]),
         .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI"]),
         .testTarget(name: "StorefrontAppTests", dependencies: ["StorefrontApp"], exclude: ["Screens"]),
+        .testTarget(name: "BenchTests", dependencies: ["storefront-bench"]),
     ],
     swiftLanguageModes: [.v6]
 )

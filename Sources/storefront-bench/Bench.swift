@@ -84,7 +84,14 @@ enum Bench {
 
     static func cells(_ result: Result) -> [String] {
         [result.id, result.figure, format(result.measured, result.unit), format(result.baseline, result.unit),
-         result.ratio.map { String(format: "%.2f×", $0) } ?? "—", result.target, result.status, spread(result), result.note]
+         result.ratio.map { ratio($0, target: result.target) } ?? "—", result.target, result.status, spread(result), result.note]
+    }
+
+    /// Two decimals, or three where two would print the target itself: a miss at 0.796 against
+    /// "≥ 0.80×" reads "0.796×", not "0.80×".
+    static func ratio(_ ratio: Double, target: String) -> String {
+        let text = String(format: "%.2f×", ratio)
+        return target.hasSuffix(" " + text) ? String(format: "%.3f×", ratio) : text
     }
 
     /// The same table in Markdown, as the README shows it.
