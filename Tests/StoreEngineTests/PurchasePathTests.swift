@@ -121,13 +121,20 @@ struct PurchasePathTests {
     func pagedDatabase(_ body: (_ db: SQLiteDatabase, _ path: String) async throws -> Void) async throws {
         let directory = try createdTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let db = try SQLiteDatabase(path: directory + "/t.sqlite")
+        try await body(try Self.pagedTable(directory + "/t.sqlite"), directory + "/t.sqlite")
+    }
+
+    /// A connection to a new file with an empty table `t` for `writePages`.
+    static func pagedTable(_ path: String) throws -> SQLiteDatabase {
+        let db = try SQLiteDatabase(path: path)
         try db.execute("CREATE TABLE t(id INTEGER PRIMARY KEY, body TEXT)")
-        try await body(db, directory + "/t.sqlite")
+        return db
     }
 
     /// Rows of about a page each, one commit each unless inside a transaction.
-    func writePages(_ count: Int, to db: SQLiteDatabase) throws {
+    func writePages(_ count: Int, to db: SQLiteDatabase) throws { try Self.writePages(count, to: db) }
+
+    static func writePages(_ count: Int, to db: SQLiteDatabase) throws {
         for _ in 0..<count { try db.query("INSERT INTO t(body) VALUES (?)", [.text(String(repeating: "x", count: 3500))]) }
     }
 
@@ -164,11 +171,10 @@ struct PurchasePathTests {
         // suspends would hold one of the cooperative pool's few threads for as long as it runs
         // (50 s in the whole suite under CI, which starved another test's task).
         let (restarts, inCommits, commits) = try await Self.offPool {
-            let db = try SQLiteDatabase(path: directory + "/t.sqlite")
-            try db.execute("CREATE TABLE t(id INTEGER PRIMARY KEY, body TEXT)")
+            let db = try Self.pagedTable(directory + "/t.sqlite")
             var commits = 0
             while db.logRestarts < 3, commits < 60_000 {
-                try db.query("INSERT INTO t(body) VALUES (?)", [.text(String(repeating: "x", count: 3500))])
+                try Self.writePages(1, to: db)
                 commits += 1
             }
             return (db.logRestarts, db.checkpointsInCommits, commits)

@@ -10,9 +10,9 @@ import Synchronization
 ///
 /// The log starts over only at a transaction that begins once all of it is copied back. When commits
 /// came while a checkpoint ran, the first commit after it copies what they wrote, on its own
-/// connection: a few pages, but two syncs (a median 0.4 ms here). Without that, the log of commits
-/// that never pause for a whole checkpoint grows without end; with them paused (a person buying), the
-/// checkpoint copies everything and no commit waits.
+/// connection: usually a few pages (more when the checkpoint was slow), and two syncs (0.4 ms each at
+/// the median here). Without that, the log of commits that never pause for a whole checkpoint grows
+/// without end; with them paused (a person buying), the checkpoint copies everything and no commit waits.
 final class Checkpointer: Sendable {
     /// SQLite's default: a commit that leaves the write-ahead log this many pages long asks for a checkpoint.
     static let pages: Int32 = 1000
