@@ -66,11 +66,19 @@ struct JSONObjectScanner {
             let start = index
             guard value(depth: depth + 1) else { return false }
             if depth == 0, let key, bytes[key].elementsEqual("signedDate".utf8) {
-                signedDate = Double(String(decoding: bytes[start..<index], as: UTF8.self))
+                signedDate = Self.number(bytes[start..<index])
             }
             skipSpace()
         } while consume(UInt8(ascii: ","))
         return consume(close)
+    }
+
+    /// A number's value; milliseconds since 1970 (up to 15 digits, so exact) without going through text.
+    private static func number(_ text: Slice<UnsafeBufferPointer<UInt8>>) -> Double? {
+        guard text.count <= 15, !text.isEmpty, text.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) else {
+            return Double(String(decoding: text, as: UTF8.self))
+        }
+        return Double(text.reduce(0) { $0 * 10 + Int($1 - UInt8(ascii: "0")) })
     }
 
     /// The range of the string's raw content, or nil if it is not a valid JSON string.

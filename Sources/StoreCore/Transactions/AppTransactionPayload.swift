@@ -57,7 +57,7 @@ public struct AppTransactionPayload: Hashable, Sendable {
                   originalAppVersion: original, originalPurchaseDate: purchased,
                   originalPlatform: json["originalPlatform"]?.stringValue ?? "iOS",
                   deviceVerification: json["deviceVerification"]?.stringValue ?? "",
-                  deviceVerificationNonce: json["deviceVerificationNonce"]?.stringValue.flatMap(UUID.init(uuidString:)) ?? UUID(),
+                  deviceVerificationNonce: json["deviceVerificationNonce"]?.stringValue.flatMap(UUID.init(text:)) ?? UUID(),
                   signedDate: signed)
         environment = json["receiptType"]?.stringValue ?? json["environment"]?.stringValue ?? ""
         appAppleID = json["appAppleId"]?.int64Text

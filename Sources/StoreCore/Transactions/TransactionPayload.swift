@@ -148,7 +148,7 @@ public struct TransactionPayload: Hashable, Sendable {
         webOrderLineItemID = json["webOrderLineItemId"]?.stringValue
         subscriptionGroupID = json["subscriptionGroupIdentifier"]?.stringValue
         expirationDate = json["expiresDate"]?.date
-        appAccountToken = json["appAccountToken"]?.stringValue.flatMap(UUID.init(uuidString:))
+        appAccountToken = json["appAccountToken"]?.stringValue.flatMap(UUID.init(text:))
         ownership = json["inAppOwnershipType"]?.stringValue.flatMap(Ownership.init(rawValue:)) ?? .purchased
         revocationDate = json["revocationDate"]?.date
         revocationReason = json["revocationReason"]?.intValue.flatMap(RevocationReason.init(rawValue:))

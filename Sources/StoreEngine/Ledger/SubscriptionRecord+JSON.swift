@@ -54,7 +54,7 @@ extension SubscriptionRecord {
         familyShared = try f.required("familyShared", \.boolValue)
         recentStartDate = try f.required("recentStartDate", RecordFields.date)
         anchorDay = try f.optional("anchorDay", RecordFields.int)
-        appAccountToken = try f.optional("appAccountToken", RecordFields.raw(UUID.init(uuidString:)))
+        appAccountToken = try f.optional("appAccountToken", RecordFields.raw(UUID.init(text:)))
         offer = try f.optional("offer") { value throws(RecordFieldError) in
             guard case .object = value else { return nil }
             let o = RecordFields(json: value, path: "offer.")
