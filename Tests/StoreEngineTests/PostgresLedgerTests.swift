@@ -107,6 +107,44 @@ struct PostgresLedgerTests {
         #expect(try ledger.completedCount() == 39 && counted == 39)
     }
 
+    // MARK: Writes sent with the next statement
+
+    @Test("writes queued in a transaction are read by the statements after them, and commit with it")
+    func queuedWritesAreReadAfterThem() throws {
+        let ledger = try Ledger(postgres: try PostgresTestServer.freshLedger())
+        let rows = LedgerSpeedTests()
+        try ledger.db.transaction {
+            for id in Int64(1)...150 { try ledger.insert(rows.row(id, .completed)) }  // more than one pipeline's worth
+            #expect(try ledger.db.query("SELECT COUNT(*) FROM transactions").first?.first?.int == 150)
+            try ledger.insert(rows.row(151, .completed))
+        }
+        #expect(try ledger.completedCount() == 151)
+        #expect(try ledger.row(151)?.payload.transactionID == 151)
+    }
+
+    @Test("a queued write that fails fails its transaction where it is sent; all of it rolls back and the connection goes on")
+    func failedQueuedWriteRollsBackItsTransaction() throws {
+        let ledger = try Ledger(postgres: try PostgresTestServer.freshLedger())
+        let rows = LedgerSpeedTests()
+        try ledger.db.transaction { try ledger.insert(rows.row(1, .completed)) }
+        #expect(throws: PostgresError.self) {
+            try ledger.db.transaction {
+                try ledger.insert(rows.row(2, .completed))
+                try ledger.insert(rows.row(1, .completed))  // the same ID: refused by the primary key
+                try ledger.insert(rows.row(3, .completed))
+                _ = try ledger.db.query("SELECT 1")
+                Issue.record("the statement after a failed write ran")
+            }
+        }
+        #expect(try ledger.db.query("SELECT id FROM transactions ORDER BY id").map { $0.first?.int } == [1])
+        #expect(throws: PostgresError.self) {
+            try ledger.db.transaction { try ledger.insert(rows.row(1, .completed)) }  // sent with the commit
+        }
+        try ledger.db.transaction { try ledger.insert(rows.row(4, .completed)) }
+        #expect(try ledger.db.query("SELECT id FROM transactions ORDER BY id").map { $0.first?.int } == [1, 4])
+        #expect(try ledger.completedCount() == 2)
+    }
+
     // MARK: A connection that drops
 
     @Test("a connection dropped mid-purchase leaves nothing half-applied, says so, and the next purchase reconnects")

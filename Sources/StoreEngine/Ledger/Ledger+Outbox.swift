@@ -51,7 +51,7 @@ extension Ledger {
 
     /// Inserts a notification; its transaction's payload is read from the transaction (see above).
     func insertNotification(_ row: OutboxRow) throws {
-        try db.query("""
+        try db.queue("""
             INSERT INTO notifications(type, subtype, product_id, original_id, transaction_id, created, environment,
                 renewal_payload, status, test_token, delivery, next_attempt)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)

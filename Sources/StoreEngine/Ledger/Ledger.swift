@@ -244,7 +244,7 @@ final class Ledger {
             unsignedRows.append((id, payloadJSON ?? row.payload.json.compact))
             return
         }
-        try db.query(Self.insertSQL, values(row, payloadJSON: payloadJSON, signature: signature))
+        try db.queue(Self.insertSQL, values(row, payloadJSON: payloadJSON, signature: signature))
     }
 
     private static let insertSQL = """
@@ -453,7 +453,7 @@ final class Ledger {
     private func insertSignedRows() throws {
         for (id, payload) in unsignedRows {
             guard let row = batchRows?[id] else { continue }  // deleted in the batch
-            try db.query(Self.insertSQL, values(row, payloadJSON: payload, signature: signatures[id]))
+            try db.queue(Self.insertSQL, values(row, payloadJSON: payload, signature: signatures[id]))
         }
     }
 
@@ -630,7 +630,7 @@ final class Ledger {
         decodedRecords?.stale.insert(record.groupID)
         let text = record.json.compact
         _ = try db.transaction {
-            try db.query("""
+            try db.queue("""
                 INSERT INTO subscriptions(original_id, group_id, record) VALUES (?, ?, ?)
                 ON CONFLICT(original_id) DO UPDATE SET record = excluded.record, group_id = excluded.group_id
                 """, [.int(record.originalID), .text(record.groupID), .text(text)])

@@ -19,6 +19,11 @@ protocol LedgerDatabase: AnyObject {
     @discardableResult
     func query(_ sql: String, _ arguments: [SQLValue]) throws -> [[SQLValue]]
 
+    /// Runs a write whose rows nobody reads. Inside a transaction on PostgreSQL it goes with the next
+    /// statement, in one round trip with it (an error in it is thrown there, and the transaction fails
+    /// as it would have); elsewhere it runs at once.
+    func queue(_ sql: String, _ arguments: [SQLValue]) throws
+
     /// Runs statements without arguments (several, separated by semicolons).
     func execute(_ sql: String) throws
 
@@ -48,6 +53,8 @@ protocol LedgerDatabase: AnyObject {
 extension LedgerDatabase {
     @discardableResult
     func query(_ sql: String) throws -> [[SQLValue]] { try query(sql, []) }
+
+    func queue(_ sql: String, _ arguments: [SQLValue]) throws { try query(sql, arguments) }
 
     /// Each statement reads on its own where a read transaction would cost round trips (PostgreSQL).
     func reading<T>(_ body: () throws -> T) rethrows -> T { try body() }

@@ -76,6 +76,17 @@ final class PostgresDatabase: LedgerDatabase {
     /// Statements outside a transaction that may have written (each commits on its own).
     private var ownWrites: Int64 = 0
     var ownChanges: Int64 { ownCommits + ownWrites }
+    /// Writes waiting for the next statement (see `queue`): prepared, with their arguments as text.
+    private var queued: [Statement] = []
+    /// Each queued write's result is a line; the server never waits for us to read this many, so
+    /// sending them all before reading any cannot deadlock.
+    private static let pipelineLimit = 64
+
+    private struct Statement {
+        var sql: String
+        var name: String
+        var texts: [String?]
+    }
 
     init(_ location: PostgresLocation) throws {
         self.location = location
@@ -102,6 +113,7 @@ final class PostgresDatabase: LedgerDatabase {
 
     func execute(_ sql: String) throws {
         try reconnectIfLost()
+        if !queued.isEmpty { PQclear(try sendQueued()) }
         let result = PQexec(connection, sql)
         defer { PQclear(result) }
         try check(result)
@@ -119,16 +131,19 @@ final class PostgresDatabase: LedgerDatabase {
         }
     }
 
+    func queue(_ sql: String, _ arguments: [SQLValue]) throws {
+        guard depth > 0 else { try query(sql, arguments); return }
+        queued.append(Statement(sql: sql, name: try prepared(sql), texts: Self.texts(arguments)))
+        if queued.count >= Self.pipelineLimit { PQclear(try sendQueued()) }
+    }
+
     private func run(_ sql: String, _ arguments: [SQLValue]) throws -> [[SQLValue]] {
-        let name = try prepared(sql)
-        let texts: [String?] = arguments.map {
-            switch $0 {
-            case .int(let v): String(v)
-            case .text(let v): v
-            case .null: nil
-            }
+        let statement = Statement(sql: sql, name: try prepared(sql), texts: Self.texts(arguments))
+        let result = if queued.isEmpty {
+            withOptionalCStringArray(statement.texts) { PQexecPrepared(connection, statement.name, Int32(statement.texts.count), $0, nil, nil, 0) }
+        } else {
+            try sendQueued(then: statement)
         }
-        let result = withOptionalCStringArray(texts) { PQexecPrepared(connection, name, Int32(texts.count), $0, nil, nil, 0) }
         defer { PQclear(result) }
         try check(result)
         if depth == 0, strncmp(PQcmdStatus(result), "SELECT", 6) != 0 { ownWrites += 1 }
@@ -142,6 +157,54 @@ final class PostgresDatabase: LedgerDatabase {
                 return integer[Int(column)] ? Int64(text).map(SQLValue.int) ?? .text(text) : .text(text)
             }
         }
+    }
+
+    private static func texts(_ arguments: [SQLValue]) -> [String?] {
+        arguments.map {
+            switch $0 {
+            case .int(let v): String(v)
+            case .text(let v): v
+            case .null: nil
+            }
+        }
+    }
+
+    /// The queued writes and then `last`, in one round trip (libpq's pipeline mode); `last`'s result,
+    /// or the first error among them. After an error the server skips the rest, and the transaction
+    /// they are in can only roll back.
+    private func sendQueued(then last: Statement? = nil) throws -> OpaquePointer? {
+        let statements = queued + (last.map { [$0] } ?? [])
+        queued = []
+        guard PQenterPipelineMode(connection) == 1 else { throw lostOrFailed("cannot enter pipeline mode") }
+        defer { PQexitPipelineMode(connection) }
+        for statement in statements {
+            let sent = withOptionalCStringArray(statement.texts) {
+                PQsendQueryPrepared(connection, statement.name, Int32(statement.texts.count), $0, nil, nil, 0)
+            }
+            guard sent == 1 else { throw lostOrFailed("cannot send a statement") }
+        }
+        guard PQpipelineSync(connection) == 1 else { throw lostOrFailed("cannot send a pipeline") }
+        var (kept, failure): (OpaquePointer?, Error?) = (nil, nil)
+        for (index, statement) in statements.enumerated() {
+            while let result = PQgetResult(connection) {
+                if failure == nil, PQresultStatus(result) != PGRES_PIPELINE_ABORTED {
+                    do { try check(result, sql: statement.sql) } catch { failure = error }
+                }
+                if index == statements.count - 1, last != nil, failure == nil { PQclear(kept); kept = result } else { PQclear(result) }
+            }
+        }
+        while let result = PQgetResult(connection) {  // the sync's
+            let status = PQresultStatus(result)
+            PQclear(result)
+            if status == PGRES_PIPELINE_SYNC { break }
+        }
+        if let failure { PQclear(kept); throw failure }
+        return kept
+    }
+
+    private func lostOrFailed(_ what: String) -> PostgresError {
+        PostgresError(kind: PQstatus(connection) == CONNECTION_OK ? .statement : .connectionLost, location: location.description,
+                      detail: what + ": " + Self.message(PQerrorMessage(connection)))
     }
 
     func insert(_ sql: String, _ arguments: [SQLValue], returning column: String) throws -> Int64? {
@@ -167,6 +230,7 @@ final class PostgresDatabase: LedgerDatabase {
             ownCommits += 1
             return result
         } catch {
+            queued = []  // not sent: they were in what rolls back
             if PQstatus(connection) == CONNECTION_OK { _ = try? execute("ROLLBACK") }
             throw error
         }
