@@ -145,6 +145,48 @@ struct PostgresLedgerTests {
         #expect(try ledger.completedCount() == 2)
     }
 
+    @Test("transaction IDs stay new and rising while machines take turns writing, in batches and after a rollback")
+    func transactionIDsStayNewAcrossMachines() throws {
+        let location = try PostgresTestServer.freshLedger()
+        let (first, second) = (try Ledger(postgres: location), try Ledger(postgres: location))
+        let rows = LedgerSpeedTests()
+        struct Abandoned: Error {}
+        var committed: [Int64] = []
+        /// `count` new transactions in one write (a batch, as a catch-up writes) that commits unless `abandoned`.
+        func write(_ ledger: Ledger, _ count: Int = 1, batch: Bool = false, abandoned: Bool = false) throws {
+            var ids: [Int64] = []
+            func body() throws {
+                for _ in 0..<count {
+                    let id = try ledger.nextTransactionID()
+                    try ledger.insert(rows.row(id, .completed))
+                    ids.append(id)
+                }
+                if abandoned { throw Abandoned() }
+            }
+            func commit() throws { if batch { try ledger.batch(body) } else { try ledger.db.transaction(body) } }
+            if abandoned {
+                #expect(throws: Abandoned.self) { try commit() }
+            } else {
+                try commit()
+                committed += ids
+            }
+        }
+        try write(first)
+        try write(first)  // its own commit last: no query for the ID
+        try write(second)
+        try write(first)  // another machine's commit since: asks again
+        try write(first, 5, batch: true)
+        try write(first)  // after the batch's highest, not its first
+        try write(first, 2, abandoned: true)
+        try write(first)  // the rolled-back IDs were never used: asks again, and may take them
+        try write(second, 3, batch: true)
+        try write(second)
+        try write(first)
+        let stored = try first.db.query("SELECT id FROM transactions ORDER BY id").compactMap { $0.first?.int }
+        #expect(stored == committed)
+        #expect(committed == Array(2_000_000_001...Int64(2_000_000_000 + committed.count)))
+    }
+
     // MARK: A connection that drops
 
     @Test("a connection dropped mid-purchase leaves nothing half-applied, says so, and the next purchase reconnects")

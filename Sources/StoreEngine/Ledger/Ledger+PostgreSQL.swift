@@ -26,6 +26,7 @@ extension Ledger {
                 INSERT INTO meta(key, value) VALUES ('schemaVersion', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value
                 """, [.text(String(Self.postgresSchemaVersion))])
         }
+        (db as? PostgresDatabase)?.readsCommitsAtBegin = true
     }
 
     /// The schema version of the ledger in the database; nil when the database is empty.

@@ -36,6 +36,11 @@ protocol LedgerDatabase: AnyObject {
 
     var isInTransaction: Bool { get }
 
+    /// Inside a write transaction on PostgreSQL: how many write transactions the ledger had committed
+    /// when this one took the write lock (read in the same round trip). nil elsewhere, and on SQLite,
+    /// whose reads cost no round trip.
+    var commitsAtBegin: Int64? { get }
+
     /// Runs `body`'s reads on one snapshot of the ledger, up to a write in it.
     func reading<T>(_ body: () throws -> T) rethrows -> T
 
@@ -55,6 +60,8 @@ extension LedgerDatabase {
     func query(_ sql: String) throws -> [[SQLValue]] { try query(sql, []) }
 
     func queue(_ sql: String, _ arguments: [SQLValue]) throws { try query(sql, arguments) }
+
+    var commitsAtBegin: Int64? { nil }
 
     /// Each statement reads on its own where a read transaction would cost round trips (PostgreSQL).
     func reading<T>(_ body: () throws -> T) rethrows -> T { try body() }

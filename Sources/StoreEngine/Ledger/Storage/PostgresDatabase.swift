@@ -111,13 +111,16 @@ final class PostgresDatabase: LedgerDatabase {
         return connection
     }
 
-    func execute(_ sql: String) throws {
+    func execute(_ sql: String) throws { PQclear(try executeKeepingResult(sql)) }
+
+    /// `execute`, returning the last statement's result for the caller to read and clear.
+    private func executeKeepingResult(_ sql: String) throws -> OpaquePointer? {
         try reconnectIfLost()
         if !queued.isEmpty { PQclear(try sendQueued()) }
         let result = PQexec(connection, sql)
-        defer { PQclear(result) }
-        try check(result)
+        do { try check(result) } catch { PQclear(result); throw error }
         if depth == 0 { ownWrites += 1 }
+        return result
     }
 
     @discardableResult
@@ -212,6 +215,9 @@ final class PostgresDatabase: LedgerDatabase {
     }
 
     var isInTransaction: Bool { depth > 0 }
+    private(set) var commitsAtBegin: Int64?
+    /// Set once the ledger's tables exist (see `Ledger(postgres:)`); until then there is no count to read.
+    var readsCommitsAtBegin = false
 
     func transaction<T>(_ body: () throws -> T) throws -> T {
         if depth > 0 {
@@ -219,11 +225,18 @@ final class PostgresDatabase: LedgerDatabase {
             defer { depth -= 1 }
             return try body()
         }
-        // One round trip to begin and take the lock, one to count, notify and commit: a write's round
-        // trips were half of a purchase on a loopback server.
-        try execute("BEGIN; SELECT pg_advisory_xact_lock(hashtext(current_schema()))")
+        // One round trip to begin, take the lock and read the commit count, one to count, notify and
+        // commit: a write's round trips were half of a purchase on a loopback server.
+        let begin = "BEGIN; SELECT pg_advisory_xact_lock(hashtext(current_schema()))"
+        if readsCommitsAtBegin {
+            let result = try executeKeepingResult(begin + "; SELECT n FROM ledger_version")
+            defer { PQclear(result) }
+            commitsAtBegin = PQntuples(result) == 1 ? Int64(String(cString: PQgetvalue(result, 0, 0))) : nil
+        } else {
+            try execute(begin)
+        }
         depth = 1
-        defer { depth = 0 }
+        defer { (depth, commitsAtBegin) = (0, nil) }
         do {
             let result = try body()
             try execute("UPDATE ledger_version SET n = n + 1; SELECT pg_notify('storefront_' || current_schema(), ''); COMMIT")
