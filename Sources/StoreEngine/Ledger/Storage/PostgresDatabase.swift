@@ -253,7 +253,9 @@ final class PostgresDatabase: LedgerDatabase {
     var rowsWritten: Int64? { nil }
 
     func dataVersion() throws -> Int64 {
-        (try query("SELECT n FROM ledger_version").first?.first?.int ?? 0) - ownCommits
+        // Under the write lock no other connection commits: the count read as it was taken stands.
+        let commits = try commitsAtBegin ?? query("SELECT n FROM ledger_version").first?.first?.int ?? 0
+        return commits - ownCommits
     }
 
     /// The ledger's `NOTIFY` channel: one per schema, so ledgers side by side in one database stay apart.
