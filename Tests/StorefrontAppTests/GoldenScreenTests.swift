@@ -56,6 +56,13 @@ import TerminalUI
         try assertScreen("history", render(state, size: Self.size).text)
     }
 
+    /// On a small terminal the product column gives way, so every status and verification still shows.
+    @Test func historySmall() async throws {
+        var state = try await fixtureState()
+        press(&state, .character("3"))
+        try assertScreen("history-60x18", render(state, size: Size(width: 60, height: 18)).text)
+    }
+
     @Test func notifications() async throws {
         var state = try await fixtureState()
         press(&state, .character("6"))

@@ -81,13 +81,18 @@ enum HistoryScreen: ScreenView {
         if state.isLoadingHistory { return [ListView.Line("Loading transactions…", style: .dim)] }
         let items = items(state)
         guard !items.isEmpty else { return [ListView.Line("No transactions yet.")] }
-        var lines = [ListView.Line("  Date              Product                   Status            Verification", style: .bold)]
+        // The product column gives way on a narrow terminal, down to 10, so that "verified" still shows.
+        let product = max(10, min(24, width - "  2026-05-28 20:26    refund requested  verified".count))
+        func row(_ date: String, _ name: String, _ status: String, _ verification: String) -> String {
+            "  " + DisplayWidth.pad(date, toWidth: 16) + "  " + DisplayWidth.pad(DisplayWidth.truncate(name, toWidth: product), toWidth: product)
+                + "  " + DisplayWidth.pad(status, toWidth: 16) + "  " + verification
+        }
+        var lines = [ListView.Line(row("Date", "Product", "Status", "Verification"), style: .bold)]
         for (i, item) in items.enumerated() {
             let p = item.payload
             let name = state.product(p.productID)?.displayName ?? p.productID
             let qty = p.quantity > 1 ? " ×\(p.quantity)" : ""
-            let row = "  " + Format.dateTime(p.purchaseDate) + "  " + DisplayWidth.pad(DisplayWidth.truncate(name + qty, toWidth: 24), toWidth: 24)
-                + "  " + DisplayWidth.pad(item.status, toWidth: 16) + "  " + item.verificationText
+            let row = row(Format.dateTime(p.purchaseDate), name + qty, item.status, item.verificationText)
             let meaning = Meaning.of(status: item.status) ?? (item.verificationText.hasPrefix("unverified") ? .bad : nil)
             lines.append(ListView.Line(row, style: meaning?.style ?? .plain, item: i))
             var extra: [String] = ["#\(p.transactionID)", "order \(OrderID.of(transactionID: p.transactionID))"]
