@@ -87,7 +87,8 @@ enum HistoryScreen: ScreenView {
             "  " + DisplayWidth.pad(date, toWidth: 16) + "  " + DisplayWidth.pad(DisplayWidth.truncate(name, toWidth: product), toWidth: product)
                 + "  " + DisplayWidth.pad(status, toWidth: 16) + "  " + verification
         }
-        var lines = [ListView.Line(row("Date", "Product", "Status", "Verification"), style: .bold)]
+        let verification = width >= product + 52 ? "Verification" : "Verified"  // the header that fits
+        var lines = [ListView.Line(row("Date", "Product", "Status", verification), style: .bold)]
         for (i, item) in items.enumerated() {
             let p = item.payload
             let name = state.product(p.productID)?.displayName ?? p.productID
