@@ -108,7 +108,7 @@ private struct Reader {
         }
         // A `.storekit` non-renewing subscription has no duration: the app decides how long it lasts,
         // and StoreKit keeps it in `currentEntitlements` for good. None is invented here.
-        var product = try common(field, type: type)
+        let product = try common(field, type: type)
         // Offer codes work for every product type since iOS 18.2; on a non-subscription a code grants the
         // product once. Not in the sample files: read like a subscription's `codeOffers`, without an offer.
         for codeField in try field.optional("codeOffers")?.array() ?? [] {
