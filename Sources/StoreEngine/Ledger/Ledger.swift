@@ -228,7 +228,7 @@ final class Ledger {
     /// The highest transaction ID once this write transaction commits, and the ledger's commit count
     /// then (PostgreSQL, see `LedgerDatabase.commitsAtBegin`). The next write that finds the count
     /// unmoved, no other connection having committed (nor this one rolled back), needs no query for
-    /// its ID: a round trip of a purchase's five. Raised by every row the transaction inserts.
+    /// its ID: one round trip fewer of a purchase's. Raised by every row the transaction inserts.
     private var highestIDAfterCommit: (commits: Int64, id: Int64)?
 
     /// The high-water mark of IDs no longer in `transactions`, kept by whatever deletes rows (in

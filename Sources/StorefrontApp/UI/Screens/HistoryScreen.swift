@@ -82,12 +82,13 @@ enum HistoryScreen: ScreenView {
         let items = items(state)
         guard !items.isEmpty else { return [ListView.Line("No transactions yet.")] }
         // The product column gives way on a narrow terminal, down to 10, so that "verified" still shows.
-        let product = max(10, min(24, width - "  2026-05-28 20:26    refund requested  verified".count))
+        let others = 2 + 16 + 2 + 2 + 16 + 2  // the margin, the date, the status and the gaps between
+        let product = max(10, min(24, width - others - "verified".count))
         func row(_ date: String, _ name: String, _ status: String, _ verification: String) -> String {
             "  " + DisplayWidth.pad(date, toWidth: 16) + "  " + DisplayWidth.pad(DisplayWidth.truncate(name, toWidth: product), toWidth: product)
                 + "  " + DisplayWidth.pad(status, toWidth: 16) + "  " + verification
         }
-        let verification = width >= product + 52 ? "Verification" : "Verified"  // the header that fits
+        let verification = width >= others + product + "Verification".count ? "Verification" : "Verified"  // the header that fits
         var lines = [ListView.Line(row("Date", "Product", "Status", verification), style: .bold)]
         for (i, item) in items.enumerated() {
             let p = item.payload
