@@ -11,7 +11,7 @@ public actor StoreManager {
     private let wallet: ConsumableWallet
     private let productIDs: [String]?
     private var listener: Task<Void, Never>?
-    private var continuations: [UUID: AsyncStream<StoreEvent>.Continuation] = [:]
+    private var continuations: [UUID: AsyncStream<AppEvent>.Continuation] = [:]
 
     public private(set) var snapshot = StoreSnapshot()
     /// Refreshes leave the history out until `loadHistory()`.
@@ -108,8 +108,8 @@ public actor StoreManager {
     }
 
     /// A new stream of events for one listener (the UI loop, a scenario runner).
-    public func events() -> AsyncStream<StoreEvent> {
-        let (stream, continuation) = AsyncStream<StoreEvent>.makeStream(bufferingPolicy: .bufferingNewest(256))
+    public func events() -> AsyncStream<AppEvent> {
+        let (stream, continuation) = AsyncStream<AppEvent>.makeStream(bufferingPolicy: .bufferingNewest(256))
         let id = UUID()
         continuations[id] = continuation
         continuation.onTermination = { [weak self] _ in Task { await self?.removeContinuation(id) } }
@@ -118,7 +118,7 @@ public actor StoreManager {
 
     private func removeContinuation(_ id: UUID) { continuations[id] = nil }
 
-    private func emit(_ event: StoreEvent) {
+    private func emit(_ event: AppEvent) {
         if case .failed(_, let failure) = event { snapshot.lastError = failure }
         snapshot.lastEvent = event
         for continuation in continuations.values { continuation.yield(event) }
@@ -433,198 +433,3 @@ public actor StoreManager {
     }
 }
 
-/// Verification results by token, kept while refreshes read them: a refresh reads the same signed
-/// data as the one before, however many subscriptions and entitlements there are. One table, each
-/// result marked with the last refresh that read it: a table rebuilt at every refresh (and the one
-/// before freed) was a fifth of a refresh with a thousand subscriptions.
-struct VerificationCache<Payload: Sendable & Equatable> {
-    private struct Entry {
-        var result: VerificationResult<Payload>
-        var refresh: Int
-    }
-    private var entries: [Token: Entry] = [:]
-    /// The refresh reading now, how many tokens it has read, and how many the one before read.
-    private var refresh = 0
-    private var read = 0, readBefore = 0
-    /// Where the payload starts in the first token read: tokens from one signer share a header (its
-    /// certificate chain, most of a token), so the payload is found without searching it, which was
-    /// a third of a lookup. Fixed once set, so a token's key never changes.
-    private var payloadStart: Int?
-
-    /// A token keyed by the bytes that tell one from another (its signature's end, and its payload's
-    /// start, where a transaction's ID is), hashed once: hashing whole tokens, certificate chains and
-    /// all (3.7 KB each), was a fifth of a refresh, and the signature alone collided for tokens that
-    /// share one. Equality still compares the whole token, so a forged one never meets a verified result.
-    private struct Token: Hashable {
-        let jws: String
-        let key: Int
-
-        init(_ jws: String, payloadStart: Int?) {
-            self.jws = jws
-            key = jws.utf8.withContiguousStorageIfAvailable { Self.key($0, payloadStart) }
-                ?? Array(jws.utf8).withUnsafeBufferPointer { Self.key($0, payloadStart) }
-        }
-
-        static func == (a: Token, b: Token) -> Bool { a.key == b.key && a.jws == b.jws }
-        func hash(into hasher: inout Hasher) { hasher.combine(key) }
-
-        static func key(_ bytes: UnsafeBufferPointer<UInt8>, _ payloadStart: Int?) -> Int {
-            var hasher = Hasher()
-            let window = 64
-            hasher.combine(bytes: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[max(bytes.count - window, 0)...])))
-            if let start = Self.payloadStart(bytes, known: payloadStart) {
-                hasher.combine(bytes: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[start..<min(start + window, bytes.count)])))
-            }
-            return hasher.finalize()
-        }
-
-        /// Just past a dot: the one at `known` when there is one there, else the first.
-        static func payloadStart(_ bytes: UnsafeBufferPointer<UInt8>, known: Int?) -> Int? {
-            if let known, known > 0, known <= bytes.count, bytes[known - 1] == UInt8(ascii: ".") { return known }
-            guard let base = bytes.baseAddress, let dot = memchr(base, Int32(UInt8(ascii: ".")), bytes.count) else { return nil }
-            return base.distance(to: dot.assumingMemoryBound(to: UInt8.self)) + 1
-        }
-    }
-
-    /// Tokens the refresh reading now counts as read without looking each up (see `keep`).
-    private var kept: [String] = []
-
-    /// Forgets the results neither this refresh nor the one before read, once they outnumber those:
-    /// rarely, while each refresh reads about the same tokens.
-    mutating func startRefresh() {
-        refresh += 1
-        (readBefore, read) = (read, 0)
-        defer { kept = [] }
-        guard entries.count > 2 * readBefore else { return }
-        for jws in kept {
-            if let index = entries.index(forKey: Token(jws, payloadStart: payloadStart)) { entries.values[index].refresh = refresh - 1 }
-        }
-        entries = entries.filter { $0.value.refresh >= refresh - 1 }
-    }
-
-    /// Counts `tokens` as read by this refresh, without a lookup: a caller that found them as it last
-    /// read them still holds their results. Marked read only when results are forgotten.
-    mutating func keep(_ tokens: [String]) {
-        kept += tokens
-        read += tokens.count
-    }
-
-    mutating func result(_ jws: String, _ verify: (String) -> VerificationResult<Payload>) -> VerificationResult<Payload> {
-        if payloadStart == nil {
-            payloadStart = jws.utf8.withContiguousStorageIfAvailable { Token.payloadStart($0, known: nil) } ?? nil
-        }
-        let token = Token(jws, payloadStart: payloadStart)
-        if let index = entries.index(forKey: token) {
-            if entries.values[index].refresh != refresh {
-                entries.values[index].refresh = refresh
-                read += 1
-            }
-            return entries.values[index].result
-        }
-        let result = verify(jws)
-        entries[token] = Entry(result: result, refresh: refresh)
-        read += 1
-        return result
-    }
-}
-
-/// `Product.PurchaseResult`, verified, plus a thrown error as a case.
-public enum PurchaseResult: Sendable, Equatable {
-    case success(VerificationResult<TransactionPayload>)
-    case userCancelled
-    case pending(PendingReason)
-    case failed(StoreFailure)
-}
-
-/// `Product.SubscriptionInfo.Status`, verified.
-public struct SubscriptionStatus: Sendable, Equatable {
-    public var state: SubscriptionState
-    public var transaction: VerificationResult<TransactionPayload>
-    public var renewalInfo: VerificationResult<RenewalInfoPayload>
-}
-
-/// Everything the UI shows of the store, as one value.
-public struct StoreSnapshot: Sendable, Equatable {
-    public var products: [Product] = []
-    public var missingProductIDs: [String] = []
-    public var loadError: StoreFailure?
-    public var statusError: StoreFailure?
-    /// Product IDs the customer is entitled to now.
-    public var entitlements: Set<String> = []
-    /// When each non-renewing subscription among them ends, by product ID: its entitlement ends then
-    /// by the clock alone, with nothing in the store changing (see `nextTimedChange`).
-    public var nonRenewingEnds: [String: Date] = [:]
-    /// Consumable balances by product ID.
-    public var balances: [String: Int] = [:]
-    public var subscriptionStatuses: [String: [SubscriptionStatus]] = [:]
-    public var introEligibility: [String: Bool] = [:]
-    /// The newest of `Transaction.all` (at most `StoreManager.historyLimit`), newest first.
-    public var history: [VerificationResult<TransactionPayload>] = []
-    /// The history is still to be loaded, after the UI's first frame (see `StoreManager.loadHistory`).
-    public var isLoadingHistory = false
-    /// How many transactions `Transaction.all` holds in all.
-    public var transactionCount = 0
-    public var unfinishedCount = 0
-    public var storefront = Storefront.usa
-    public var locale = "en_US"
-    public var now = Date(timeIntervalSince1970: 0)
-    public var lastPurchase: PurchaseResult?
-    public var lastError: StoreFailure?
-    public var lastEvent: StoreEvent?
-    public var lastMessage: String?
-    public var appTransaction: VerificationResult<AppTransactionPayload>?
-    /// What is wrong with the store's records (a damaged ledger row), to show instead of less than was bought.
-    public var damage: String?
-
-    public init() {}
-
-    /// The store time at which this snapshot goes out of date with nothing in the store changing: the
-    /// first non-renewing entitlement to end. Renewals and expiries are the store's, which it writes.
-    public var nextTimedChange: Date? { nonRenewingEnds.values.min() }
-
-    /// The status that grants access in a group: the highest service level among those that grant it,
-    /// else the most recent one.
-    public func effectiveStatus(group: String) -> SubscriptionStatus? {
-        let statuses = subscriptionStatuses[group] ?? []
-        func level(_ s: SubscriptionStatus) -> Int {
-            products.first { $0.id == s.transaction.payload?.productID }?.subscription?.level ?? Int.max
-        }
-        let granting = statuses.filter { $0.state.grantsAccess && $0.transaction.isVerified }
-        return granting.min { level($0) < level($1) } ?? statuses.first
-    }
-}
-
-/// What happened, for the UI's status line and for scenario checks.
-public enum StoreEvent: Sendable, Equatable {
-    case purchased(productID: String, quantity: Int)
-    case cancelled(productID: String)
-    case pending(productID: String, reason: PendingReason)
-    /// Delivered through updates: an approval, another device's purchase, a redemption.
-    case transactionArrived(productID: String, offer: OfferType?)
-    case renewed(productID: String)
-    case revoked(productID: String)
-    case restored(count: Int)
-    case redeemed(code: String)
-    case refundRequested(transactionID: Int64, outcome: RefundRequestOutcome)
-    case failed(StoreAPI, StoreFailure)
-
-    /// One line for the status bar.
-    public var message: String {
-        switch self {
-        case .purchased(let id, let q): q > 1 ? "Purchased \(q) × \(id)" : "Purchased \(id)"
-        case .cancelled: "Purchase cancelled"
-        case .pending(_, .askToBuy): "Waiting for approval (Ask to Buy)"
-        case .pending(_, .interrupted): "Purchase interrupted: waiting for the customer to resolve it"
-        case .transactionArrived(let id, .code?): "Offer code redeemed: \(id)"
-        case .transactionArrived(let id, _): "Transaction arrived: \(id)"
-        case .renewed(let id): "Renewed \(id)"
-        case .revoked(let id): "Refunded / revoked: \(id)"
-        case .restored(0): "Nothing to restore"
-        case .restored(let n): n == 1 ? "Restored 1 purchase" : "Restored \(n) purchases"
-        case .redeemed(let code): "Code \(code) accepted"
-        case .refundRequested(_, .success): "Refund requested"
-        case .refundRequested(_, .userCancelled): "Refund request cancelled"
-        case .failed(let api, let failure): "\(api.title) failed: \(failure.message)"
-        }
-    }
-}

@@ -7,7 +7,7 @@ import TerminalUI
 @Suite struct EventLogTests {
     @Test func everyStoreEventAndActionIsLoggedWithStoreTimeInDisplayNames() async throws {
         var state = try await fixtureState()
-        _ = reduce(&state, .storeEvent(.renewed(productID: "com.lumenquest.plus.monthly")))
+        _ = reduce(&state, .appEvent(.renewed(productID: "com.lumenquest.plus.monthly")))
         _ = reduce(&state, .finished(.done("Bought com.lumenquest.coins.100 outside the app")))
         #expect(state.log.map(\.text) == ["Renewed Plus Monthly", "Bought 100 Coins outside the app"])
         #expect(state.log.allSatisfy { $0.time == state.snapshot.now })
@@ -16,7 +16,7 @@ import TerminalUI
 
     @Test func theLogIsItsOwnScreenNewestFirstAndFilterable() async throws {
         var state = try await fixtureState()
-        for id in ["com.lumenquest.plus.monthly", "com.lumenquest.pro.yearly"] { _ = reduce(&state, .storeEvent(.renewed(productID: id))) }
+        for id in ["com.lumenquest.plus.monthly", "com.lumenquest.pro.yearly"] { _ = reduce(&state, .appEvent(.renewed(productID: id))) }
         press(&state, .character("5"))
         #expect(state.screen == .log)
         #expect(LogScreen.entries(state).map(\.text) == ["Renewed Pro Yearly", "Renewed Plus Monthly"])
@@ -37,8 +37,8 @@ import TerminalUI
 
     @Test func logScreen() async throws {
         var state = try await fixtureState()
-        _ = reduce(&state, .storeEvent(.purchased(productID: "com.lumenquest.coins.100", quantity: 2)))
-        _ = reduce(&state, .storeEvent(.renewed(productID: "com.lumenquest.plus.monthly")))
+        _ = reduce(&state, .appEvent(.purchased(productID: "com.lumenquest.coins.100", quantity: 2)))
+        _ = reduce(&state, .appEvent(.renewed(productID: "com.lumenquest.plus.monthly")))
         _ = reduce(&state, .finished(.failed("Purchase failed: the App Store could not be reached. Check the network connection and try again, or turn off the failure in the QA panel.")))
         press(&state, .character("5"))
         let record = ProcessInfo.processInfo.environment["RECORD_SCREENS"] == "1"
@@ -52,11 +52,11 @@ extension EventLogTests {
     /// A purchase's outcome and the store's event both say "Purchased 100 Coins".
     @Test func aMessageRepeatedWithinASecondIsLoggedOnce() async throws {
         var state = try await fixtureState()
-        _ = reduce(&state, .storeEvent(.purchased(productID: "com.lumenquest.coins.100", quantity: 1)))
+        _ = reduce(&state, .appEvent(.purchased(productID: "com.lumenquest.coins.100", quantity: 1)))
         _ = reduce(&state, .finished(.done("Purchased 100 Coins")))
         #expect(state.log.count == 1)
         for _ in 0..<8 { _ = reduce(&state, .tick) }
-        _ = reduce(&state, .storeEvent(.purchased(productID: "com.lumenquest.coins.100", quantity: 1)))
+        _ = reduce(&state, .appEvent(.purchased(productID: "com.lumenquest.coins.100", quantity: 1)))
         #expect(state.log.count == 2, "a later purchase of the same product is logged again")
     }
 }

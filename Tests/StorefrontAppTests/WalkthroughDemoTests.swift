@@ -60,7 +60,7 @@ import TerminalUI
     /// Seen on stage: "Renewed Lumen Quest Pro.yearly".
     @Test func statusNamesTheProductWhoseIDIsAPrefixOfAnother() async throws {
         var state = try await fixtureState(purchases: false)
-        _ = reduce(&state, .storeEvent(StoreEvent.renewed(productID: "com.lumenquest.pro.yearly")))
+        _ = reduce(&state, .appEvent(AppEvent.renewed(productID: "com.lumenquest.pro.yearly")))
         #expect(state.status == "Renewed Pro Yearly")
     }
 }

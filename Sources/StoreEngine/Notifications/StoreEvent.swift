@@ -1,24 +1,6 @@
 import Foundation
 import StoreCore
 
-/// App Store Server Notifications V2 types, as the App Store names them.
-public enum NotificationType: String, Sendable, CaseIterable {
-    case subscribed = "SUBSCRIBED", didRenew = "DID_RENEW", didChangeRenewalPref = "DID_CHANGE_RENEWAL_PREF"
-    case didChangeRenewalStatus = "DID_CHANGE_RENEWAL_STATUS", offerRedeemed = "OFFER_REDEEMED"
-    case didFailToRenew = "DID_FAIL_TO_RENEW", gracePeriodExpired = "GRACE_PERIOD_EXPIRED", expired = "EXPIRED"
-    case priceIncrease = "PRICE_INCREASE", refund = "REFUND", refundDeclined = "REFUND_DECLINED"
-    case refundReversed = "REFUND_REVERSED", consumptionRequest = "CONSUMPTION_REQUEST", revoke = "REVOKE"
-    case oneTimeCharge = "ONE_TIME_CHARGE", renewalExtended = "RENEWAL_EXTENDED", test = "TEST"
-}
-
-public enum NotificationSubtype: String, Sendable, CaseIterable {
-    case initialBuy = "INITIAL_BUY", resubscribe = "RESUBSCRIBE", upgrade = "UPGRADE", downgrade = "DOWNGRADE"
-    case autoRenewEnabled = "AUTO_RENEW_ENABLED", autoRenewDisabled = "AUTO_RENEW_DISABLED"
-    case voluntary = "VOLUNTARY", billingRetry = "BILLING_RETRY", priceIncrease = "PRICE_INCREASE"
-    case productNotForSale = "PRODUCT_NOT_FOR_SALE", gracePeriod = "GRACE_PERIOD", billingRecovery = "BILLING_RECOVERY"
-    case pending = "PENDING", accepted = "ACCEPTED"
-}
-
 /// A store event as the App Store's notifications see it. `notification` is the pure rule that
 /// names it: the type and subtype Apple sends for it, or nil when Apple sends none.
 enum StoreEvent: Equatable {

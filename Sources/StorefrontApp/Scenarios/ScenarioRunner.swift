@@ -47,7 +47,7 @@ public actor ScenarioRunner {
     var devices: [String: (manager: StoreManager, running: Bool)] = [:]
     var lastResult: PurchaseResult?
     /// What the current app reported since the last action (`expect message`, `expect restored`).
-    var events: [StoreEvent] = []
+    var events: [AppEvent] = []
     private var listening: Task<Void, Never>?
     /// Sends the store's notifications while the scenario runs, when a notification URL is set (`--notify`).
     private var notifier: NotificationDispatcher?
@@ -206,7 +206,7 @@ public actor ScenarioRunner {
         listening = Task { [weak self] in for await event in stream { await self?.note(event) } }
     }
 
-    func note(_ event: StoreEvent) { events.append(event) }
+    func note(_ event: AppEvent) { events.append(event) }
 
     /// Another device on the same account: the current app keeps running in the background, the
     /// other device's app launches on first use, and steps then act on and read the other device.

@@ -14,7 +14,7 @@ enum Event: Sendable {
     /// The store clock, about once a second, when nothing else changed (see `IdleRefresh`).
     case clock(Date)
     case snapshot(StoreSnapshot)
-    case storeEvent(StoreEvent)
+    case appEvent(AppEvent)
     case qaData(TestSettings, [LedgerEntry])
     case notifications([StoreNotification])
     case finished(EffectOutcome)

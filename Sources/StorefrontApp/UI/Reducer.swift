@@ -29,7 +29,7 @@ func reduce(_ state: inout AppState, _ event: Event) -> [Effect] {
         state.snapshot = snapshot
         clampSelections(&state)
         StoreMessages.present(&state)
-    case .storeEvent(let event):
+    case .appEvent(let event):
         state.status = event.message  // in display names, as every message
     case .qaData(let settings, let ledger):
         state.settings = settings

@@ -96,7 +96,7 @@ enum StorefrontTUI {
         tasks.append(Task { for await _ in terminal.inputReady { sink.yield(.inputReady) }; sink.finish() })
         tasks.append(Task {
             for await event in await manager.events() {
-                sink.yield(.storeEvent(event))
+                sink.yield(.appEvent(event))
                 sink.yield(.snapshot(await manager.snapshot))
                 sink.yield(.qaData(await store.settings(), await store.ledgerEntries(limit: QAPanel.ledgerLimit)))
             }

@@ -1,0 +1,38 @@
+import Foundation
+import StoreCore
+import StoreEngine
+
+/// What happened, for the UI's status line and for scenario checks.
+public enum AppEvent: Sendable, Equatable {
+    case purchased(productID: String, quantity: Int)
+    case cancelled(productID: String)
+    case pending(productID: String, reason: PendingReason)
+    /// Delivered through updates: an approval, another device's purchase, a redemption.
+    case transactionArrived(productID: String, offer: OfferType?)
+    case renewed(productID: String)
+    case revoked(productID: String)
+    case restored(count: Int)
+    case redeemed(code: String)
+    case refundRequested(transactionID: Int64, outcome: RefundRequestOutcome)
+    case failed(StoreAPI, StoreFailure)
+
+    /// One line for the status bar.
+    public var message: String {
+        switch self {
+        case .purchased(let id, let q): q > 1 ? "Purchased \(q) × \(id)" : "Purchased \(id)"
+        case .cancelled: "Purchase cancelled"
+        case .pending(_, .askToBuy): "Waiting for approval (Ask to Buy)"
+        case .pending(_, .interrupted): "Purchase interrupted: waiting for the customer to resolve it"
+        case .transactionArrived(let id, .code?): "Offer code redeemed: \(id)"
+        case .transactionArrived(let id, _): "Transaction arrived: \(id)"
+        case .renewed(let id): "Renewed \(id)"
+        case .revoked(let id): "Refunded / revoked: \(id)"
+        case .restored(0): "Nothing to restore"
+        case .restored(let n): n == 1 ? "Restored 1 purchase" : "Restored \(n) purchases"
+        case .redeemed(let code): "Code \(code) accepted"
+        case .refundRequested(_, .success): "Refund requested"
+        case .refundRequested(_, .userCancelled): "Refund request cancelled"
+        case .failed(let api, let failure): "\(api.title) failed: \(failure.message)"
+        }
+    }
+}

@@ -1,0 +1,19 @@
+import Foundation
+import StoreCore
+import StoreEngine
+
+/// `Product.PurchaseResult`, verified, plus a thrown error as a case.
+public enum PurchaseResult: Sendable, Equatable {
+    case success(VerificationResult<TransactionPayload>)
+    case userCancelled
+    case pending(PendingReason)
+    case failed(StoreFailure)
+}
+
+/// `Product.SubscriptionInfo.Status`, verified.
+public struct SubscriptionStatus: Sendable, Equatable {
+    public var state: SubscriptionState
+    public var transaction: VerificationResult<TransactionPayload>
+    public var renewalInfo: VerificationResult<RenewalInfoPayload>
+}
+
