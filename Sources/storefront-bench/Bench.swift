@@ -94,7 +94,7 @@ enum Bench {
         return target.hasSuffix(" " + text) ? String(format: "%.3f×", ratio) : text
     }
 
-    /// The same table in Markdown, as the README shows it.
+    /// The same table in Markdown, as docs/performance.md shows it.
     static func markdown(_ results: [Result]) -> String {
         ([header, header.map { _ in "---" }] + results.map(cells)).map { row in
             "| " + row.map { $0.replacingOccurrences(of: "|", with: "\\|") }.joined(separator: " | ") + " |"

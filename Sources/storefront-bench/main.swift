@@ -6,7 +6,7 @@ let usage = """
     usage: storefront-bench [--json FILE] [--markdown FILE] [--quick] [--only ID,…]
       Speed and memory figures, each against a baseline measured in the same run (release build).
       --json FILE   also write the results as JSON: one row per figure with its id, figure, ratio and pass
-      --markdown FILE  also write the table in Markdown (the README's table is one)
+      --markdown FILE  also write the table in Markdown (docs/performance.md's table is one)
       --quick       smaller sizes, for a smoke run in seconds
       --only IDS    only these figures: a number (1, 5, 8) or an id (refresh-subs, refresh-1m, purchase-e2e,
                     first-frame-10k, first-frame-1m, idle-cpu-1m, catalog-100k, scenarios, postgres-purchases,

@@ -189,7 +189,7 @@ struct TokenTour {
 }
 
 @Suite("Apple's App Store Server Library accepts Storefront's signed data", .serialized,
-       .enabled(if: AppleLibrary.enabled, "Apple's library is not installed: run .ci/run, or see the README's 'Apple's verifier' section"))
+       .enabled(if: AppleLibrary.enabled, "Apple's library is not installed: run .ci/run, or see docs/backend.md, 'The proof'"))
 struct AppleLibraryTests {
     @Test("every kind of token verifies and decodes in Sandbox and Production with storefront cert as the only root; tampered and re-signed ones are refused",
           arguments: [StoreEnvironment.sandbox, .production])

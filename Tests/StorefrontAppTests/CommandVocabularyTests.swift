@@ -97,11 +97,11 @@ import StoreEngine
         await manager.stop()
     }
 
-    @Test("the README's scenario table names every step")
-    func readmeListsEveryStep() throws {
-        let readme = try String(contentsOf: Repo.root.appendingPathComponent("README.md"), encoding: .utf8)
+    @Test("the scenario-steps page names every step")
+    func stepsPageListsEveryStep() throws {
+        let page = try String(contentsOf: Repo.root.appendingPathComponent("docs/scenario-steps.md"), encoding: .utf8)
         for step in CommandTable.steps {
-            #expect(readme.contains("`\(step.keyword)"), "\(step.keyword)")
+            #expect(page.contains("`\(step.keyword)"), "\(step.keyword)")
         }
     }
 }
