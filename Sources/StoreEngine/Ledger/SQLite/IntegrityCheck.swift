@@ -81,8 +81,8 @@ final class IntegrityCheck: Sendable {
 
     /// A file SQLite calls malformed is damaged; anything else (interrupted, unreadable) is left to the store's own reads.
     private static func outcome(of error: any Error, path: String) -> Outcome {
-        guard let error = error as? SQLiteError, error.isCorruption else { return .stopped }
-        return .damaged(.damaged(path: path, detail: error.message))
+        guard let damage = error as? LedgerError, case .damaged = damage else { return .stopped }
+        return .damaged(damage)
     }
 
     /// `sqlite3_interrupt` of a connection another thread is using, which SQLite allows while the
