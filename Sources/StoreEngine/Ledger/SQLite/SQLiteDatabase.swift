@@ -1,7 +1,8 @@
 import CSQLite
 import Foundation
 
-/// A minimal SQLite connection. Not Sendable: it lives inside the one actor that owns it.
+/// A minimal SQLite connection; its failures are the ledger's kinds (`LedgerError`, see `error`).
+/// Not Sendable: it lives inside the one actor that owns it.
 public final class SQLiteDatabase: LedgerDatabase {
     var engine: LedgerEngine { .sqlite }
     let handle: OpaquePointer
