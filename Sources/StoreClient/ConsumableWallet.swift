@@ -4,14 +4,14 @@ import StoreEngine
 /// The app's own balance of consumables. Each transaction ID is credited exactly once, even when
 /// StoreKit delivers it twice (a redelivery after a crash between delivery and `finish()`).
 public actor ConsumableWallet {
-    private let db: SQLiteDatabase
+    private let db: any LocalDatabase
     /// The balances as last read or written, while no other connection (a second storefront on the
     /// same state directory) has committed since: summing every credit was linear in purchases.
     private var known: (balances: [String: Int], version: Int64)?
 
     /// `path` nil keeps the wallet in memory.
     public init(path: String?) throws {
-        db = try SQLiteDatabase(path: path)
+        db = try openLocalDatabase(path: path)
         // Owner-only, like the state directory's other files (SQLite creates them with the umask's mode).
         for file in path.map({ [$0, $0 + "-wal", $0 + "-shm"] }) ?? [] { chmod(file, 0o600) }
         // No index on the product: summing by product reads every credit either way (no faster with
@@ -43,7 +43,7 @@ public actor ConsumableWallet {
         let version = try db.dataVersion()
         if let known, known.version == version { return known.balances }
         var result: [String: Int] = [:]
-        for row in try db.query("SELECT product_id, SUM(quantity) FROM credits GROUP BY product_id") {
+        for row in try db.query("SELECT product_id, SUM(quantity) FROM credits GROUP BY product_id", []) {
             if let id = row[0].text, let sum = row[1].int { result[id] = Int(sum) }
         }
         known = (result, version)

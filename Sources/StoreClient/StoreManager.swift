@@ -425,9 +425,9 @@ public actor StoreManager {
         case let e as RefundRequestError: .refund(e)
         case let e as OfferCodeError: .offerCode(e)
         // The device could not record it (StoreKit's systemError), not an unknown failure.
-        case let e as SQLiteError where e.isDiskFull: .storeKit(.systemError)
+        case LedgerError.diskFull: .storeKit(.systemError)
         // A shared ledger out of reach is the App Store out of reach: nothing was charged, try again.
-        case let e as PostgresError where e.kind == .connectionLost || e.kind == .unreachable: .storeKit(.networkError)
+        case let e as LedgerError where e.isOutOfReach: .storeKit(.networkError)
         default: .storeKit(.unknown)
         }
     }

@@ -9,8 +9,8 @@ public struct StoreStack: Sendable {
     public let manager: StoreManager
 
     /// Opens the local App Store on a state directory (nil keeps everything in memory) and launches the app on it
-    /// (`historyAfterFirstFrame`: see `StoreManager.start`).
-    public static func open(catalog: Catalog, stateDirectory: String?, ledger: PostgresLocation? = nil, storefront: String? = nil,
+    /// (`ledger`: see `LocalAppStore.init`; `historyAfterFirstFrame`: see `StoreManager.start`).
+    public static func open(catalog: Catalog, stateDirectory: String?, ledger: LedgerLocation? = nil, storefront: String? = nil,
                             locale: String? = nil, time: any RealTimeSource = SystemTime(), productIDs: [String]? = nil,
                             historyAfterFirstFrame: Bool = false) async throws -> StoreStack {
         let store = try LocalAppStore(catalog: catalog, stateDirectory: stateDirectory, ledger: ledger, storefront: storefront,

@@ -31,7 +31,7 @@ enum PostgresFigures {
     // MARK: postgres-purchases
 
     static func purchases(_ sizes: Sizes, _ server: PostgresServer) async throws -> Result {
-        let store = try LocalAppStore(catalog: Repo.bundledCatalog(), stateDirectory: nil, ledger: try server.schema("purchases"))
+        let store = try LocalAppStore(catalog: Repo.bundledCatalog(), stateDirectory: nil, ledger: .postgresql(try server.schema("purchases")))
         _ = try await Figures.buyCoins(store)
         let commitCopy = try rawCommitter(server)
         let signer = RawECDSABaseline(key: try StoreIdentity.ephemeral().key)
@@ -80,7 +80,7 @@ enum PostgresFigures {
     /// Seconds a renewal of a year's catch-up takes on a new ledger with `subscribers` monthly subscriptions, and how many it made.
     static func perRenewal(subscribers: Int, on ledger: PostgresLocation) async throws -> (seconds: Double, renewals: Int) {
         let catalog = try Generate.catalog(oneTime: 0, groups: subscribers, perGroup: 1)
-        let store = try LocalAppStore(catalog: catalog, stateDirectory: nil, ledger: ledger)
+        let store = try LocalAppStore(catalog: catalog, stateDirectory: nil, ledger: .postgresql(ledger))
         for g in 0..<subscribers { try await store.buyOutsideApp(productID: "gen.group\(g).sub0", familyShared: false) }
         let before = await store.transactionCount()
         let start = ContinuousClock.now
@@ -105,7 +105,7 @@ enum PostgresFigures {
     /// Commits a copy of the last purchase's rows in schema `purchases`, under a new ID each time,
     /// into a ledger the store made in schema `raw` (the same tables, indexes and triggers).
     static func rawCommitter(_ server: PostgresServer) throws -> () throws -> Void {
-        _ = try LocalAppStore(catalog: Repo.bundledCatalog(), stateDirectory: nil, ledger: try server.schema("raw"))
+        _ = try LocalAppStore(catalog: Repo.bundledCatalog(), stateDirectory: nil, ledger: .postgresql(try server.schema("raw")))
         let db = try RawPostgres(server.schema("raw").url)
         guard let last = try db.run("SELECT MAX(id) FROM purchases.transactions").first?.first ?? nil else { throw BenchError("no purchase to copy") }
         let rows = try purchaseRows.map { table, columns, ids in
@@ -128,8 +128,8 @@ enum PostgresFigures {
     static func delivery(_ sizes: Sizes, _ server: PostgresServer) async throws -> Result {
         let catalog = try Repo.bundledCatalog()
         let location = try server.schema("delivery")
-        let postgres = try await deliveryTimes(LocalAppStore(catalog: catalog, stateDirectory: nil, ledger: location),
-                                               LocalAppStore(catalog: catalog, stateDirectory: nil, ledger: location), count: sizes.deliveries)
+        let postgres = try await deliveryTimes(LocalAppStore(catalog: catalog, stateDirectory: nil, ledger: .postgresql(location)),
+                                               LocalAppStore(catalog: catalog, stateDirectory: nil, ledger: .postgresql(location)), count: sizes.deliveries)
         let directory = temporaryDirectory("delivery")
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let polled = sizes.deliveries / 10

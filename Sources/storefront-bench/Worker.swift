@@ -25,7 +25,7 @@ enum Worker {
         return catalog
     }
 
-    static func run(state: String, ledger: PostgresLocation? = nil, seed: UInt64, count: Int, nonConsumables pick: Int = nonConsumables) async throws {
+    static func run(state: String, ledger: LedgerLocation? = nil, seed: UInt64, count: Int, nonConsumables pick: Int = nonConsumables) async throws {
         let stack = try await StoreStack.open(catalog: catalog(), stateDirectory: state, ledger: ledger, productIDs: consumables)
         let (store, manager) = (stack.store, stack.manager)
         var random = SeededRandom(seed: seed)

@@ -36,7 +36,7 @@ do {
         guard let state = option("--state"), let seed = option("--seed").flatMap(UInt64.init) else {
             fail("usage: worker --state DIR --seed N [--count N] [--non-consumables N] [--ledger URL]")
         }
-        try await Worker.run(state: state, ledger: option("--ledger").flatMap(PostgresLocation.init), seed: seed,
+        try await Worker.run(state: state, ledger: option("--ledger").flatMap { LedgerLocation(url: $0) }, seed: seed,
                              count: option("--count").flatMap(Int.init) ?? Int.max,
                              nonConsumables: option("--non-consumables").flatMap(Int.init).map { min(max($0, 1), Worker.nonConsumables) } ?? Worker.nonConsumables)
     case "rss-probe":

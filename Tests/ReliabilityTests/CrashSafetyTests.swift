@@ -8,7 +8,7 @@ import StoreCore
 /// unfinished transactions drain, and checks the ledger and the wallet against each other.
 /// `ledger`: the PostgreSQL ledger the state directory's app bought on.
 func checkAfterCleanLaunch(_ state: String, ledger: PostgresLocation? = nil, printed: [(id: Int64, product: String, quantity: Int)]) async throws {
-    let stack = try await StoreStack.open(catalog: Repo.catalog(), stateDirectory: state, ledger: ledger)
+    let stack = try await StoreStack.open(catalog: Repo.catalog(), stateDirectory: state, ledger: ledger.map { .postgresql($0) })
     let (store, manager) = (stack.store, stack.manager)
     var unfinished = await store.unfinishedTransactions().count
     for _ in 0..<600 where unfinished > 0 {
@@ -204,7 +204,7 @@ struct CrashSafetyTests {
             #expect(worker.output().other.isEmpty, "purchases failed: \(worker.output().other.prefix(5))")
             printed += worker.output().purchases
         }
-        let store = try LocalAppStore(catalog: Repo.catalog(), stateDirectory: nil, ledger: ledger)
+        let store = try LocalAppStore(catalog: Repo.catalog(), stateDirectory: nil, ledger: .postgresql(ledger))
         let entries = await store.ledgerEntries()
         await store.shutdown()
         let byID = Dictionary(grouping: printed, by: \.id)

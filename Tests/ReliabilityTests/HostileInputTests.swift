@@ -131,7 +131,8 @@ struct DiskFullTests {
             for _ in 0..<100 { try db.query("INSERT INTO t VALUES (?)", [.text(String(repeating: "x", count: 4000))]) }
         } throws: { error in
             let description = "\(error)"
-            return (error as? SQLiteError)?.isDiskFull == true && description.hasPrefix(path + ": the disk is full; free some space and try again")
+            guard case LedgerError.diskFull? = error as? LedgerError else { return false }
+            return description.hasPrefix(path + ": the disk is full; free some space and try again")
         }
     }
 }

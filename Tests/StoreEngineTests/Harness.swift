@@ -55,7 +55,7 @@ struct Harness {
     }
 
     /// Under STOREFRONT_TEST_ENGINE=postgresql the same tests run on a PostgreSQL ledger.
-    static func ledger(for directory: String?) throws -> PostgresLocation? { try PostgresTestServer.defaultLedger(for: directory) }
+    static func ledger(for directory: String?) throws -> LedgerLocation? { try PostgresTestServer.defaultLedger(for: directory) }
 
     func snapshot() async -> StoreSnapshot { await manager.snapshot }
 

@@ -159,7 +159,7 @@ struct IntegrityCheckTests {
             return
         }
         #expect(named == path)
-        #expect(throws: SQLiteError.self) { try ledger.setMeta("written", "after the damage") }
+        #expect(throws: LedgerError.self) { try ledger.setMeta("written", "after the damage") }
         #expect(try ledger.meta("written") == nil && ledger.completedCount() == 300)
     }
 
@@ -174,7 +174,7 @@ struct IntegrityCheckTests {
             Issue.record("the check found nothing")
             return
         }
-        #expect(throws: SQLiteError.self) { try ledger.setMeta("written", "after the damage") }
+        #expect(throws: LedgerError.self) { try ledger.setMeta("written", "after the damage") }
         #expect(try ledger.completedCount() == 300)
     }
 

@@ -56,6 +56,7 @@ struct LedgerSpeedTests {
             try ledger.db.execute("""
                 DROP TRIGGER completed_inserted; DROP TRIGGER completed_deleted; DROP TRIGGER completed_changed;
                 DROP TABLE completed_count;
+                PRAGMA user_version = 0;
                 """)
         }
         let reopened = try Ledger(path: path, tokenPrefix: "")
@@ -74,8 +75,8 @@ struct LedgerSpeedTests {
         do {
             let ledger = try Ledger(path: path, tokenPrefix: "")
             for id in Int64(1)...3 { try ledger.insert(row(id, .completed)) }
-            // What opening did before: a second row, which the triggers then kept updating from 0.
-            try ledger.db.execute("INSERT INTO completed_count(n) VALUES (0)")
+            // What opening did before (ledgers without a schema version then): a second row, which the triggers then kept updating from 0.
+            try ledger.db.execute("INSERT INTO completed_count(n) VALUES (0); PRAGMA user_version = 0")
             try ledger.insert(row(4, .completed))
         }
         for _ in 0..<3 {

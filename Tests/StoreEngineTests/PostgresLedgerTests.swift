@@ -10,7 +10,7 @@ import StoreClient
 @Suite("The ledger on PostgreSQL", .enabled(if: PostgresTestServer.enabled, "needs a PostgreSQL server (set CI to fail instead of skipping)"))
 struct PostgresLedgerTests {
     static func open(_ ledger: PostgresLocation, directory: String? = nil) async throws -> StoreStack {
-        try await StoreStack.open(catalog: Repo.instantCatalog, stateDirectory: directory, ledger: ledger)
+        try await StoreStack.open(catalog: Repo.instantCatalog, stateDirectory: directory, ledger: .postgresql(ledger))
     }
 
     /// The schema a test ledger lives in (its URL's search_path).
@@ -55,7 +55,7 @@ struct PostgresLedgerTests {
     func nonConsumableNeverSoldTwiceAcrossMachines() async throws {
         let ledger = try PostgresTestServer.freshLedger()
         var stores: [LocalAppStore] = []
-        for _ in 0..<4 { stores.append(try LocalAppStore(catalog: Repo.instantCatalog, stateDirectory: nil, ledger: ledger)) }
+        for _ in 0..<4 { stores.append(try LocalAppStore(catalog: Repo.instantCatalog, stateDirectory: nil, ledger: .postgresql(ledger))) }
         try await withThrowingTaskGroup(of: Void.self) { group in
             for store in stores {
                 group.addTask { _ = try await store.purchase(ID.pro, options: PurchaseOptions(), answer: .confirm) }
@@ -127,7 +127,7 @@ struct PostgresLedgerTests {
         let ledger = try Ledger(postgres: try PostgresTestServer.freshLedger())
         let rows = LedgerSpeedTests()
         try ledger.db.transaction { try ledger.insert(rows.row(1, .completed)) }
-        #expect(throws: PostgresError.self) {
+        #expect(throws: LedgerError.self) {
             try ledger.db.transaction {
                 try ledger.insert(rows.row(2, .completed))
                 try ledger.insert(rows.row(1, .completed))  // the same ID: refused by the primary key
@@ -137,7 +137,7 @@ struct PostgresLedgerTests {
             }
         }
         #expect(try ledger.db.query("SELECT id FROM transactions ORDER BY id").map { $0.first?.int } == [1])
-        #expect(throws: PostgresError.self) {
+        #expect(throws: LedgerError.self) {
             try ledger.db.transaction { try ledger.insert(rows.row(1, .completed)) }  // sent with the commit
         }
         try ledger.db.transaction { try ledger.insert(rows.row(4, .completed)) }
@@ -224,8 +224,8 @@ struct PostgresLedgerTests {
     @Test("an unreachable server is an error naming the URL without its password")
     func unreachableServerNamesTheURLWithoutPassword() throws {
         let url = "postgresql://storefront:s3cret@127.0.0.1:1/storefront"
-        let error = #expect(throws: PostgresError.self) { try LocalAppStore(catalog: Repo.instantCatalog, stateDirectory: nil, ledger: PostgresLocation(url)!) }
-        #expect(error?.kind == .unreachable)
+        let error = #expect(throws: LedgerError.self) { try LocalAppStore(catalog: Repo.instantCatalog, stateDirectory: nil, ledger: LedgerLocation(url: url)!) }
+        #expect(error.map { if case .unreachable = $0 { true } else { false } } == true)
         #expect(error?.description.hasPrefix("postgresql://storefront@127.0.0.1:1/storefront: cannot open the ledger's database") == true)
         #expect(error?.description.contains("s3cret") == false)
     }
@@ -235,7 +235,7 @@ struct PostgresLedgerTests {
         let good = try PostgresTestServer.url()
         let wrong = good.replacingOccurrences(of: ":storefront@", with: ":wr0ng@")
         try #require(wrong != good)
-        let error = #expect(throws: PostgresError.self) { try LocalAppStore(catalog: Repo.instantCatalog, stateDirectory: nil, ledger: PostgresLocation(wrong)!) }
+        let error = #expect(throws: LedgerError.self) { try LocalAppStore(catalog: Repo.instantCatalog, stateDirectory: nil, ledger: LedgerLocation(url: wrong)!) }
         #expect(error?.description.contains("password authentication failed") == true)
         #expect(error?.description.contains("wr0ng") == false)
     }
@@ -244,8 +244,8 @@ struct PostgresLedgerTests {
     func foreignSchemaIsRefused() throws {
         let ledger = try PostgresTestServer.freshLedger()
         try PostgresTestServer.admin { try $0.execute("CREATE TABLE \(Self.schema(ledger)).customers(id INT)") }
-        let error = #expect(throws: PostgresError.self) { try LocalAppStore(catalog: Repo.instantCatalog, stateDirectory: nil, ledger: ledger) }
-        #expect(error?.kind == .foreignSchema)
+        let error = #expect(throws: LedgerError.self) { try LocalAppStore(catalog: Repo.instantCatalog, stateDirectory: nil, ledger: .postgresql(ledger)) }
+        #expect(error.map { if case .foreignSchema = $0 { true } else { false } } == true)
         #expect(error?.description.contains("customers") == true)
         let tables = try PostgresTestServer.admin {
             try $0.query("SELECT table_name::text FROM information_schema.tables WHERE table_schema = ?", [.text(Self.schema(ledger))])
@@ -260,8 +260,8 @@ struct PostgresLedgerTests {
         _ = try await h.manager.purchase(ID.coins)
         await h.close()
         try PostgresTestServer.admin { try $0.execute("UPDATE \(Self.schema(ledger)).meta SET value = '99' WHERE key = 'schemaVersion'") }
-        let error = #expect(throws: PostgresError.self) { try LocalAppStore(catalog: Repo.instantCatalog, stateDirectory: nil, ledger: ledger) }
-        #expect(error?.kind == .newerSchema)
+        let error = #expect(throws: LedgerError.self) { try LocalAppStore(catalog: Repo.instantCatalog, stateDirectory: nil, ledger: .postgresql(ledger)) }
+        #expect(error == .newerSchema(path: ledger.description, version: 99))
         #expect(error?.description.contains("schema version 99") == true)
         #expect(try Self.count("transactions", in: ledger) == 1)
     }
@@ -282,12 +282,12 @@ struct PostgresLedgerTests {
                 UPDATE \(schema).meta SET value = '1' WHERE key = 'schemaVersion';
                 """)
         }
-        let store = try LocalAppStore(catalog: Repo.instantCatalog, stateDirectory: nil, ledger: ledger)
+        let store = try LocalAppStore(catalog: Repo.instantCatalog, stateDirectory: nil, ledger: .postgresql(ledger))
         #expect(await store.unfinishedTransactions().count == 1)
         #expect(await store.transactionCount() == 3)
         #expect(try Self.count("unfinished", in: ledger) == 1)
         let version = try PostgresTestServer.admin { try $0.query("SELECT value FROM \(schema).meta WHERE key = 'schemaVersion'", []) }
-        #expect(version == [[.text(String(Ledger.postgresSchemaVersion))]])
+        #expect(version == [[.text(String(Ledger.schemaVersion))]])
         let index = try PostgresTestServer.admin { try $0.query("SELECT 1 FROM pg_indexes WHERE schemaname = ? AND indexname = 'unfinished_transactions'", [.text(schema)]) }
         #expect(index.isEmpty)
         await store.shutdown()

@@ -17,9 +17,9 @@ enum PostgresTestServer {
 
     /// The ledger a suite's store opens: under `STOREFRONT_TEST_ENGINE=postgresql` a PostgreSQL one (a
     /// fresh one, or the state directory's own), else nil (SQLite: the directory's, or memory).
-    static func defaultLedger(for directory: String?) throws -> PostgresLocation? {
+    static func defaultLedger(for directory: String?) throws -> LedgerLocation? {
         guard isDefaultEngine else { return nil }
-        return try directory.map(ledger(for:)) ?? freshLedger()
+        return .postgresql(try directory.map(ledger(for:)) ?? freshLedger())
     }
 
     /// The server's URL.

@@ -22,7 +22,7 @@ enum SourceKind: String, CaseIterable, CustomTestStringConvertible {
             let store = try LocalAppStore(catalog: catalog, stateDirectory: nil, time: ManualTime())
             return (store, store.certificate)
         case .postgres:
-            let store = try LocalAppStore(catalog: catalog, stateDirectory: nil, ledger: PostgresTestServer.freshLedger(), time: ManualTime())
+            let store = try LocalAppStore(catalog: catalog, stateDirectory: nil, ledger: .postgresql(PostgresTestServer.freshLedger()), time: ManualTime())
             return (store, store.certificate)
         case .scripted:
             let store = try ScriptedSource(catalog: catalog)

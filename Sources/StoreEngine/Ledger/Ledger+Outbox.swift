@@ -10,24 +10,6 @@ import StoreCore
 /// date live in the row, so a restart resumes; a sender claims a row with a short lease under the
 /// write lock, so two processes never make the same attempt.
 extension Ledger {
-    static let outboxSchema = """
-        CREATE TABLE IF NOT EXISTS notifications(
-            seq INTEGER PRIMARY KEY, uuid TEXT, type TEXT NOT NULL, subtype TEXT,
-            product_id TEXT, original_id INTEGER, transaction_id INTEGER, created INTEGER NOT NULL,
-            environment TEXT NOT NULL, transaction_payload TEXT, renewal_payload TEXT, status INTEGER,
-            test_token TEXT, signed TEXT, delivery TEXT NOT NULL, attempts TEXT NOT NULL DEFAULT '',
-            next_attempt INTEGER, lease_until INTEGER);
-        CREATE INDEX IF NOT EXISTS notifications_due ON notifications(next_attempt) WHERE delivery = 'pending';
-        CREATE INDEX IF NOT EXISTS notifications_in_line ON notifications(original_id, seq) WHERE delivery = 'pending';
-        CREATE INDEX IF NOT EXISTS notifications_test ON notifications(test_token) WHERE test_token IS NOT NULL;
-        CREATE INDEX IF NOT EXISTS notifications_by_transaction ON notifications(transaction_id) WHERE transaction_payload IS NULL;
-        CREATE TRIGGER IF NOT EXISTS notifications_keep_changed_payload BEFORE UPDATE OF payload ON transactions
-            WHEN old.payload IS NOT new.payload
-            BEGIN UPDATE notifications SET transaction_payload = old.payload WHERE transaction_id = old.id AND transaction_payload IS NULL; END;
-        CREATE TRIGGER IF NOT EXISTS notifications_keep_deleted_payload BEFORE DELETE ON transactions
-            BEGIN UPDATE notifications SET transaction_payload = old.payload WHERE transaction_id = old.id AND transaction_payload IS NULL; END;
-        """
-
     struct OutboxRow {
         var seq: Int64 = 0
         /// Given when first signed.

@@ -4,12 +4,6 @@ import StoreCore
 /// What the App Store Server API records: consumption information a backend sent, and renewal-date
 /// extensions (by the backend's request ID, so a retried request extends once).
 extension Ledger {
-    static let serverAPISchema = """
-        CREATE TABLE IF NOT EXISTS consumption(transaction_id INTEGER PRIMARY KEY, information TEXT NOT NULL, received INTEGER NOT NULL);
-        CREATE TABLE IF NOT EXISTS renewal_extensions(request_id TEXT PRIMARY KEY, original_id INTEGER NOT NULL,
-            days INTEGER NOT NULL, reason INTEGER NOT NULL, effective INTEGER NOT NULL, web_order_line_item_id TEXT);
-        """
-
     func recordConsumption(transactionID: Int64, information: String, at date: Date) throws {
         try db.query("""
             INSERT INTO consumption(transaction_id, information, received) VALUES (?, ?, ?)

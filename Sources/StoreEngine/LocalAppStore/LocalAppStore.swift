@@ -34,7 +34,7 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
     /// The first damaged ledger row a read met (see `read`).
     var ledgerDamage: LedgerError?
     /// Why the last read of a PostgreSQL ledger failed, until one succeeds (see `read`).
-    var ledgerOutOfReach: PostgresError?
+    var ledgerOutOfReach: LedgerError?
     lazy var rogueSigner: JWSSigner? = try? StoreIdentity.ephemeral().signer
     /// Set during a catch-up: renewals are signed beside it and their tokens written before it commits.
     var signingPipeline: SigningPipeline?
@@ -50,27 +50,15 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
     /// The ledger writes this store can describe to an app, newest last (see `changes(since:)`).
     var journal: [JournalEntry] = []
 
-    /// Opens a store. `stateDirectory` nil keeps everything in memory (`--ephemeral`); `ledger`, a
-    /// PostgreSQL database, holds the ledger and the signing identity instead (the state directory is not used).
-    public init(catalog: Catalog, stateDirectory: String?, ledger location: PostgresLocation? = nil, storefront: String? = nil,
+    /// Opens a store. `stateDirectory` nil keeps everything in memory (`--ephemeral`); `ledger` nil is the
+    /// state directory's; a PostgreSQL one holds the ledger and the signing identity instead (the state directory is not used).
+    public init(catalog: Catalog, stateDirectory: String?, ledger location: LedgerLocation? = nil, storefront: String? = nil,
                 locale: String? = nil, time: any RealTimeSource = SystemTime()) throws {
         self.catalog = catalog
         self.time = time
-        // SQLite may meet damage that the open's quick check missed: it is the ledger's, named as such.
+        // Damage SQLite meets here that the open's quick check missed is the ledger's (`LedgerError.damaged`).
         do {
-            if let location {
-                ledger = try Ledger(postgres: location)
-                identity = try ledger.sharedIdentity()
-            } else if let directory = stateDirectory {
-                try StateDirectory.create(directory)
-                identity = try StoreIdentity.load(directory: directory)
-                ledger = try Ledger(path: directory + "/ledger.sqlite", tokenPrefix: identity.signer.tokenPrefix)
-                StateDirectory.restrictFiles(in: directory, names: ["ledger.sqlite", "ledger.sqlite-wal", "ledger.sqlite-shm"])
-                try ledger.bind(to: identity, path: directory + "/signing.pem")
-            } else {
-                identity = try StoreIdentity.ephemeral()
-                ledger = try Ledger(path: nil, tokenPrefix: identity.signer.tokenPrefix)
-            }
+            (ledger, identity) = try Ledger.open(location ?? .stateDirectory(stateDirectory), stateDirectory: stateDirectory)
             // What the tester changed last time wins over the catalog's defaults, until a reset.
             var settings = catalog.settings
             if let saved = try ledger.meta("settings").flatMap({ try? JSONParser.parse($0) }),
@@ -95,8 +83,6 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
             let clockText = String(decoding: try JSONEncoder().encode(clock), as: UTF8.self)
             try ledger.setMeta("clock", clockText)
             sharedClock = clockText
-        } catch let error as SQLiteError where error.isCorruption {
-            throw LedgerError.damaged(path: stateDirectory.map { $0 + "/ledger.sqlite" } ?? ":memory:", detail: error.message)
         }
     }
 
@@ -784,12 +770,10 @@ extension LocalAppStore {
             ledgerOutOfReach = nil
             return value
         } catch {
-            if ledgerDamage == nil, let damage = error as? LedgerError { ledgerDamage = damage }
-            // A page SQLite finds malformed (one the open's check has not reached yet, on a large ledger).
-            if ledgerDamage == nil, let error = error as? SQLiteError, error.isCorruption {
-                ledgerDamage = .damaged(path: ledger.path ?? ":memory:", detail: error.message)
+            // Damage includes a page SQLite finds malformed (one the open's check has not reached yet, on a large ledger).
+            if let error = error as? LedgerError {
+                if !error.isDamage { ledgerOutOfReach = error } else if ledgerDamage == nil { ledgerDamage = error }
             }
-            if let trouble = error as? PostgresError { ledgerOutOfReach = trouble }
             return fallback
         }
     }

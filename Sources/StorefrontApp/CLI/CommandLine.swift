@@ -102,7 +102,7 @@ public enum CommandLineParser {
             o.notifyURL = v
         },
         OptionSpec(names: ["--ledger"], value: "URL", help: "keep the ledger on PostgreSQL, postgresql://… (a team's shared store; also STOREFRONT_LEDGER)", commands: [.store, .verify, .cert, .export, .notifications, .run, .walk, .demo, .serve]) { o, v throws(UsageError) in
-            guard PostgresLocation(v) != nil else { throw UsageError(description: "--ledger needs a PostgreSQL URL (postgresql://user:password@host:port/database), got '\(v)'") }
+            guard LedgerLocation(url: v) != nil else { throw UsageError(description: "--ledger needs a PostgreSQL URL (postgresql://user:password@host:port/database), got '\(v)'") }
             o.ledgerURL = v
         },
         OptionSpec(names: ["--ephemeral"], value: nil, help: "keep everything in memory; nothing is saved", commands: [.store, .verify, .cert]) { o, _ in o.ephemeral = true },

@@ -36,12 +36,6 @@ public enum StorefrontProgram {
         } catch let error as UsageError {
             Console.error("storefront: \(error.description)")
             return 2
-        } catch let error as SQLiteError where error.isDiskFull {
-            Console.error("storefront: \(error.description)")
-            return 2
-        } catch let error as PostgresError {
-            Console.error("storefront: \(error.description)")
-            return 2
         } catch let error as LedgerError {
             Console.error("storefront: \(error.description)")
             return 2
@@ -105,12 +99,12 @@ struct StoreContext {
 
     /// The PostgreSQL ledger: `--ledger`, else `STOREFRONT_LEDGER` for the commands on the saved store
     /// (scenarios and walks take a shared ledger only when asked by name); nil: SQLite in the state directory.
-    static func ledger(_ options: CommandLineOptions, environment: [String: String] = ProcessInfo.processInfo.environment) throws -> PostgresLocation? {
+    static func ledger(_ options: CommandLineOptions, environment: [String: String] = ProcessInfo.processInfo.environment) throws -> LedgerLocation? {
         if options.ephemeral { return nil }
         let onSavedStore: Set<Command> = [.store, .verify, .cert, .export, .notifications, .serve]
         guard let url = options.ledgerURL ?? (onSavedStore.contains(options.command) ? environment["STOREFRONT_LEDGER"] : nil),
               !url.isEmpty else { return nil }
-        guard let location = PostgresLocation(url) else {
+        guard let location = LedgerLocation(url: url) else {
             throw UsageError(description: "STOREFRONT_LEDGER needs a PostgreSQL URL (postgresql://user:password@host:port/database), got '\(url)'")
         }
         return location

@@ -58,12 +58,12 @@ public actor ScenarioRunner {
 
     /// What the command line asks of every store the runner opens (`--time-rate`, `--environment`).
     let prepare: @Sendable (LocalAppStore) async throws -> Void
-    let ledger: PostgresLocation?
+    let ledger: LedgerLocation?
 
     /// `stateDirectory` nil: a fresh temporary one, removed by `close()` (a directory, not memory, so `restart` has state to reopen).
     /// `ledger`: a PostgreSQL ledger instead of the state directory's.
     public init(scenario: Scenario, catalog: Catalog, storefront: String? = nil, locale: String? = nil, stateDirectory: String? = nil,
-                ledger: PostgresLocation? = nil, prepare: @escaping @Sendable (LocalAppStore) async throws -> Void = { _ in }) {
+                ledger: LedgerLocation? = nil, prepare: @escaping @Sendable (LocalAppStore) async throws -> Void = { _ in }) {
         self.prepare = prepare
         self.ledger = ledger
         self.scenario = scenario

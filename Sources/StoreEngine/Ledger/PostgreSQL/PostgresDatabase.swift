@@ -1,65 +1,6 @@
 import CLibPQ
 import Foundation
 
-/// A PostgreSQL ledger's address as given (`postgresql://user:password@host:port/db`, or any
-/// libpq URL), and as messages name it: without the password.
-public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
-    public let url: String
-
-    /// nil when `text` is not a PostgreSQL URL.
-    public init?(_ text: String) {
-        guard text.hasPrefix("postgresql://") || text.hasPrefix("postgres://") else { return nil }
-        url = text
-    }
-
-    /// The URL without its password (in the user part or a `password=` parameter).
-    public var description: String {
-        guard var parts = URLComponents(string: url) else { return url.prefix { $0 != "@" && $0 != "?" } + "…" }
-        if parts.password != nil { parts.password = nil }
-        parts.queryItems = parts.queryItems?.filter { $0.name != "password" }
-        if parts.queryItems?.isEmpty == true { parts.queryItems = nil }
-        return parts.string ?? url
-    }
-}
-
-/// Why a PostgreSQL ledger cannot be used, naming its URL (without the password) and what to do.
-public struct PostgresError: Error, Equatable, Sendable, CustomStringConvertible {
-    public enum Kind: Equatable, Sendable {
-        /// No server answered, or it refused the login or the database.
-        case unreachable
-        /// The connection dropped during a statement: a write transaction in progress was not applied.
-        case connectionLost
-        /// The database holds tables that are not a Storefront ledger.
-        case foreignSchema
-        /// The ledger was made by a newer Storefront.
-        case newerSchema
-        /// The server refused a statement.
-        case statement
-    }
-
-    public var kind: Kind
-    public var location: String
-    public var detail: String
-
-    public var description: String {
-        switch kind {
-        case .unreachable:
-            "\(location): cannot open the ledger's database (\(detail)). Check that the server runs and that the URL's host, port, "
-                + "user, password and database are right (--ledger or STOREFRONT_LEDGER)."
-        case .connectionLost:
-            "\(location): the connection to the ledger's database was lost (\(detail)); nothing of the change in progress was "
-                + "applied. Storefront reconnects at the next action."
-        case .foreignSchema:
-            "\(location): the database holds tables that are not a Storefront ledger (\(detail)); Storefront will not write "
-                + "beside them. Give it a database of its own (createdb storefront) or a schema (?options=-csearch_path%3Dstorefront)."
-        case .newerSchema:
-            "\(location): \(detail); this storefront will not change it. Use the newer storefront that made it, or another database."
-        case .statement:
-            "\(location): \(detail)"
-        }
-    }
-}
-
 /// A ledger on PostgreSQL through libpq. Writers take a transaction-scoped advisory lock (one per
 /// schema), so they exclude each other as SQLite's `BEGIN IMMEDIATE` does; each commit counts in
 /// `ledger_version` and sends `NOTIFY` on the ledger's channel (see `LedgerChangeFeed`).
@@ -101,11 +42,11 @@ final class PostgresDatabase: LedgerDatabase {
         let keys = ["connect_timeout", "application_name", "dbname"]
         let values = ["5", "storefront", location.url]
         let connection = withCStringArray(keys) { k in withCStringArray(values) { v in PQconnectdbParams(k, v, 1) } }
-        guard let connection else { throw PostgresError(kind: .unreachable, location: location.description, detail: "out of memory") }
+        guard let connection else { throw LedgerError.unreachable(path: location.description, detail: "out of memory") }
         guard PQstatus(connection) == CONNECTION_OK else {
             let detail = message(PQerrorMessage(connection))
             PQfinish(connection)
-            throw PostgresError(kind: .unreachable, location: location.description, detail: detail)
+            throw LedgerError.unreachable(path: location.description, detail: detail)
         }
         PQsetNoticeProcessor(connection, { _, _ in }, nil)
         return connection
@@ -128,7 +69,7 @@ final class PostgresDatabase: LedgerDatabase {
         try reconnectIfLost()
         do {
             return try run(sql, arguments)
-        } catch let error as PostgresError where error.kind == .connectionLost && depth == 0 && sql.hasPrefix("SELECT") {
+        } catch LedgerError.connectionLost where depth == 0 && sql.hasPrefix("SELECT") {
             try reconnectIfLost()  // a read outside a transaction changes nothing: try it once more
             return try run(sql, arguments)
         }
@@ -205,9 +146,10 @@ final class PostgresDatabase: LedgerDatabase {
         return kept
     }
 
-    private func lostOrFailed(_ what: String) -> PostgresError {
-        PostgresError(kind: PQstatus(connection) == CONNECTION_OK ? .statement : .connectionLost, location: location.description,
-                      detail: what + ": " + Self.message(PQerrorMessage(connection)))
+    private func lostOrFailed(_ what: String) -> LedgerError {
+        let detail = what + ": " + Self.message(PQerrorMessage(connection))
+        let path = location.description
+        return PQstatus(connection) == CONNECTION_OK ? .failed(path: path, detail: detail) : .connectionLost(path: path, detail: detail)
     }
 
     func insert(_ sql: String, _ arguments: [SQLValue], returning column: String) throws -> Int64? {
@@ -272,7 +214,7 @@ final class PostgresDatabase: LedgerDatabase {
         PQreset(connection)
         statements = [:]
         guard PQstatus(connection) == CONNECTION_OK else {
-            throw PostgresError(kind: .unreachable, location: location.description, detail: Self.message(PQerrorMessage(connection)))
+            throw LedgerError.unreachable(path: location.description, detail: Self.message(PQerrorMessage(connection)))
         }
         PQsetNoticeProcessor(connection, { _, _ in }, nil)
     }
@@ -292,10 +234,10 @@ final class PostgresDatabase: LedgerDatabase {
         guard status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK else { return }
         if PQstatus(connection) != CONNECTION_OK {
             statements = [:]
-            throw PostgresError(kind: .connectionLost, location: location.description, detail: Self.message(PQerrorMessage(connection)))
+            throw LedgerError.connectionLost(path: location.description, detail: Self.message(PQerrorMessage(connection)))
         }
         let detail = result.map { Self.message(PQresultErrorMessage($0)) } ?? Self.message(PQerrorMessage(connection))
-        throw PostgresError(kind: .statement, location: location.description, detail: detail + (sql.map { " in: \($0.prefix(80))" } ?? ""))
+        throw LedgerError.failed(path: location.description, detail: detail + (sql.map { " in: \($0.prefix(80))" } ?? ""))
     }
 
     /// libpq's message, on one line.

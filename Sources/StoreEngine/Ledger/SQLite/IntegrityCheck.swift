@@ -57,7 +57,7 @@ final class IntegrityCheck: Sendable {
         do {
             db = try SQLiteDatabase(path: path, readOnly: true)
         } catch {
-            return finish(Self.outcome(of: error, path: path))
+            return finish(Self.outcome(of: error))
         }
         let started = state.withLock {
             guard $0.outcome == .running else { return false }
@@ -70,7 +70,7 @@ final class IntegrityCheck: Sendable {
             do {
                 finish(try Ledger.quickCheck(db, path: path).map(Outcome.damaged) ?? .passed)
             } catch {
-                finish(Self.outcome(of: error, path: path))
+                finish(Self.outcome(of: error))
             }
         }
     }
@@ -79,10 +79,10 @@ final class IntegrityCheck: Sendable {
         state.withLock { $0 = ($0.outcome == .stopped ? .stopped : outcome, nil) }
     }
 
-    /// A file SQLite calls malformed is damaged; anything else (interrupted, unreadable) is left to the store's own reads.
-    private static func outcome(of error: any Error, path: String) -> Outcome {
-        guard let error = error as? SQLiteError, error.isCorruption else { return .stopped }
-        return .damaged(.damaged(path: path, detail: error.message))
+    /// A file SQLite calls malformed is damaged (`SQLiteDatabase` names it); anything else (interrupted, unreadable) is left to the store's own reads.
+    private static func outcome(of error: any Error) -> Outcome {
+        guard let damage = error as? LedgerError, case .damaged = damage else { return .stopped }
+        return .damaged(damage)
     }
 
     /// `sqlite3_interrupt` of a connection another thread is using, which SQLite allows while the

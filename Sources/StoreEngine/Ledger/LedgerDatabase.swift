@@ -53,6 +53,11 @@ protocol LedgerDatabase: AnyObject {
     /// The rows among `ownChanges`, where the engine counts rows (SQLite) and nil where it does not:
     /// a store that describes its own writes to the app needs the exact count.
     var rowsWritten: Int64? { get }
+
+    /// How many of `LedgerSchema`'s migrations the ledger has applied (0: none, an empty database),
+    /// where this engine's ledgers have always kept their schema version.
+    func appliedMigrations() throws -> Int
+    func recordAppliedMigrations(_ count: Int) throws
 }
 
 extension LedgerDatabase {
@@ -65,4 +70,9 @@ extension LedgerDatabase {
 
     /// Each statement reads on its own where a read transaction would cost round trips (PostgreSQL).
     func reading<T>(_ body: () throws -> T) rethrows -> T { try body() }
+}
+
+extension SQLValue {
+    /// A `LIMIT` of at most `count` rows; nil: all of them.
+    static func limit(_ count: Int?) -> SQLValue { .int(count.map(Int64.init) ?? Int64.max) }
 }

@@ -1,31 +1,8 @@
 import CSQLite
 import Foundation
 
-public struct SQLiteError: Error, CustomStringConvertible, Sendable {
-    public var code: Int32
-    public var message: String
-    /// The database file, when known.
-    public var path: String?
-    /// The C library's errno behind an I/O error.
-    public var systemErrno: Int32 = 0
-
-    public init(code: Int32, message: String, path: String? = nil, systemErrno: Int32 = 0) {
-        (self.code, self.message, self.path, self.systemErrno) = (code, message, path, systemErrno)
-    }
-
-    public var description: String {
-        let sqlite = "SQLite error \(code): \(message)"
-        if isDiskFull { return "\(path ?? "the database"): the disk is full; free some space and try again (\(sqlite))" }
-        return path.map { "\($0): \(sqlite)" } ?? sqlite
-    }
-
-    /// SQLITE_FULL, or an I/O error whose cause was ENOSPC (a write-ahead log or shared memory that could not grow).
-    public var isDiskFull: Bool { code & 0xFF == SQLITE_FULL || code & 0xFF == SQLITE_IOERR && systemErrno == ENOSPC }
-    /// The file is damaged or not a database at all.
-    public var isCorruption: Bool { code & 0xFF == SQLITE_CORRUPT || code & 0xFF == SQLITE_NOTADB }
-}
-
-/// A minimal SQLite connection. Not Sendable: it lives inside the one actor that owns it.
+/// A minimal SQLite connection; its failures are the ledger's kinds (`LedgerError`, see `error`).
+/// Not Sendable: it lives inside the one actor that owns it.
 public final class SQLiteDatabase: LedgerDatabase {
     var engine: LedgerEngine { .sqlite }
     let handle: OpaquePointer
@@ -55,7 +32,7 @@ public final class SQLiteDatabase: LedgerDatabase {
         guard rc == SQLITE_OK, let db else {
             let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open"
             if let db { sqlite3_close(db) }
-            throw SQLiteError(code: rc, message: message, path: path)
+            throw Self.error(code: rc, message: message, path: path)
         }
         handle = db
         self.path = path
@@ -104,7 +81,7 @@ public final class SQLiteDatabase: LedgerDatabase {
         if rc != SQLITE_OK {
             let message = error.map { String(cString: $0) } ?? String(cString: sqlite3_errmsg(handle))
             sqlite3_free(error)
-            throw SQLiteError(code: sqlite3_extended_errcode(handle), message: message, path: path, systemErrno: sqlite3_system_errno(handle))
+            throw Self.error(code: sqlite3_extended_errcode(handle), message: message, path: path, systemErrno: sqlite3_system_errno(handle))
         }
     }
 
@@ -246,8 +223,21 @@ public final class SQLiteDatabase: LedgerDatabase {
         }
     }
 
-    private func lastError(_ rc: Int32) -> SQLiteError {
-        SQLiteError(code: sqlite3_extended_errcode(handle), message: String(cString: sqlite3_errmsg(handle)), path: path,
-                    systemErrno: sqlite3_system_errno(handle))
+    private func lastError(_ rc: Int32) -> LedgerError {
+        Self.error(code: sqlite3_extended_errcode(handle), message: String(cString: sqlite3_errmsg(handle)), path: path,
+                   systemErrno: sqlite3_system_errno(handle))
+    }
+
+    /// SQLite's error as the ledger's kind of failure, naming the file.
+    static func error(code: Int32, message: String, path: String?, systemErrno: Int32 = 0) -> LedgerError {
+        let name = path ?? ":memory:"
+        let sqlite = "SQLite error \(code): \(message)"
+        switch code & 0xFF {
+        case SQLITE_CORRUPT, SQLITE_NOTADB: return .damaged(path: name, detail: message)
+        // Also an I/O error whose cause was ENOSPC (a write-ahead log or shared memory that could not grow).
+        case SQLITE_FULL: return .diskFull(path: name, detail: sqlite)
+        case SQLITE_IOERR where systemErrno == ENOSPC: return .diskFull(path: name, detail: sqlite)
+        default: return .failed(path: name, detail: sqlite)
+        }
     }
 }
