@@ -1,7 +1,6 @@
 import Foundation
 import StoreCore
 import StoreSigning
-import CLibCrypto
 
 /// `AppTransaction` and the manage-subscriptions sheet.
 extension LocalAppStore {
@@ -71,14 +70,5 @@ extension LocalAppStore {
             _ = try applyChange(change, to: item, options: PurchaseOptions(), offer: nil, kind: .update)
         }
         pumpEvents()
-    }
-}
-
-/// SHA-384 through libcrypto.
-enum SHA384Digest {
-    static func hash(_ data: Data) -> [UInt8] {
-        var digest = [UInt8](repeating: 0, count: 48)
-        data.withUnsafeBytes { _ = SHA384($0.baseAddress?.assumingMemoryBound(to: UInt8.self), data.count, &digest) }
-        return digest
     }
 }

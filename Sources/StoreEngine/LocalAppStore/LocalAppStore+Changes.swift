@@ -1,29 +1,11 @@
 import Foundation
 import StoreCore
 
-/// What changed since an app last read the store, so that its refresh after a purchase reads one
-/// transaction instead of everything. The rule that keeps it exact: the store describes only
-/// writes of its own that it made knowing what they changed (a new transaction, a finish), each
-/// between the ledger stamps before and after it; any other write (a catch-up, a tester's control,
-/// another process's commit) moves the stamp without an entry, which breaks the chain, and the app
-/// reads everything again.
+/// What changed since an app last read the store (see `ChangeJournal`).
 extension LocalAppStore {
-    /// One described write: the ledger moved from `from` to `to` by it alone.
-    struct JournalEntry {
-        var from: ChangeStamp
-        var to: ChangeStamp
-        /// The new completed transaction it wrote, signed (nil: it changed only what `changes` reads anew).
-        var transaction: String?
-    }
-
-    /// How many described writes are kept: an app brings its snapshot up to date after each of its own.
-    static let journalLength = 64
-
-    /// Records a described write; one another connection's commit may have joined is not recorded.
+    /// Records a write of its own the store can describe to an app.
     func record(from: ChangeStamp, to: ChangeStamp, transaction: String?) {
-        guard from != to, from.version == to.version else { return }
-        journal.append(JournalEntry(from: from, to: to, transaction: transaction))
-        if journal.count > Self.journalLength { journal.removeFirst(journal.count - Self.journalLength) }
+        journal.record(from: from, to: to, transaction: transaction)
     }
 
     public func changeStamp() -> ChangeStamp? {
@@ -40,17 +22,8 @@ extension LocalAppStore {
     }
 
     private func changesNow(since stamp: ChangeStamp) -> SourceChanges? {
-        guard let current = try? ledger.stamp() else { return nil }
-        var at = stamp
-        var transactions: [String] = []
-        var next = journal.firstIndex { $0.from == stamp } ?? journal.endIndex
-        while at != current {
-            guard next < journal.endIndex, journal[next].from == at else { return nil }
-            at = journal[next].to
-            if let jws = journal[next].transaction { transactions.append(present(jws)) }
-            next += 1
-        }
-        return SourceChanges(stamp: current, transactions: transactions, now: now(), transactionCount: transactionCount(),
+        guard let current = try? ledger.stamp(), let transactions = journal.transactions(from: stamp, to: current) else { return nil }
+        return SourceChanges(stamp: current, transactions: transactions.map(present), now: now(), transactionCount: transactionCount(),
                              unfinishedCount: read(0, ledger.unfinishedCount), storefront: currentStorefront, locale: currentLocale,
                              damage: damage())
     }

@@ -12,43 +12,25 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
     public nonisolated let identity: StoreIdentity
     let ledger: Ledger
     let time: any RealTimeSource
-    /// Tells this process's events from another's on the same ledger.
-    let origin = UUID().uuidString
-    /// The app's install, as `AppTransaction` identifies it; one per ledger.
-    let appTransactionID: String
+    /// What subscriptions renew to, for the app's install (`AppTransaction`; one per ledger).
+    let terms: RenewalTerms
     var clock: StoreClock
     var currentSettings: TestSettings
     var currentStorefront: Storefront
     var currentLocale: String
-    var lastSeenEvent: Int64
-    var subscribers: [UUID: AsyncStream<String>.Continuation] = [:]
-    var poller: Task<Void, Never>?
-    /// On PostgreSQL, what tells this process of other processes' commits (nil: poll the ledger at each tick).
-    var changeFeed: LedgerChangeFeed?
-    /// Set by the feed; with one, a tick reads the shared state and events only when it is.
-    var ledgerChanged = true
-    /// Without a feed (SQLite), the ledger's version at the last tick: a tick reads the shared state
-    /// and events only when another process has committed since.
-    var tickedDataVersion: Int64?
     var isShutDown = false
-    /// The first damaged ledger row a read met (see `read`).
-    var ledgerDamage: LedgerError?
-    /// Why the last read of a PostgreSQL ledger failed, until one succeeds (see `read`).
-    var ledgerOutOfReach: LedgerError?
-    lazy var rogueSigner: JWSSigner? = try? StoreIdentity.ephemeral().signer
-    /// Set during a catch-up: renewals are signed beside it and their tokens written before it commits.
-    var signingPipeline: SigningPipeline?
-    /// During a catch-up, the notifications it makes, written in order before it commits (see `enqueueNotification`).
-    var batchNotifications: [Ledger.OutboxRow] = []
-    /// Renewal info as last signed, by original transaction (see `signedRenewalInfo`).
-    var signedRenewals: [Int64: SignedRenewal] = [:]
-    /// The tokens last read, and where the ledger stood then (see `tokens`).
-    var tokensRead: (stamp: ChangeStamp, tokens: [Int64: String])?
-    /// The clock and settings as this process last wrote or read them in the ledger (see `adoptSharedState`).
-    var sharedClock: String?
-    var sharedSettings: String?
-    /// The ledger writes this store can describe to an app, newest last (see `changes(since:)`).
-    var journal: [JournalEntry] = []
+    /// Other processes' writes to the same ledger, and the ticks that follow them.
+    var follower: LedgerFollower
+    /// The app's `Transaction.updates` listeners, and how far the ledger's events were read.
+    var delivery: UpdateDelivery
+    /// Signs what the store hands out, and keeps what it signed and read (see `SignedDataPresenter`).
+    var presenter: SignedDataPresenter
+    /// The ledger writes this store can describe to an app (see `changes(since:)`).
+    var journal = ChangeJournal()
+    /// What went wrong reading the ledger (see `read`).
+    var health = LedgerHealth()
+    /// Set during a catch-up: renewals are signed beside it, and its notifications held, until it commits.
+    var batch: CatchUpBatch?
 
     /// Opens a store. `stateDirectory` nil keeps everything in memory (`--ephemeral`); `ledger` nil is the
     /// state directory's; a PostgreSQL one holds the ledger and the signing identity instead (the state directory is not used).
@@ -75,21 +57,26 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
                 throw StoreFailure.storeKit(.notAvailableInStorefront)
             }
             (currentStorefront, currentLocale) = place
-            lastSeenEvent = try ledger.lastEventSeq()
-            appTransactionID = try ledger.meta("appTransactionID") {
+            delivery = UpdateDelivery(lastSeenEvent: try ledger.lastEventSeq())
+            let appTransactionID = try ledger.meta("appTransactionID") {
                 String(UInt64.random(in: 700_000_000_000_000_000...799_999_999_999_999_999))
             }
-            sharedSettings = try ledger.meta("settings")
+            terms = RenewalTerms(catalog: catalog, appTransactionID: appTransactionID)
+            presenter = SignedDataPresenter(signer: identity.signer)
+            let sharedSettings = try ledger.meta("settings")
             let clockText = String(decoding: try JSONEncoder().encode(clock), as: UTF8.self)
             try ledger.setMeta("clock", clockText)
-            sharedClock = clockText
+            follower = LedgerFollower(clock: clockText, settings: sharedSettings)
         }
     }
 
     /// A store dropped without `shutdown()` (a test, an error path) still ends its listening thread and connection.
-    deinit { changeFeed?.stop() }
+    deinit { follower.changeFeed?.stop() }
 
     public nonisolated var certificate: Certificate { identity.certificate }
+
+    /// The app's install, as `AppTransaction` identifies it.
+    var appTransactionID: String { terms.appTransactionID }
 
     // MARK: Clock
 
@@ -98,7 +85,7 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
     func saveClock() {
         let text = String(decoding: (try? JSONEncoder().encode(clock)) ?? Data(), as: UTF8.self)
         try? ledger.setMeta("clock", text)
-        sharedClock = text
+        follower.wrote(clock: text)
     }
 
     /// Takes up the clock and settings another process on the ledger saved since (a tester moving time
@@ -106,12 +93,8 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
     /// one store, one clock, one set of switches. Read at every tick, so a change arrives within a second.
     func adoptSharedState() {
         let (clockText, settingsText) = read((nil, nil)) { (try ledger.meta("clock"), try ledger.meta("settings")) }
-        if let clockText, clockText != sharedClock, let shared = try? JSONDecoder().decode(StoreClock.self, from: Data(clockText.utf8)) {
-            clock = shared
-            sharedClock = clockText
-        }
-        guard settingsText != sharedSettings else { return }
-        sharedSettings = settingsText
+        if let moved = follower.movedClock(clockText) { clock = moved }
+        guard follower.settingsChanged(settingsText) else { return }
         // No saved settings: a reset went back to the catalog's.
         let shared = settingsText.flatMap { try? JSONParser.parse($0) }
             .flatMap { try? CatalogFormat.decodeSettings($0, storefronts: catalog.storefronts, file: "ledger") } ?? catalog.settings
@@ -233,14 +216,14 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
             payload.signedDate = now()
             let text = payload.json.compact
             var jws: String?
-            if status == .completed, let signingPipeline {
-                signingPipeline.submit(text, for: payload.transactionID)
+            if status == .completed, let batch {
+                batch.sign(text, for: payload.transactionID)
             } else if status == .completed {
                 jws = asSigned(try identity.signer.sign(payload: Data(text.utf8)))
             }
             // The store signer's token over exactly `text`: the row keeps its signature.
             try ledger.insert(.init(payload: payload, status: status, finished: false, jws: jws), payloadJSON: text,
-                              signature: jws.map(Ledger.signature(of:)), signedLater: status == .completed && signingPipeline != nil)
+                              signature: jws.map(Ledger.signature(of:)), signedLater: status == .completed && batch != nil)
             if status == .completed {
                 let (previous, record) = payload.productType == .autoRenewable ? try startOrExtendSubscription(with: payload) : (nil, nil)
                 try enqueueNotification(.transaction(payload.productType, isRenewal: payload.reason == .renewal, offer: payload.offerType,
@@ -248,7 +231,7 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
                                         transaction: payload, record: record)
             }
             if let code { try ledger.recordRedemption(code: code, transactionID: payload.transactionID) }
-            event = try ledger.appendEvent(transactionID: payload.transactionID, kind: kind, origin: origin)
+            event = try ledger.appendEvent(transactionID: payload.transactionID, kind: kind, origin: delivery.origin)
             return jws
         }
         if let from = stamps.from, let to = stamps.to, let jws { record(from: from, to: to, transaction: jws) }
@@ -315,449 +298,14 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
 
     // MARK: Signing and handing out
 
-    func sign(_ json: JSONValue) throws -> String {
-        try identity.signer.sign(payload: Data(json.compact.utf8))
-    }
+    func sign(_ json: JSONValue) throws -> String { try presenter.sign(json) }
 
-    /// A token as the store makes it now: while invalid signatures are on, with a broken signature,
-    /// kept for good. (Its 11th character changes: `present` changes the first, so it cannot mend it.)
-    func asSigned(_ jws: String) -> String {
-        guard injected.invalidSignatures, let dot = jws.lastIndex(of: "."),
-              let spot = jws.index(dot, offsetBy: 11, limitedBy: jws.index(before: jws.endIndex)) else { return jws }
-        return jws[..<spot] + (jws[spot] == "A" ? "B" : "A") + jws[jws.index(after: spot)...]
-    }
+    /// A token as the store makes it now (see `SignedDataPresenter.asSigned`).
+    func asSigned(_ jws: String) -> String { SignedDataPresenter.asSigned(jws, injected) }
 
-    /// What the app receives: the signed data, or a broken copy when a verification failure is injected.
-    func present(_ jws: String) -> String {
-        guard let failure = injected.verificationFailure else { return jws }
-        let parts = jws.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
-        guard parts.count == 3 else { return jws }
-        switch failure {
-        case .invalidEncoding: return parts[0] + "." + parts[1]
-        case .invalidSignature, .invalidDeviceVerification:
-            let flipped = parts[2].first == "A" ? "B" + parts[2].dropFirst() : "A" + parts[2].dropFirst()
-            return parts[0] + "." + parts[1] + "." + flipped
-        case .invalidCertificateChain, .revokedCertificate:
-            return (try? rogueSigner?.sign(payload: Base64URL.decode(parts[1]) ?? Data())) ?? jws
-        case .missingRequiredProperties:
-            return (try? identity.signer.sign(payload: Data("{\"signedDate\":\(Int64(now().timeIntervalSince1970 * 1000))}".utf8))) ?? jws
-        }
-    }
+    /// What the app receives (see `SignedDataPresenter.present`).
+    func present(_ jws: String) -> String { presenter.present(jws, injected, now: now()) }
 
-    // MARK: Updates
-
-    public func updates() -> AsyncStream<String> {
-        let (stream, continuation) = AsyncStream<String>.makeStream()
-        let id = UUID()
-        subscribers[id] = continuation
-        continuation.onTermination = { [weak self] _ in Task { await self?.unsubscribe(id) } }
-        // StoreKit redelivers every unfinished transaction at launch.
-        for row in read([], ledger.unfinishedRows) { if let jws = row.jws { continuation.yield(present(jws)) } }
-        startPolling()
-        return stream
-    }
-
-    func unsubscribe(_ id: UUID) {
-        subscribers[id] = nil
-        if subscribers.isEmpty { stopPolling() }
-    }
-
-    /// Renewals happen while the program runs, and other processes' purchases arrive, without any call from the app.
-    /// On PostgreSQL, other processes' commits are told by `LISTEN/NOTIFY` (a tick follows each at once); the
-    /// ticks in between only renew what falls due.
-    func startPolling() {
-        guard poller == nil else { return }
-        changeFeed = ledger.changeFeed { [weak self] in Task { await self?.ledgerDidChange() } }
-        poller = Task { [weak self] in
-            while (try? await Task.sleep(for: .milliseconds(250))) != nil {
-                await self?.tick()
-            }
-        }
-    }
-
-    func stopPolling() {
-        poller?.cancel()
-        poller = nil
-        changeFeed?.stop()
-        changeFeed = nil
-    }
-
-    func ledgerDidChange() {
-        ledgerChanged = true
-        tick()
-    }
-
-    public func tick() {
-        guard !isShutDown else { return }
-        // This process's own changes were delivered as it made them (see `commit`); only others' are news.
-        let changed = changeFeed == nil ? othersCommitted() : ledgerChanged
-        ledgerChanged = false
-        if changed { adoptSharedState() }
-        catchUp()  // delivers what it renews itself
-        if changed { pumpEvents() }
-    }
-
-    /// Whether another connection committed since the last tick asked (yes when the ledger cannot say).
-    private func othersCommitted() -> Bool {
-        guard let version = try? ledger.db.dataVersion() else { return true }
-        defer { tickedDataVersion = version }
-        return version != tickedDataVersion
-    }
-
-    /// What a reader compares to know whether anything the store would tell it changed since it last
-    /// looked: every commit to the ledger, this process's and others', and what is wrong with it.
-    /// Time moving on is not in it (see `now()`). nil: the ledger cannot say (a shared one out of reach).
-    public func changeVersion() -> ChangeVersion? {
-        guard let others = try? ledger.db.dataVersion() else { return nil }
-        return ChangeVersion(others: others, own: ledger.db.ownChanges, damage: damage())
-    }
-
-    public struct ChangeVersion: Equatable, Sendable {
-        let others: Int64
-        let own: Int64
-        let damage: String?
-    }
-
-    /// Delivers the events up to `seq`, one of `kind` this process has just written: when it follows the
-    /// last one seen and is not delivered to this process (its own purchase), there is nothing to read.
-    func pumpEvents(after seq: Int64?, of kind: Ledger.EventKind) {
-        guard kind != .update, let seq, seq == lastSeenEvent + 1 else { return pumpEvents() }
-        lastSeenEvent = seq
-    }
-
-    /// Delivers ledger events this process hasn't seen: its own updates, and everything another process did.
-    func pumpEvents() {
-        // With no one to deliver to, the events are passed over unread (a simulated year makes twelve thousand).
-        guard !subscribers.isEmpty else {
-            lastSeenEvent = max(lastSeenEvent, read(lastSeenEvent) { try ledger.lastEventSeq() })
-            return
-        }
-        let events = read([]) { try ledger.events(after: lastSeenEvent) }
-        for event in events {
-            lastSeenEvent = event.seq
-            guard event.kind == .update || (event.kind == .purchase && event.origin != origin),
-                  let jws = try? ledger.jws(event.transactionID) else { continue }
-            for subscriber in subscribers.values { subscriber.yield(present(jws)) }
-        }
-    }
-
-    /// Stops renewing and delivering, and waits for a tick in progress: signing on another thread
-    /// while the program exits crashes in OpenSSL's exit-time cleanup.
-    public func shutdown() async {
-        isShutDown = true
-        poller?.cancel()
-        await poller?.value
-        stopPolling()
-        ledger.integrityCheck?.stop()
-        for subscriber in subscribers.values { subscriber.finish() }
-        subscribers.removeAll()
-    }
-
-    // MARK: Transaction queries
-
-    public func currentEntitlements() -> [String] {
-        catchUp()
-        let oneTime = read([], ledger.ownedOneTimeRows).compactMap(\.jws)
-        let active = read([]) { try ledger.subscriptions() }.compactMap { $0.state.grantsAccess ? $0.latestTransactionID : nil }
-        let tokens = read([:]) { try self.tokens(active) }
-        let subscriptions = active.compactMap { tokens[$0] }
-        return (oneTime + subscriptions).map(present)
-    }
-
-    public func allTransactions(limit: Int?) -> [String] {
-        catchUp()
-        return ((try? ledger.completedJWS(limit: limit)) ?? []).map(present)
-    }
-
-    public func transactionCount() -> Int {
-        (try? ledger.completedCount()) ?? 0
-    }
-
-    public func unfinishedTransactions() -> [String] {
-        read([], ledger.unfinishedRows).compactMap(\.jws).map(present)
-    }
-
-    public func finish(transactionID: Int64) {
-        // A ledger that cannot stamp its writes (PostgreSQL) cannot describe them: one statement is enough.
-        guard ledger.db.rowsWritten != nil else { try? ledger.setFinished(transactionID); return }
-        // Described to the app: only the unfinished count changes, which `changes(since:)` reads anew.
-        // Stamped in the same write, as `commit` is: one lock for the three statements.
-        let stamps = try? ledger.db.transaction { () throws -> (ChangeStamp?, ChangeStamp?) in
-            let from = try ledger.stamp()
-            try ledger.setFinished(transactionID)
-            return (from, try ledger.stamp())
-        }
-        if case let (from?, to?)? = stamps { record(from: from, to: to, transaction: nil) }
-    }
-
-    public func sync() async throws {
-        try await simulateNetwork(.appStoreSync, delay: true)
-        catchUp()
-    }
-
-    // MARK: Offer codes
-
-    public func redeem(offerCode: String) async throws {
-        catchUp()
-        try await simulateNetwork(.offerCodeRedeem, delay: true)
-        guard let code = catalog.offerCode(offerCode), let item = catalog.product(code.productID) else {
-            throw StoreFailure.offerCode(.unknownCode)
-        }
-        let redemption = try OfferCodeRedemption(code: code, redemptions: ledger.redemptionCount(code: code.code),
-                                                 isSoldInStorefront: item.prices[currentStorefront.code] != nil,
-                                                 customer: customer(of: item), alreadyOwns: owns(item),
-                                                 isSubscription: item.type == .autoRenewable)
-        if let refusal = redemption.refusal(at: now()) { throw StoreFailure.offerCode(refusal) }
-        if redemption.startsAtNextRenewal, let group = item.subscription?.groupID, var record = activeSubscription(group: group) {
-            // Nothing is charged or delivered now: the subscription renews to the code's product, with its offer.
-            record.offer = SubscriptionRecord.CarriedOffer(redeemed: redemption.offer, storefront: currentStorefront.code)
-            record.autoRenewProductID = item.id
-            record.willAutoRenew = true
-            try ledger.db.transaction {
-                try save(record, notifying: .offerRedeemedForNextRenewal(sameProduct: item.id == record.productID))
-                try ledger.recordRedemption(code: code.code, transactionID: record.latestTransactionID)
-            }
-            return
-        }
-        // A code's offer is for one billing plan: the purchase is on that plan.
-        let options = PurchaseOptions(billingPlan: redemption.offer.billingPlan)
-        let payload = try newPayload(item, price: item.price(in: currentStorefront.code, on: options.billingPlan) ?? 0,
-                                     options: options, offer: redemption.offer)
-        try commit(payload, kind: .update, redeeming: code.code)
-    }
-
-    /// Who the customer is for a product, as offer codes see it: for a subscription, from their
-    /// history in its group; for anything else, new until they own it.
-    func customer(of item: CatalogProduct) throws -> CustomerEligibility {
-        guard let group = item.subscription?.groupID else {
-            return try item.type != .consumable && ledger.ownsOneTimeProduct(item.id) ? .existing : .new
-        }
-        return try OfferEligibility(history: ledger.subscriptions(group: group)).customer
-    }
-
-    /// Whether the customer owns the non-consumable, or holds an active subscription in the group.
-    func owns(_ item: CatalogProduct) throws -> Bool {
-        switch item.type {
-        case .nonConsumable: try ledger.ownsOneTimeProduct(item.id)
-        case .autoRenewable: item.subscription.map { activeSubscription(group: $0.groupID) != nil } ?? false
-        default: false
-        }
-    }
-
-    // MARK: Refund requests
-
-    public func requestRefund(transactionID: Int64, reason: String) async throws -> RefundRequestOutcome {
-        try await simulateNetwork(.refundRequest, delay: true)
-        guard var row = try ledger.row(transactionID), row.status == .completed, !row.payload.isRevoked else {
-            throw StoreFailure.refund(.failed)
-        }
-        if row.refundRequest == .pending { throw StoreFailure.refund(.duplicateRequest) }
-        row.refundRequest = .pending
-        try ledger.db.transaction {
-            try ledger.update(row)
-            try enqueueNotification(.refundRequested(row.payload.productType), transaction: row.payload, record: subscription(of: row))
-        }
-        if currentSettings.autoApproveRefunds { try decideRefundRequest(transactionID: transactionID, approve: true) }
-        return .success
-    }
-
-    // MARK: Test controls
-
-    public func settings() -> TestSettings { currentSettings }
-
-    public func update(_ change: @Sendable (inout TestSettings) -> Void) {
-        change(&currentSettings)
-        if currentSettings.timeRate != clock.rate { setTimeRate(currentSettings.timeRate) }
-        saveSettings()
-    }
-
-    func saveSettings() {
-        let text = CatalogFormat.encode(currentSettings).compact
-        try? ledger.setMeta("settings", text)
-        sharedSettings = text
-    }
-
-    public func setStorefront(_ code: String, locale: String?) throws {
-        guard let sf = catalog.storefront(code) else {
-            throw TestControlError("unknown storefront \(code) (the catalog sells in \(catalog.storefronts.map(\.code).joined(separator: ", ")))")
-        }
-        currentStorefront = sf
-        currentLocale = locale ?? sf.locale
-        currentSettings.storefront = sf.code
-        currentSettings.locale = currentLocale
-        saveSettings()
-    }
-
-    public func ledgerEntries(limit: Int?) -> [LedgerEntry] {
-        catchUp()
-        let refunds = (try? ledger.upgradeRefunds()) ?? [:]
-        let consumption = (try? ledger.consumptions()) ?? [:]
-        return read([]) { try ledger.allRows(limit: limit) }.map {
-            LedgerEntry(payload: $0.payload, status: $0.status, isFinished: $0.finished, refundRequest: $0.refundRequest, jws: $0.jws,
-                        upgradeRefundMilliunits: refunds[$0.payload.transactionID],
-                        consumption: consumption[$0.payload.transactionID].flatMap { try? JSONParser.parse($0) })
-        }
-    }
-
-    func pendingRow(_ id: Int64, _ status: LedgerEntry.Status) throws -> Ledger.Row {
-        guard let row = try ledger.row(id) else { throw TestControlError("no transaction \(id)") }
-        guard row.status == status else { throw TestControlError("transaction \(id) is \(row.status.rawValue), not \(status.rawValue)") }
-        return row
-    }
-
-    /// Completes a pending purchase; the app learns of it through updates. A pending plan change
-    /// takes effect as the change would have when bought.
-    func complete(_ row: Ledger.Row) throws {
-        if let item = catalog.product(row.payload.productID), item.type == .autoRenewable, let change = try planChange(to: item) {
-            let options = PurchaseOptions(quantity: row.payload.quantity, appAccountToken: row.payload.appAccountToken,
-                                          billingPlan: row.payload.billingPlanType ?? .upFront)
-            _ = try applyChange(change, to: item, options: options, offer: nil, kind: .update, pending: row.payload.transactionID)
-            return
-        }
-        try commit(Checkout.completed(row.payload, at: now()), kind: .update, replacing: true)
-    }
-
-    public func approveAskToBuy(transactionID: Int64) throws {
-        try complete(pendingRow(transactionID, .pendingApproval))
-    }
-
-    public func declineAskToBuy(transactionID: Int64) throws {
-        var row = try pendingRow(transactionID, .pendingApproval)
-        row.status = .declined
-        try ledger.db.transaction {
-            try ledger.update(row)
-            try ledger.appendEvent(transactionID: transactionID, kind: .silent, origin: origin)
-        }
-    }
-
-    public func resolveInterruptedPurchase(transactionID: Int64) throws {
-        try complete(pendingRow(transactionID, .interrupted))
-    }
-
-    public func refund(transactionID: Int64, prorated: Bool) throws {
-        guard prorated, let row = try ledger.row(transactionID), row.payload.expirationDate != nil else {
-            return try revoke(transactionID, reason: .other, type: .refundFull, percentage: Proration.fullRefund)
-        }
-        let percentage = Proration(start: row.payload.purchaseDate, end: row.payload.expirationDate).revocationPercentage(at: now())
-        try revoke(transactionID, reason: .other, type: .refundProrated, percentage: percentage)
-    }
-
-    public func revokeFamilySharing(transactionID: Int64) throws {
-        try revoke(transactionID, reason: .other, type: .familyRevoke, percentage: nil)
-    }
-
-    public func decideRefundRequest(transactionID: Int64, approve: Bool) throws {
-        guard var row = try ledger.row(transactionID), row.refundRequest == .pending else {
-            throw TestControlError("transaction \(transactionID) has no pending refund request")
-        }
-        row.refundRequest = approve ? .approved : .declined
-        try ledger.db.transaction {
-            try ledger.update(row)
-            if !approve { try enqueueNotification(.refundDeclined, transaction: row.payload, record: subscription(of: row)) }
-        }
-        if approve { try revoke(transactionID, reason: .other, type: .refundFull, percentage: Proration.fullRefund) }
-    }
-
-    /// Sets or clears a transaction's revocation and signs it again, to be delivered (unfinished) once more.
-    private func resign(_ row: inout Ledger.Row, revoked: (reason: TransactionPayload.RevocationReason,
-                                                          type: TransactionPayload.RevocationType, percentage: Int?)?) throws {
-        row.payload.revocationDate = revoked == nil ? nil : now()
-        row.payload.revocationReason = revoked?.reason
-        row.payload.revocationType = revoked?.type
-        row.payload.revocationPercentage = revoked?.percentage
-        row.payload.signedDate = now()
-        row.jws = asSigned(try sign(row.payload.json))
-        row.finished = false
-    }
-
-    /// Marks a transaction revoked, re-signs it, ends its subscription, and tells the app through updates.
-    func revoke(_ id: Int64, reason: TransactionPayload.RevocationReason, type: TransactionPayload.RevocationType, percentage: Int?) throws {
-        guard var row = try ledger.row(id), row.status == .completed else { throw TestControlError("no completed transaction \(id)") }
-        guard !row.payload.isRevoked else { throw TestControlError("transaction \(id) is already revoked") }
-        try resign(&row, revoked: (reason, type, percentage))
-        try ledger.db.transaction {
-            try ledger.update(row)
-            if var sub = try ledger.subscription(row.payload.originalTransactionID), sub.latestTransactionID == id {
-                sub.state = .revoked
-                sub.willAutoRenew = false
-                try ledger.save(sub)
-            }
-            try enqueueNotification(type == .familyRevoke ? .familySharingRevoked : .refunded, transaction: row.payload,
-                                    record: subscription(of: row))
-            try ledger.appendEvent(transactionID: id, kind: .update, origin: origin)
-        }
-        pumpEvents()
-    }
-
-    /// Reverses a refund (the App Store does when a dispute goes the developer's way): the transaction
-    /// is no longer revoked, a subscription it ended is reinstated until it expires, and the app is told.
-    public func reverseRefund(transactionID id: Int64) throws {
-        guard var row = try ledger.row(id), row.status == .completed else { throw TestControlError("no completed transaction \(id)") }
-        guard row.payload.isRevoked, row.payload.revocationType != .familyRevoke else {
-            throw TestControlError("transaction \(id) has no refund to reverse")
-        }
-        try resign(&row, revoked: nil)
-        try ledger.db.transaction {
-            try ledger.update(row)
-            if var sub = try ledger.subscription(row.payload.originalTransactionID), sub.latestTransactionID == id, sub.state == .revoked {
-                sub.state = sub.expirationDate > now() ? .subscribed : .expired
-                try ledger.save(sub)
-            }
-            try enqueueNotification(.refundReversed, transaction: row.payload, record: subscription(of: row))
-            try ledger.appendEvent(transactionID: id, kind: .update, origin: origin)
-        }
-        pumpEvents()
-    }
-
-    /// The subscription a transaction belongs to, when it is one.
-    func subscription(of row: Ledger.Row) throws -> SubscriptionRecord? {
-        row.payload.productType == .autoRenewable ? try ledger.subscription(row.payload.originalTransactionID) : nil
-    }
-
-    public func deleteTransaction(_ transactionID: Int64) throws {
-        guard let row = try ledger.row(transactionID) else { throw TestControlError("no transaction \(transactionID)") }
-        try ledger.db.transaction {
-            try ledger.delete(transactionID)
-            if let sub = try ledger.subscription(row.payload.originalTransactionID), sub.latestTransactionID == transactionID {
-                try ledger.deleteSubscription(sub.originalID)
-            }
-        }
-    }
-
-    public func clearTransactions() throws {
-        try ledger.db.transaction { try ledger.clear() }
-    }
-
-    public func buyOutsideApp(productID: String, familyShared: Bool) throws {
-        guard let item = catalog.product(productID) else { throw TestControlError("unknown product \(productID)") }
-        guard let price = item.prices[currentStorefront.code] else { throw StoreFailure.storeKit(.notAvailableInStorefront) }
-        if familyShared, !item.isFamilyShareable { throw TestControlError("\(productID) is not family shareable") }
-        // A family member's subscription stands beside the customer's own; the app grants the higher level.
-        if item.type == .autoRenewable, !familyShared, let change = try planChange(to: item) {
-            _ = try applyChange(change, to: item, options: PurchaseOptions(), offer: nil, kind: .update)
-            return
-        }
-        var payload = try newPayload(item, price: price, options: PurchaseOptions(), offer: nil)
-        if familyShared {
-            // A family member's purchase is theirs: it starts its own original transaction.
-            payload.ownership = .familyShared
-            payload.originalTransactionID = payload.transactionID
-            payload.originalPurchaseDate = payload.purchaseDate
-        }
-        try commit(payload, kind: .update)
-    }
-
-    public func reset() throws {
-        try clearTransactions()
-        currentSettings = catalog.settings
-        try ledger.db.execute("DELETE FROM meta WHERE key IN ('settings', 'originalAppVersion', 'originalPurchaseDate', 'originalPlatform')")
-        sharedSettings = nil
-        let real = time.now()
-        clock = StoreClock(rate: catalog.settings.timeRate, realAnchor: real, storeAnchor: real)
-        saveClock()
-        if let sf = catalog.storefront(catalog.settings.storefront ?? currentStorefront.code) { currentStorefront = sf }
-        currentLocale = catalog.settings.locale ?? currentStorefront.locale
-    }
 }
 
 extension LocalAppStore {
@@ -767,19 +315,16 @@ extension LocalAppStore {
     func read<T>(_ fallback: T, _ body: () throws -> T) -> T {
         do {
             let value = try body()
-            ledgerOutOfReach = nil
+            health.readSucceeded()
             return value
         } catch {
-            // Damage includes a page SQLite finds malformed (one the open's check has not reached yet, on a large ledger).
-            if let error = error as? LedgerError {
-                if !error.isDamage { ledgerOutOfReach = error } else if ledgerDamage == nil { ledgerDamage = error }
-            }
+            health.readFailed(error)
             return fallback
         }
     }
 
     public func damage() -> String? {
-        if ledgerDamage == nil, let found = ledger.integrityCheck?.damage { ledgerDamage = found }
-        return ledgerDamage?.description ?? ledgerOutOfReach?.description
+        health.checked(ledger.integrityCheck?.damage)
+        return health.description
     }
 }

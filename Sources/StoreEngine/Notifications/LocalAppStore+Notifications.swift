@@ -30,14 +30,11 @@ extension LocalAppStore {
             delivery: url == nil ? .notSent : .pending, nextAttempt: url == nil ? nil : created)
         // In a catch-up the renewal info is serialized on the signing core and the row written
         // before the catch-up commits: a simulated year makes twelve thousand of these.
-        if let signingPipeline {
-            if let record {
-                let (storefront, environment) = (currentStorefront, currentSettings.environment)
-                signingPipeline.render(as: batchNotifications.count) {
-                    self.renewalInfo(record, storefront: storefront, environment: environment, at: created).json.compact
-                }
-            }
-            batchNotifications.append(row)
+        if let batch {
+            let (terms, storefront, environment) = (terms, currentStorefront, currentSettings.environment)
+            var renewalInfo: (@Sendable () -> String)?
+            if let record { renewalInfo = { terms.renewalInfo(record, storefront: storefront, environment: environment, at: created).json.compact } }
+            batch.hold(row, renewalInfo: renewalInfo)
             return
         }
         row.renewalPayload = record.map { renewalInfo($0).json.compact }

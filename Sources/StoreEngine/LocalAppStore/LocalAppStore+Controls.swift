@@ -1,0 +1,192 @@
+import Foundation
+import StoreCore
+
+/// `StoreTestControls`: what Xcode's Transaction Manager and `SKTestSession` do to the store.
+extension LocalAppStore {
+    // MARK: Refund requests
+
+    public func requestRefund(transactionID: Int64, reason: String) async throws -> RefundRequestOutcome {
+        try await simulateNetwork(.refundRequest, delay: true)
+        let row = try controls.refundRequested(ledger.row(transactionID))
+        try ledger.db.transaction {
+            try ledger.update(row)
+            try enqueueNotification(.refundRequested(row.payload.productType), transaction: row.payload, record: subscription(of: row))
+        }
+        if currentSettings.autoApproveRefunds { try decideRefundRequest(transactionID: transactionID, approve: true) }
+        return .success
+    }
+
+    // MARK: Test controls
+
+    public func settings() -> TestSettings { currentSettings }
+
+    public func update(_ change: @Sendable (inout TestSettings) -> Void) {
+        change(&currentSettings)
+        if currentSettings.timeRate != clock.rate { setTimeRate(currentSettings.timeRate) }
+        saveSettings()
+    }
+
+    func saveSettings() {
+        let text = CatalogFormat.encode(currentSettings).compact
+        try? ledger.setMeta("settings", text)
+        follower.wrote(settings: text)
+    }
+
+    public func setStorefront(_ code: String, locale: String?) throws {
+        guard let sf = catalog.storefront(code) else {
+            throw TestControlError("unknown storefront \(code) (the catalog sells in \(catalog.storefronts.map(\.code).joined(separator: ", ")))")
+        }
+        currentStorefront = sf
+        currentLocale = locale ?? sf.locale
+        currentSettings.storefront = sf.code
+        currentSettings.locale = currentLocale
+        saveSettings()
+    }
+
+    public func ledgerEntries(limit: Int?) -> [LedgerEntry] {
+        catchUp()
+        let refunds = (try? ledger.upgradeRefunds()) ?? [:]
+        let consumption = (try? ledger.consumptions()) ?? [:]
+        return read([]) { try ledger.allRows(limit: limit) }.map {
+            LedgerEntry(payload: $0.payload, status: $0.status, isFinished: $0.finished, refundRequest: $0.refundRequest, jws: $0.jws,
+                        upgradeRefundMilliunits: refunds[$0.payload.transactionID],
+                        consumption: consumption[$0.payload.transactionID].flatMap { try? JSONParser.parse($0) })
+        }
+    }
+
+    /// The tester's controls over one transaction, at the store's time now.
+    var controls: TransactionControls { TransactionControls(now: now()) }
+
+    func pendingRow(_ id: Int64, _ status: LedgerEntry.Status) throws -> Ledger.Row {
+        try controls.pending(ledger.row(id), id: id, status)
+    }
+
+    /// Completes a pending purchase; the app learns of it through updates. A pending plan change
+    /// takes effect as the change would have when bought.
+    func complete(_ row: Ledger.Row) throws {
+        if let item = catalog.product(row.payload.productID), item.type == .autoRenewable, let change = try planChange(to: item) {
+            let options = PurchaseOptions(quantity: row.payload.quantity, appAccountToken: row.payload.appAccountToken,
+                                          billingPlan: row.payload.billingPlanType ?? .upFront)
+            _ = try applyChange(change, to: item, options: options, offer: nil, kind: .update, pending: row.payload.transactionID)
+            return
+        }
+        try commit(Checkout.completed(row.payload, at: now()), kind: .update, replacing: true)
+    }
+
+    public func approveAskToBuy(transactionID: Int64) throws {
+        try complete(pendingRow(transactionID, .pendingApproval))
+    }
+
+    public func declineAskToBuy(transactionID: Int64) throws {
+        var row = try pendingRow(transactionID, .pendingApproval)
+        row.status = .declined
+        try ledger.db.transaction {
+            try ledger.update(row)
+            try ledger.appendEvent(transactionID: transactionID, kind: .silent, origin: delivery.origin)
+        }
+    }
+
+    public func resolveInterruptedPurchase(transactionID: Int64) throws {
+        try complete(pendingRow(transactionID, .interrupted))
+    }
+
+    public func refund(transactionID: Int64, prorated: Bool) throws {
+        let refund = controls.refund(of: prorated ? try ledger.row(transactionID) : nil, prorated: prorated)
+        try revoke(transactionID, reason: .other, type: refund.type, percentage: refund.percentage)
+    }
+
+    public func revokeFamilySharing(transactionID: Int64) throws {
+        try revoke(transactionID, reason: .other, type: .familyRevoke, percentage: nil)
+    }
+
+    public func decideRefundRequest(transactionID: Int64, approve: Bool) throws {
+        let row = try controls.refundDecided(ledger.row(transactionID), id: transactionID, approve: approve)
+        try ledger.db.transaction {
+            try ledger.update(row)
+            if !approve { try enqueueNotification(.refundDeclined, transaction: row.payload, record: subscription(of: row)) }
+        }
+        if approve { try revoke(transactionID, reason: .other, type: .refundFull, percentage: Proration.fullRefund) }
+    }
+
+    /// Marks a transaction revoked, re-signs it, ends its subscription, and tells the app through updates.
+    func revoke(_ id: Int64, reason: TransactionPayload.RevocationReason, type: TransactionPayload.RevocationType, percentage: Int?) throws {
+        let controls = controls
+        var row = try controls.revoked(ledger.row(id), id: id, reason: reason, type: type, percentage: percentage)
+        row.jws = asSigned(try sign(row.payload.json))
+        try ledger.db.transaction {
+            try ledger.update(row)
+            if let ended = try controls.ended(ledger.subscription(row.payload.originalTransactionID), by: id) { try ledger.save(ended) }
+            try enqueueNotification(type == .familyRevoke ? .familySharingRevoked : .refunded, transaction: row.payload,
+                                    record: subscription(of: row))
+            try ledger.appendEvent(transactionID: id, kind: .update, origin: delivery.origin)
+        }
+        pumpEvents()
+    }
+
+    /// Reverses a refund (the App Store does when a dispute goes the developer's way): the transaction
+    /// is no longer revoked, a subscription it ended is reinstated until it expires, and the app is told.
+    public func reverseRefund(transactionID id: Int64) throws {
+        let controls = controls
+        var row = try controls.reversed(ledger.row(id), id: id)
+        row.jws = asSigned(try sign(row.payload.json))
+        try ledger.db.transaction {
+            try ledger.update(row)
+            if let reinstated = try controls.reinstated(ledger.subscription(row.payload.originalTransactionID), by: id) {
+                try ledger.save(reinstated)
+            }
+            try enqueueNotification(.refundReversed, transaction: row.payload, record: subscription(of: row))
+            try ledger.appendEvent(transactionID: id, kind: .update, origin: delivery.origin)
+        }
+        pumpEvents()
+    }
+
+    /// The subscription a transaction belongs to, when it is one.
+    func subscription(of row: Ledger.Row) throws -> SubscriptionRecord? {
+        row.payload.productType == .autoRenewable ? try ledger.subscription(row.payload.originalTransactionID) : nil
+    }
+
+    public func deleteTransaction(_ transactionID: Int64) throws {
+        guard let row = try ledger.row(transactionID) else { throw TestControlError("no transaction \(transactionID)") }
+        try ledger.db.transaction {
+            try ledger.delete(transactionID)
+            if let sub = try ledger.subscription(row.payload.originalTransactionID), sub.latestTransactionID == transactionID {
+                try ledger.deleteSubscription(sub.originalID)
+            }
+        }
+    }
+
+    public func clearTransactions() throws {
+        try ledger.db.transaction { try ledger.clear() }
+    }
+
+    public func buyOutsideApp(productID: String, familyShared: Bool) throws {
+        guard let item = catalog.product(productID) else { throw TestControlError("unknown product \(productID)") }
+        guard let price = item.prices[currentStorefront.code] else { throw StoreFailure.storeKit(.notAvailableInStorefront) }
+        if familyShared, !item.isFamilyShareable { throw TestControlError("\(productID) is not family shareable") }
+        // A family member's subscription stands beside the customer's own; the app grants the higher level.
+        if item.type == .autoRenewable, !familyShared, let change = try planChange(to: item) {
+            _ = try applyChange(change, to: item, options: PurchaseOptions(), offer: nil, kind: .update)
+            return
+        }
+        var payload = try newPayload(item, price: price, options: PurchaseOptions(), offer: nil)
+        if familyShared {
+            // A family member's purchase is theirs: it starts its own original transaction.
+            payload.ownership = .familyShared
+            payload.originalTransactionID = payload.transactionID
+            payload.originalPurchaseDate = payload.purchaseDate
+        }
+        try commit(payload, kind: .update)
+    }
+
+    public func reset() throws {
+        try clearTransactions()
+        currentSettings = catalog.settings
+        try ledger.db.execute("DELETE FROM meta WHERE key IN ('settings', 'originalAppVersion', 'originalPurchaseDate', 'originalPlatform')")
+        follower.wrote(settings: nil)
+        let real = time.now()
+        clock = StoreClock(rate: catalog.settings.timeRate, realAnchor: real, storeAnchor: real)
+        saveClock()
+        if let sf = catalog.storefront(catalog.settings.storefront ?? currentStorefront.code) { currentStorefront = sf }
+        currentLocale = catalog.settings.locale ?? currentStorefront.locale
+    }
+}

@@ -1,0 +1,53 @@
+import Foundation
+import StoreCore
+
+/// The redeem sheet: offer codes.
+extension LocalAppStore {
+
+    public func redeem(offerCode: String) async throws {
+        catchUp()
+        try await simulateNetwork(.offerCodeRedeem, delay: true)
+        guard let code = catalog.offerCode(offerCode), let item = catalog.product(code.productID) else {
+            throw StoreFailure.offerCode(.unknownCode)
+        }
+        let redemption = try OfferCodeRedemption(code: code, redemptions: ledger.redemptionCount(code: code.code),
+                                                 isSoldInStorefront: item.prices[currentStorefront.code] != nil,
+                                                 customer: customer(of: item), alreadyOwns: owns(item),
+                                                 isSubscription: item.type == .autoRenewable)
+        if let refusal = redemption.refusal(at: now()) { throw StoreFailure.offerCode(refusal) }
+        if redemption.startsAtNextRenewal, let group = item.subscription?.groupID, var record = activeSubscription(group: group) {
+            // Nothing is charged or delivered now: the subscription renews to the code's product, with its offer.
+            record.offer = SubscriptionRecord.CarriedOffer(redeemed: redemption.offer, storefront: currentStorefront.code)
+            record.autoRenewProductID = item.id
+            record.willAutoRenew = true
+            try ledger.db.transaction {
+                try save(record, notifying: .offerRedeemedForNextRenewal(sameProduct: item.id == record.productID))
+                try ledger.recordRedemption(code: code.code, transactionID: record.latestTransactionID)
+            }
+            return
+        }
+        // A code's offer is for one billing plan: the purchase is on that plan.
+        let options = PurchaseOptions(billingPlan: redemption.offer.billingPlan)
+        let payload = try newPayload(item, price: item.price(in: currentStorefront.code, on: options.billingPlan) ?? 0,
+                                     options: options, offer: redemption.offer)
+        try commit(payload, kind: .update, redeeming: code.code)
+    }
+
+    /// Who the customer is for a product, as offer codes see it: for a subscription, from their
+    /// history in its group; for anything else, new until they own it.
+    func customer(of item: CatalogProduct) throws -> CustomerEligibility {
+        guard let group = item.subscription?.groupID else {
+            return try item.type != .consumable && ledger.ownsOneTimeProduct(item.id) ? .existing : .new
+        }
+        return try OfferEligibility(history: ledger.subscriptions(group: group)).customer
+    }
+
+    /// Whether the customer owns the non-consumable, or holds an active subscription in the group.
+    func owns(_ item: CatalogProduct) throws -> Bool {
+        switch item.type {
+        case .nonConsumable: try ledger.ownsOneTimeProduct(item.id)
+        case .autoRenewable: item.subscription.map { activeSubscription(group: $0.groupID) != nil } ?? false
+        default: false
+        }
+    }
+}

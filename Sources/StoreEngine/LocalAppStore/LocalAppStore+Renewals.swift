@@ -1,0 +1,129 @@
+import Foundation
+import StoreCore
+
+/// Renewals on the store clock (see `RenewalScheduler`), time travel, and the tester's subscription controls.
+extension LocalAppStore {
+    // MARK: Time
+
+    /// The renewal rules under the clock's rate and the tester's billing switches.
+    var schedule: RenewalSchedule {
+        RenewalSchedule(rate: clock.rate, billingRetryOnRenewal: currentSettings.billingRetryOnRenewal, gracePeriod: currentSettings.gracePeriod)
+    }
+
+    var scheduler: RenewalScheduler { RenewalScheduler(schedule: schedule, terms: terms) }
+
+    public func advanceTime(by period: Period) throws {
+        if let problem = SupportedDates.problem(advancing: now(), by: period) { throw TestControlError(problem) }
+        // Under a time rate, the period's compressed length: time travel moves the same clock renewals follow.
+        clock.advance(to: schedule.end(of: period, from: now()), real: time.now())
+        saveClock()
+        catchUp()
+        pumpEvents()
+    }
+
+    public func setTimeRate(_ rate: TimeRate) {
+        clock.setRate(rate, real: time.now())
+        currentSettings.timeRate = rate
+        saveClock()
+        saveSettings()
+    }
+
+    /// Processes every renewal, grace-period end, billing-retry end and expiry that is due, in order.
+    func catchUp() {
+        let now = now()
+        // Most calls find nothing due: the earliest due date says so without looking at every record.
+        guard let next = read(nil, ledger.nextDueDate), next <= now else { return }
+        let scheduler = scheduler
+        let due = scheduler.due(read([]) { try ledger.subscriptions() }, at: now)
+        guard !due.isEmpty else { return }
+        // One write transaction for the whole catch-up: a simulated year commits once, not per renewal.
+        try? ledger.batch {
+            let batch = CatchUpBatch(signer: identity.signer)
+            self.batch = batch
+            defer { self.batch = nil }
+            for record in due {
+                try scheduler.process(record, until: now, renew: { try renew($0, at: $1) }, change: { try save($0, from: $1) })
+            }
+            let (signatures, notifications) = try batch.finish()
+            for signed in signatures {
+                // Broken as `asSigned` breaks a whole token's signature, while invalid signatures are on.
+                ledger.setSignature(String(asSigned("." + signed.signature).dropFirst()), for: signed.id)
+            }
+            for row in notifications { try ledger.insertNotification(row) }
+        }
+        pumpEvents()
+    }
+
+    /// A renewal: a new transaction on the same original ID, for the auto-renew product (a pending
+    /// downgrade or crossgrade takes effect here), starting when the last period ended.
+    func renew(_ record: SubscriptionRecord, at date: Date) throws -> SubscriptionRecord {
+        guard let item = catalog.product(record.autoRenewProductID), let last = try ledger.payload(record.latestTransactionID) else {
+            var expired = record
+            expired.state = .expired
+            expired.expirationReason = .productUnavailable
+            try save(expired, from: record)
+            return expired
+        }
+        let scheduler = scheduler
+        let plan = terms.renewalPlan(record, to: item) ?? .upFront
+        let price = scheduler.price(of: record, to: item, on: plan, lastBoughtIn: last.storefront, storefront: currentStorefront.code)
+        let new = try newPayload(item, price: price, options: PurchaseOptions(billingPlan: plan), offer: nil, originalID: record.originalID,
+                                 originalDate: last.originalPurchaseDate, purchaseDate: date, reason: .renewal)
+        let (payload, next) = scheduler.renewal(of: record, last: last, to: item, on: plan, payload: new, at: date)
+        // What the renewal leaves of the offer is saved first, so its notification's renewal info says it.
+        return try ledger.db.transaction {
+            try ledger.save(next)
+            try commit(payload, kind: .update)
+            return try ledger.subscription(record.originalID) ?? next
+        }
+    }
+
+    // MARK: Subscription test controls
+
+    /// The subscription a tester control acts on (see `SubscriptionControls.target`).
+    func record(forProduct productID: String, active: Bool = false) throws -> SubscriptionRecord {
+        catchUp()
+        guard let group = catalog.product(productID)?.subscription?.groupID else {
+            throw TestControlError("\(productID) is not an auto-renewable subscription")
+        }
+        return try SubscriptionControls.target(productID, own: groupSubscription(group), inGroup: ledger.subscriptions(group: group),
+                                               active: active)
+    }
+
+    public func expireSubscription(productID: String) throws {
+        let old = try record(forProduct: productID, active: true)
+        var record = old
+        record.expire(at: now())
+        try save(record, from: old)
+    }
+
+    public func forceRenewal(productID: String) throws {
+        let record = try record(forProduct: productID, active: true)
+        _ = try renew(record, at: now())
+    }
+
+    public func setAutoRenew(productID: String, enabled: Bool) throws {
+        let record = try SubscriptionControls.autoRenew(record(forProduct: productID, active: true), enabled: enabled)
+        try save(record, notifying: .autoRenewChanged(enabled: enabled))
+    }
+
+    public func requestPriceIncrease(productID: String) throws {
+        let record = try record(forProduct: productID, active: true)
+        let last = try ledger.row(record.latestTransactionID)
+        let storefront = last?.payload.storefront ?? currentStorefront.code
+        let listed = catalog.product(record.productID)?.price(in: storefront, on: record.billingPlan ?? .upFront)
+        let increase = try SubscriptionControls.priceIncreaseRequested(record, listed: listed.map(Self.milliunits),
+                                                                       currency: last?.payload.currency ?? currentStorefront.currency)
+        try save(increase, notifying: .priceIncreaseRequested)
+    }
+
+    public func respondToPriceIncrease(productID: String, agree: Bool) throws {
+        let record = try SubscriptionControls.priceIncreaseAnswered(record(forProduct: productID), agree: agree)
+        if agree { try save(record, notifying: .priceIncreaseAccepted) } else { try ledger.save(record) }
+    }
+
+    public func resolveBillingIssue(productID: String) throws {
+        let record = try SubscriptionControls.billingIssue(record(forProduct: productID), productID: productID)
+        _ = try renew(record, at: now())
+    }
+}

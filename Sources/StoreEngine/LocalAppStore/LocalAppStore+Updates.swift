@@ -1,0 +1,131 @@
+import Foundation
+import StoreCore
+
+/// `Transaction.updates` and the ticks that renew and deliver while the program runs; the app's reads of transactions.
+extension LocalAppStore {
+    public func updates() -> AsyncStream<String> {
+        let (stream, continuation) = AsyncStream<String>.makeStream()
+        let id = delivery.add(continuation)
+        continuation.onTermination = { [weak self] _ in Task { await self?.unsubscribe(id) } }
+        // StoreKit redelivers every unfinished transaction at launch.
+        for row in read([], ledger.unfinishedRows) { if let jws = row.jws { continuation.yield(present(jws)) } }
+        startPolling()
+        return stream
+    }
+
+    func unsubscribe(_ id: UUID) {
+        if !delivery.remove(id) { follower.stop() }
+    }
+
+    /// Renewals happen while the program runs, and other processes' purchases arrive, without any call from the app.
+    /// On PostgreSQL, other processes' commits are told by `LISTEN/NOTIFY` (a tick follows each at once); the
+    /// ticks in between only renew what falls due.
+    func startPolling() {
+        guard !follower.isFollowing else { return }
+        let feed = ledger.changeFeed { [weak self] in Task { await self?.ledgerDidChange() } }
+        follower.follow(feed: feed, ticks: Task { [weak self] in
+            while (try? await Task.sleep(for: .milliseconds(250))) != nil {
+                await self?.tick()
+            }
+        })
+    }
+
+    func ledgerDidChange() {
+        follower.feedSaidChanged()
+        tick()
+    }
+
+    public func tick() {
+        guard !isShutDown else { return }
+        // This process's own changes were delivered as it made them (see `commit`); only others' are news.
+        let changed = follower.othersCommittedSinceLastTick(dataVersion: try? ledger.db.dataVersion())
+        if changed { adoptSharedState() }
+        catchUp()  // delivers what it renews itself
+        if changed { pumpEvents() }
+    }
+
+    /// What a reader compares to know whether anything the store would tell it changed since it last
+    /// looked: every commit to the ledger, this process's and others', and what is wrong with it.
+    /// Time moving on is not in it (see `now()`). nil: the ledger cannot say (a shared one out of reach).
+    public func changeVersion() -> ChangeVersion? {
+        guard let others = try? ledger.db.dataVersion() else { return nil }
+        return ChangeVersion(others: others, own: ledger.db.ownChanges, damage: damage())
+    }
+
+    public struct ChangeVersion: Equatable, Sendable {
+        let others: Int64
+        let own: Int64
+        let damage: String?
+    }
+
+    /// Delivers the events up to `seq`, one of `kind` this process has just written (see `UpdateDelivery.passOver`).
+    func pumpEvents(after seq: Int64?, of kind: Ledger.EventKind) {
+        if !delivery.passOver(seq, of: kind) { pumpEvents() }
+    }
+
+    /// Delivers ledger events this process hasn't seen: its own updates, and everything another process did.
+    func pumpEvents() {
+        // With no one to deliver to, the events are passed over unread (a simulated year makes twelve thousand).
+        guard delivery.hasListeners else {
+            delivery.passOver(upTo: read(delivery.lastSeenEvent) { try ledger.lastEventSeq() })
+            return
+        }
+        let seen = delivery.lastSeenEvent
+        let events = read([]) { try ledger.events(after: seen) }
+        delivery.deliver(events) { id in (try? ledger.jws(id)).map(present) }
+    }
+
+    /// Stops renewing and delivering, and waits for a tick in progress: signing on another thread
+    /// while the program exits crashes in OpenSSL's exit-time cleanup.
+    public func shutdown() async {
+        isShutDown = true
+        let ticks = follower.ticks
+        ticks?.cancel()
+        await ticks?.value
+        follower.stop()
+        ledger.integrityCheck?.stop()
+        delivery.finish()
+    }
+
+    // MARK: Transaction queries
+
+    public func currentEntitlements() -> [String] {
+        catchUp()
+        let oneTime = read([], ledger.ownedOneTimeRows).compactMap(\.jws)
+        let active = read([]) { try ledger.subscriptions() }.compactMap { $0.state.grantsAccess ? $0.latestTransactionID : nil }
+        let tokens = read([:]) { try self.tokens(active) }
+        let subscriptions = active.compactMap { tokens[$0] }
+        return (oneTime + subscriptions).map(present)
+    }
+
+    public func allTransactions(limit: Int?) -> [String] {
+        catchUp()
+        return ((try? ledger.completedJWS(limit: limit)) ?? []).map(present)
+    }
+
+    public func transactionCount() -> Int {
+        (try? ledger.completedCount()) ?? 0
+    }
+
+    public func unfinishedTransactions() -> [String] {
+        read([], ledger.unfinishedRows).compactMap(\.jws).map(present)
+    }
+
+    public func finish(transactionID: Int64) {
+        // A ledger that cannot stamp its writes (PostgreSQL) cannot describe them: one statement is enough.
+        guard ledger.db.rowsWritten != nil else { try? ledger.setFinished(transactionID); return }
+        // Described to the app: only the unfinished count changes, which `changes(since:)` reads anew.
+        // Stamped in the same write, as `commit` is: one lock for the three statements.
+        let stamps = try? ledger.db.transaction { () throws -> (ChangeStamp?, ChangeStamp?) in
+            let from = try ledger.stamp()
+            try ledger.setFinished(transactionID)
+            return (from, try ledger.stamp())
+        }
+        if case let (from?, to?)? = stamps { record(from: from, to: to, transaction: nil) }
+    }
+
+    public func sync() async throws {
+        try await simulateNetwork(.appStoreSync, delay: true)
+        catchUp()
+    }
+}

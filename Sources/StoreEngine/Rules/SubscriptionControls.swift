@@ -1,0 +1,57 @@
+import Foundation
+import StoreCore
+
+/// The tester's controls over a subscription (expire, auto-renew, price increases, billing issues):
+/// which subscription one acts on, what it makes of the record, and when it refuses.
+enum SubscriptionControls {
+    /// The subscription a control for `productID` acts on: the customer's own in the group (`own`; a
+    /// product of the group names it, whichever plan is current), a family member's when only theirs
+    /// is for `productID`. `active`: the control needs a subscription that has not ended, and says so when it has.
+    static func target(_ productID: String, own: SubscriptionRecord?, inGroup records: [SubscriptionRecord],
+                       active: Bool) throws -> SubscriptionRecord {
+        let familyOnly = records.filter { $0.familyShared && $0.productID == productID }
+        guard let record = own.flatMap({ $0.productID == productID || familyOnly.isEmpty ? $0 : nil }) ?? familyOnly.last else {
+            throw TestControlError("no subscription in \(productID)'s group")
+        }
+        if active, !record.isActive {
+            throw TestControlError("the subscription to \(record.productID) is \(record.state.rawValue): buy it again first")
+        }
+        return record
+    }
+
+    static func autoRenew(_ record: SubscriptionRecord, enabled: Bool) throws -> SubscriptionRecord {
+        guard record.willAutoRenew != enabled else {
+            throw TestControlError("auto-renew is already \(enabled ? "on" : "off") for \(record.productID)")
+        }
+        var record = record
+        record.willAutoRenew = enabled
+        return record
+    }
+
+    /// A price increase waiting for consent, over the price the subscription renews at (`listed`: the
+    /// catalog's, where it was last bought, in `currency`).
+    static func priceIncreaseRequested(_ record: SubscriptionRecord, listed: Int64?, currency: String) throws -> SubscriptionRecord {
+        guard record.priceIncrease != .notYetResponded else {
+            throw TestControlError("a price increase for \(record.productID) is already waiting for consent")
+        }
+        var record = record
+        record.priceIncrease = .notYetResponded
+        record.increasedPriceMilliunits = SubscriptionRecord.increased(record.renewalPrice(catalog: listed) ?? 0, currency: currency)
+        return record
+    }
+
+    static func priceIncreaseAnswered(_ record: SubscriptionRecord, agree: Bool) throws -> SubscriptionRecord {
+        guard record.priceIncrease == .notYetResponded else { throw TestControlError("no price increase is waiting for consent") }
+        var record = record
+        record.priceIncrease = agree ? .agreed : .declined
+        return record
+    }
+
+    /// A billing issue resolves by renewing now, while the subscription is in billing retry or grace.
+    static func billingIssue(_ record: SubscriptionRecord, productID: String) throws -> SubscriptionRecord {
+        guard record.state == .inBillingRetryPeriod || record.state == .inGracePeriod else {
+            throw TestControlError("\(productID) is not in billing retry")
+        }
+        return record
+    }
+}
