@@ -82,7 +82,7 @@ final class WalkSession {
     }
 
     /// A purchase result reaches the runner before the UI hears of it, so `expect result` sees it.
-    func record(_ outcome: EffectOutcome) async {
+    func record(_ outcome: CommandOutcome) async {
         if case .purchase(_, let result) = outcome { await runner.record(result) }
     }
 
