@@ -33,7 +33,7 @@ struct EffectRunner: Sendable {
         case .quit:
             return Reply(.finished(.done("Bye")))
         case .walk:
-            return Reply(.finished(.done("")))  // the run loop hands these to the WalkSession
+            return Reply(.finished(.done("")))  // the loop's companion performs these (see `LoopCompanion`)
         }
     }
 }

@@ -20,8 +20,8 @@ final class StorefrontLoop {
     let backend: any TerminalBackend
     let reader: StoreReader
     let runner: EffectRunner
-    /// Rides along in walk and demo mode.
-    let walk: WalkSession?
+    /// Rides along (walk and demo mode).
+    let companion: (any LoopCompanion)?
     /// Each frame, as drawn (a recording takes them).
     var onFrame: (Canvas) -> Void = { _ in }
     private(set) var state: AppState
@@ -29,11 +29,11 @@ final class StorefrontLoop {
     private let inputs: AsyncStream<Input>
     private var tasks: [Task<Void, Never>] = []
 
-    init(backend: any TerminalBackend, store: LocalAppStore, manager: StoreManager, state: AppState, walk: WalkSession? = nil) {
+    init(backend: any TerminalBackend, store: LocalAppStore, manager: StoreManager, state: AppState, companion: (any LoopCompanion)? = nil) {
         self.backend = backend
         reader = StoreReader(store: store, manager: manager)
         runner = EffectRunner(manager: manager, controls: store)
-        self.walk = walk
+        self.companion = companion
         self.state = state
         self.state.size = backend.size
         (inputs, sink) = AsyncStream<Input>.makeStream()
@@ -42,8 +42,7 @@ final class StorefrontLoop {
     /// Runs until quit or until input closes; the exit status (128 + a terminating signal).
     /// - Parameter ticks: a quarter second each in the program (the store's clock and the spinner).
     func run(ticks: AsyncStream<Void>) async -> Int32 {
-        defer { tasks.forEach { $0.cancel() }; walk?.close(state) }
-        state.walk = walk?.initialState
+        defer { tasks.forEach { $0.cancel() }; companion?.close(state) }
         let (backend, reader, sink) = (backend, reader, sink)
         // Input ends when the terminal hangs up (the window closed): end the loop, don't spin on.
         tasks.append(Task { for await _ in backend.inputReady { sink.yield(.event(.inputReady)) }; sink.finish() })
@@ -53,7 +52,7 @@ final class StorefrontLoop {
                 for e in await reader.read(.all) { sink.yield(.event(e)) }
             }
         })
-        if let walk { tasks.append(walk.start(send: { sink.yield(.event($0)) })) }
+        if let companion { tasks.append(companion.start(send: { sink.yield(.event($0)) })) }
         show()
         tasks.append(Task {
             // What the first frame did without: the history (verifying it was most of a launch), the
@@ -79,7 +78,7 @@ final class StorefrontLoop {
                     if effect == .quit { return 0 }
                     start(effect)
                 }
-                walk?.observe(event, state)
+                companion?.observe(event, state)
                 if state.shouldQuit { return 0 }
             }
             // A tick turns the spinner only: with none on the screen, drawing again would draw the same.
@@ -96,12 +95,12 @@ final class StorefrontLoop {
 
     /// Runs an effect beside the loop; its reply comes back as an input, then what it changed.
     private func start(_ effect: Effect) {
-        if case .walk(let w) = effect { walk?.run(w, state); return }
+        if companion?.perform(effect, state) == true { return }
         state.inFlight += 1
-        let (runner, reader, sink, walk) = (runner, reader, sink, walk)
+        let (runner, reader, sink, companion) = (runner, reader, sink, companion)
         Task {
             let reply = await runner.run(effect)
-            if case .finished(let outcome) = reply.event { await walk?.record(outcome) }
+            if case .finished(let outcome) = reply.event { await companion?.heard(outcome) }
             sink.yield(.reply(reply.event))
             for e in await reader.read(reply.changed) { sink.yield(.event(e)) }
         }

@@ -50,8 +50,9 @@ enum StorefrontTUI {
             try AsciicastRecorder(path: $0, size: terminal.size, colorMode: colorMode, title: "Storefront: \(context.catalog.app.name)")
         }
         defer { recorder?.close() }  // what the terminal shows is what the recording gets
-        let state = await AppState.opening(context.catalog, manager: manager, controls: store, ledgerAfterFirstFrame: true)
-        let loop = StorefrontLoop(backend: terminal, store: store, manager: manager, state: state, walk: walk)
+        var state = await AppState.opening(context.catalog, manager: manager, controls: store, ledgerAfterFirstFrame: true)
+        state.walk = walk?.initialState
+        let loop = StorefrontLoop(backend: terminal, store: store, manager: manager, state: state, companion: walk)
         loop.onFrame = { recorder?.record($0) }
         let (ticks, clock) = StorefrontLoop.quarterSeconds()
         defer { clock.cancel() }
