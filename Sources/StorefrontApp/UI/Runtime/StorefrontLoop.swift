@@ -62,7 +62,7 @@ final class StorefrontLoop {
             await Self.follow(ticks, reader: reader, sink: sink)
         })
         for await input in inputs {
-            var batch: [Event]
+            let batch: [Event]
             switch input {
             case .reply(let event):
                 state.inFlight -= 1
