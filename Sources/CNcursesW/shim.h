@@ -18,6 +18,7 @@ static inline FILE *shim_stdout(void) { return stdout; }
 static inline mmask_t shim_BUTTON1_PRESSED(void) { return BUTTON1_PRESSED; }
 static inline mmask_t shim_BUTTON4_PRESSED(void) { return BUTTON4_PRESSED; }
 static inline mmask_t shim_BUTTON5_PRESSED(void) { return BUTTON5_PRESSED; }
+static inline mmask_t shim_ALL_MOUSE_EVENTS(void) { return ALL_MOUSE_EVENTS; }
 
 #include <ncursesw/term.h>
 // Whether terminals of type `term` can move the cursor (terminfo cup); an unknown type counts as able.

@@ -212,10 +212,11 @@ struct HistoryTokenTests {
         #expect(press(&state, .character("w")) == [.writeFile(path: "transaction-\(id).jws", contents: token + "\n")])
         let path = NSTemporaryDirectory() + "storefront-token-\(UUID().uuidString).jws"
         let (store, manager) = try await liveStore()
-        let outcome = await EffectRunner(manager: manager, controls: store).run(.writeFile(path: path, contents: token + "\n"))
+        let reply = await EffectRunner(manager: manager, controls: store).run(.writeFile(path: path, contents: token + "\n"))
         await manager.stop()
         await store.shutdown()
-        guard case .done = outcome else { Issue.record("\(outcome)"); return }
+        guard case .finished(.done) = reply.event else { Issue.record("\(reply.event)"); return }
+        #expect(reply.changed.isEmpty, "a file written changes nothing in the store")
         #expect(try String(contentsOfFile: path, encoding: .utf8) == token + "\n")
     }
 }

@@ -66,9 +66,7 @@ struct AppState: Sendable {
     var status = "Press ? for keys." {
         didSet {
             status = namingProducts(status)
-            // A purchase is told twice, by its outcome and by the store's event: log it once.
-            if let last = log.last, last.text == status, tick - last.tick <= 4 { return }
-            log.append(LogEntry(time: snapshot.now, text: status, tick: tick))
+            log.append(LogEntry(time: snapshot.now, text: status))
             if log.count > Self.logLimit { log.removeFirst(log.count - Self.logLimit) }
         }
     }
@@ -76,6 +74,7 @@ struct AppState: Sendable {
     private(set) var log: [LogEntry] = []
     static let logLimit = 1000
     var tick = 0
+    /// Effects the run loop has started and not yet heard back from: it counts them, screens only read it.
     var inFlight = 0
     /// A QA control's change is on its way to the store: further keys wait in `waitingKeys`.
     var awaitingStore = false

@@ -17,16 +17,34 @@ enum Event: Sendable {
     case appEvent(AppEvent)
     case qaData(TestSettings, [LedgerEntry])
     case notifications([StoreNotification])
-    case finished(EffectOutcome)
+    /// An effect's answer, for the status line or a result sheet.
+    case finished(CommandOutcome)
+    /// An effect that could not be done, and why.
+    case failed(String)
     case walk(WalkEvent)
 }
 
-/// How an effect ended, for the status line or a result sheet.
-enum EffectOutcome: Sendable {
-    case purchase(productID: String, PurchaseResult)
-    case redeem(code: String, StoreFailure?)
-    case done(String)
-    case failed(String)
+/// What an effect changed in the store: what the run loop reads again, once, after its event.
+struct StoreChanges: OptionSet, Sendable {
+    let rawValue: Int
+    /// The app's side: products, entitlements, history.
+    static let snapshot = StoreChanges(rawValue: 1 << 0)
+    /// The tester's side: the settings and the QA panel's ledger.
+    static let testData = StoreChanges(rawValue: 1 << 1)
+    /// App Store Server Notifications (screen 6).
+    static let notifications = StoreChanges(rawValue: 1 << 2)
+    static let all: StoreChanges = [.snapshot, .testData, .notifications]
+}
+
+/// An effect's own event and what it changed (bubbletea's `Cmd → Msg`, gitui's `NeedsUpdate`).
+struct Reply: Sendable {
+    var event: Event
+    var changed: StoreChanges
+
+    init(_ event: Event, changed: StoreChanges = []) {
+        self.event = event
+        self.changed = changed
+    }
 }
 
 /// Work for the effect runner: the only way the reducer reaches the store.

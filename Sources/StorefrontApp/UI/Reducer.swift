@@ -41,8 +41,9 @@ func reduce(_ state: inout AppState, _ event: Event) -> [Effect] {
         state.notifications = list
         clampSelections(&state)
     case .finished(let outcome):
-        state.inFlight = max(0, state.inFlight - 1)
         finish(outcome, &state)
+    case .failed(let message):
+        state.status = "⚠ " + message
     case .walk(let event):
         return reduceWalk(&state, event)
     }
@@ -59,12 +60,12 @@ private func releaseWaitingKeys(_ state: inout AppState) -> [Effect] {
     return []
 }
 
-private func finish(_ outcome: EffectOutcome, _ state: inout AppState) {
+private func finish(_ outcome: CommandOutcome, _ state: inout AppState) {
     switch outcome {
     case .purchase(let id, let result): PaymentSheet.finish(id, result, &state)
     case .redeem(let code, let failure): RedeemSheet.finish(code: code, failure, &state)
     case .done(let message): state.status = message
-    case .failed(let message): state.status = "⚠ " + message
+    case .refused(let message, _): state.status = "⚠ " + message
     }
 }
 
@@ -107,7 +108,7 @@ func screenAction(_ action: Action, _ state: inout AppState) -> [Effect] {
     case .back: state.filter.clear(); clampSelections(&state)
     case .help: state.sheets.append(.help)
     case .quit: state.shouldQuit = true; return [.quit]
-    case .restore: state.inFlight += 1; state.status = "Restoring purchases…"; return [.command(.restore)]
+    case .restore: state.status = "Restoring purchases…"; return [.command(.restore)]
     case .redeem: state.sheets.append(.redeem(RedeemSheet()))
     case .appInfo: state.sheets.append(.appInfo)
     case .walk(let action): return walkAction(action, &state)

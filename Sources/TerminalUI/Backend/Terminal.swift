@@ -111,7 +111,10 @@ public final class Terminal {
         KeySequences.defineCommon()
         if mouse {
             mouseinterval(0)  // a press is a click at once, not after waiting for a double click
-            mousemask(shim_BUTTON1_PRESSED() | shim_BUTTON4_PRESSED() | shim_BUTTON5_PRESSED(), nil)
+            // Every button event, though only presses are used: ncurses, handed an event the mask
+            // leaves out (a click's release), drops it and goes back to a blocking read inside
+            // `wget_wch`, nodelay or not, and the loop stalls until the next key.
+            mousemask(shim_ALL_MOUSE_EVENTS(), nil)
         }
         JobControl.ignoreQuit()
         nodelay(window, true)

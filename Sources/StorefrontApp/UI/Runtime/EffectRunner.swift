@@ -3,8 +3,9 @@ import StoreClient
 import StoreCore
 import StoreEngine
 
-/// Runs effects and reports back as events. Store commands go to the one `CommandPerformer`, which
-/// reaches the app side through `StoreManager` and the store's side through `StoreTestControls`.
+/// Runs effects and answers each with its own event and what it changed (bubbletea's `Cmd → Msg`,
+/// gitui's `NeedsUpdate`). Store commands go to the one `CommandPerformer`, which reaches the app side
+/// through `StoreManager` and the store's side through `StoreTestControls`.
 struct EffectRunner: Sendable {
     let performer: CommandPerformer
 
@@ -12,32 +13,27 @@ struct EffectRunner: Sendable {
         performer = CommandPerformer(manager: manager, controls: controls)
     }
 
-    func run(_ effect: Effect) async -> EffectOutcome {
+    func run(_ effect: Effect) async -> Reply {
         switch effect {
         case .command(let command):
             do {
-                switch try await performer.perform(command) {
-                case .purchase(let id, let result): return .purchase(productID: id, result)
-                case .redeem(let code, let failure): return .redeem(code: code, failure)
-                case .done(let message): return .done(message)
-                case .refused(let message, _): return .failed(message)
-                }
+                return Reply(.finished(try await performer.perform(command)), changed: .all)
             } catch let error as StoreFailure {
-                return .failed(error.message)
+                return Reply(.failed(error.message), changed: .all)
             } catch {
-                return .failed("\(error)")
+                return Reply(.failed("\(error)"), changed: .all)
             }
         case .writeFile(let path, let contents):
             do {
                 try Data(contents.utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
-                return .done("Wrote \(path)")
+                return Reply(.finished(.done("Wrote \(path)")))
             } catch {
-                return .failed("Cannot write \(path): \((error as NSError).localizedDescription)")
+                return Reply(.failed("Cannot write \(path): \((error as NSError).localizedDescription)"))
             }
         case .quit:
-            return .done("Bye")
+            return Reply(.finished(.done("Bye")))
         case .walk:
-            return .done("")  // the run loop hands these to the WalkSession
+            return Reply(.finished(.done("")))  // the loop's companion performs these (see `LoopCompanion`)
         }
     }
 }

@@ -5,8 +5,6 @@ import TerminalUI
 struct LogEntry: Sendable, Equatable {
     var time: Date
     var text: String
-    /// When it was logged, in the run loop's ticks (4 a second).
-    var tick = 0
 }
 
 /// The event log (like lazygit's command log): every action, store event and renewal this

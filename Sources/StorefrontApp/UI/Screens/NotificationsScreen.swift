@@ -34,7 +34,6 @@ enum NotificationsScreen: ScreenView {
             state.sheets.append(.notificationDetail(NotificationDetailSheet(sequence: item.sequence)))
             return []
         case .resend:
-            state.inFlight += 1
             return [.command(.resendNotification(item.sequence))]
         default:
             return []

@@ -199,7 +199,6 @@ extension QAPanel: ScreenView {
     private static func react(_ reaction: Reaction?, _ state: inout AppState) -> [Effect] {
         switch reaction {
         case .effect(let effect)?:
-            state.inFlight += 1
             state.awaitingStore = true
             return [effect]
         case .sheet(let sheet)?: state.sheets.append(sheet); return []

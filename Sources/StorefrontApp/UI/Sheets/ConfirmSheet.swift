@@ -22,7 +22,6 @@ struct ConfirmSheet: SheetView, Equatable {
         switch action {
         case .right: button = 1 - button; return .stay
         case .confirm, .activate where button == 0:
-            state.inFlight += 1
             return SheetStep(effects: [effect], closes: true)
         default: return .close
         }

@@ -34,7 +34,6 @@ struct MenuSheet: SheetView, Equatable {
                 state.sheets.append(.confirm(title: title, message: question, effect: item.effect))
                 return .close
             }
-            state.inFlight += 1
             return SheetStep(effects: [item.effect], closes: true)
         default: break
         }

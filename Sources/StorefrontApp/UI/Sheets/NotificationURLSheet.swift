@@ -36,7 +36,6 @@ struct NotificationURLSheet: SheetView, Equatable {
                 self.problem = problem
                 return .stay
             }
-            state.inFlight += 1
             state.awaitingStore = true
             return SheetStep(effects: [.command(.notificationURL(text.isEmpty ? nil : text))], closes: true)
         default:

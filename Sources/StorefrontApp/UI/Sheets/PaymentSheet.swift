@@ -71,7 +71,6 @@ struct PaymentSheet: SheetView, Equatable {
         case .none: nil
         case .promotional(let id), .winBack(let id): id  // the performer signs a promotional offer
         }
-        state.inFlight += 1
         isPurchasing = answer == .confirm
         wasAlreadyPurchased = state.product(productID).flatMap { Self.alreadyPurchased($0, state) } != nil
         let buy = StoreCommand.buy(productID, quantity: quantity, offer: offerID, signature: .valid, askToBuy: false, plan: plan, answer: answer)
@@ -171,7 +170,8 @@ struct PaymentSheet: SheetView, Equatable {
         }
     }
 
-    /// The store's answer: the sheet goes, and the outcome shows in the status line or a message.
+    /// The store's answer: the sheet goes, and the outcome shows in the status line or a message
+    /// (the store's event saying the same is not told again: see `AppEvent.answersACall`).
     static func finish(_ productID: String, _ result: PurchaseResult, _ state: inout AppState) {
         let owned = state.sheets.contains { if case .payment(let sheet) = $0 { sheet.wasAlreadyPurchased } else { false } }
         state.sheets.removeAll { if case .payment = $0 { true } else { false } }

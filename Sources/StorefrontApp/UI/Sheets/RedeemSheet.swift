@@ -4,6 +4,8 @@ import TerminalUI
 /// `AppStore.presentOfferCodeRedeemSheet`: the code is typed (in capitals), Enter redeems it.
 struct RedeemSheet: SheetView, Equatable {
     var field = TextField(maxLength: 24)
+    /// Sent to the store: the spinner turns until its answer closes the sheet.
+    var isRedeeming = false
 
     var stacked: SheetState { .redeem(self) }
 
@@ -24,7 +26,7 @@ struct RedeemSheet: SheetView, Equatable {
         case .back:
             return .close
         case .activate where !field.text.isEmpty:
-            state.inFlight += 1
+            isRedeeming = true
             state.status = "Redeeming \(field.text)…"
             return SheetStep(effects: [.command(.redeem(field.text))])
         default:
@@ -37,7 +39,7 @@ struct RedeemSheet: SheetView, Equatable {
                           buttons: [], maxTextWidth: 40)
         let frame = sheet.draw(in: area, on: &canvas)
         field.draw(at: frame.x + 2, frame.y + 3, width: frame.width - 4, on: &canvas, placeholder: "CODE")
-        if state.inFlight > 0 { canvas.put(Spinner.frame(state.tick) + " Redeeming…", at: frame.x + 2, frame.y + 4) }
+        if isRedeeming { canvas.put(Spinner.frame(state.tick) + " Redeeming…", at: frame.x + 2, frame.y + 4) }
     }
 
     /// The store's answer: the sheet goes; a refusal says why.

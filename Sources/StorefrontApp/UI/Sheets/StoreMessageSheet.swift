@@ -44,10 +44,8 @@ struct StoreMessageSheet: SheetView, Equatable {
     private func act(_ state: inout AppState) -> SheetStep {
         switch reason {
         case .priceIncreaseConsent:
-            state.inFlight += 1
             return SheetStep(effects: [.command(.control(.priceIncrease(.agree), .id(transactionID)))], closes: true)
         case .billingIssue:
-            state.inFlight += 1
             return SheetStep(effects: [.command(.control(.fixBilling, .id(transactionID)))], closes: true)
         case .winBackOffer:
             // The offer on the payment sheet, as the App Store's win-back sheet leads to it.

@@ -20,7 +20,7 @@ extension ScenarioRunner {
 /// Rides along `StorefrontTUI`'s run loop in walk and demo mode: sees every event, re-checks the live
 /// expectations when the store changes, runs walk effects, and (demo) plays the scenario as key presses.
 @MainActor
-final class WalkSession {
+final class WalkSession: LoopCompanion {
     let scenario: Scenario
     let runner: ScenarioRunner
     let catalogPath: String
@@ -82,8 +82,14 @@ final class WalkSession {
     }
 
     /// A purchase result reaches the runner before the UI hears of it, so `expect result` sees it.
-    func record(_ outcome: EffectOutcome) async {
+    func heard(_ outcome: CommandOutcome) async {
         if case .purchase(_, let result) = outcome { await runner.record(result) }
+    }
+
+    func perform(_ effect: Effect, _ state: AppState) -> Bool {
+        guard case .walk(let walkEffect) = effect else { return false }
+        run(walkEffect, state)
+        return true
     }
 
     func run(_ effect: WalkEffect, _ state: AppState) {

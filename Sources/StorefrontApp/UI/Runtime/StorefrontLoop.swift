@@ -1,0 +1,132 @@
+import Foundation
+import StoreClient
+import StoreCore
+import StoreEngine
+import TerminalUI
+
+/// The storefront's run loop, over any terminal backend: keys, ticks, store events and the effects'
+/// replies in, one frame out per batch. It counts the effects in flight itself and reads the store
+/// only for what an effect or a store event says changed, once (see `StoreReader`). The ncurses
+/// `Terminal` in the program; a `MemoryTerminal` runs this same loop in tests.
+@MainActor
+final class StorefrontLoop {
+    /// What the loop waits on.
+    private enum Input: Sendable {
+        case event(Event)
+        /// An effect's own event: one fewer in flight.
+        case reply(Event)
+    }
+
+    let backend: any TerminalBackend
+    let reader: StoreReader
+    let runner: EffectRunner
+    /// Rides along (walk and demo mode).
+    let companion: (any LoopCompanion)?
+    /// Each frame, as drawn (a recording takes them).
+    var onFrame: (Canvas) -> Void = { _ in }
+    private(set) var state: AppState
+    private let sink: AsyncStream<Input>.Continuation
+    private let inputs: AsyncStream<Input>
+    private var tasks: [Task<Void, Never>] = []
+
+    init(backend: any TerminalBackend, store: LocalAppStore, manager: StoreManager, state: AppState, companion: (any LoopCompanion)? = nil) {
+        self.backend = backend
+        reader = StoreReader(store: store, manager: manager)
+        runner = EffectRunner(manager: manager, controls: store)
+        self.companion = companion
+        self.state = state
+        self.state.size = backend.size
+        (inputs, sink) = AsyncStream<Input>.makeStream()
+    }
+
+    /// Runs until quit or until input closes; the exit status (128 + a terminating signal).
+    /// - Parameter ticks: a quarter second each in the program (the store's clock and the spinner).
+    func run(ticks: AsyncStream<Void>) async -> Int32 {
+        defer { tasks.forEach { $0.cancel() }; companion?.close(state) }
+        let (backend, reader, sink) = (backend, reader, sink)
+        // Input ends when the terminal hangs up (the window closed): end the loop, don't spin on.
+        tasks.append(Task { for await _ in backend.inputReady { sink.yield(.event(.inputReady)) }; sink.finish() })
+        tasks.append(Task {
+            for await event in await reader.manager.events() where !event.answersACall {
+                sink.yield(.event(.appEvent(event)))
+                for e in await reader.read(.all) { sink.yield(.event(e)) }
+            }
+        })
+        if let companion { tasks.append(companion.start(send: { sink.yield(.event($0)) })) }
+        show()
+        tasks.append(Task {
+            // What the first frame did without: the history (verifying it was most of a launch), the
+            // QA panel's ledger and the notifications (the newest 300 of each, decoded).
+            await reader.manager.loadHistory()
+            for e in await reader.read(.all) { sink.yield(.event(e)) }
+            await Self.follow(ticks, reader: reader, sink: sink)
+        })
+        for await input in inputs {
+            let batch: [Event]
+            switch input {
+            case .reply(let event):
+                state.inFlight -= 1
+                batch = [event]
+            case .event(.inputReady):  // ncurses is read on the main actor only
+                if let signal = backend.terminationSignal { return 128 + signal }
+                batch = backend.readKeys().map { $0 == .resize ? Event.resize(backend.size) : Event.key($0) }
+            case .event(let event):
+                batch = [event]
+            }
+            for event in batch {
+                for effect in reduce(&state, event) {
+                    if effect == .quit { return 0 }
+                    start(effect)
+                }
+                companion?.observe(event, state)
+                if state.shouldQuit { return 0 }
+            }
+            // A tick turns the spinner only: with none on the screen, drawing again would draw the same.
+            if state.inFlight > 0 || batch.contains(where: { if case .tick = $0 { false } else { true } }) { show() }
+        }
+        return backend.terminationSignal.map { 128 + $0 } ?? 0  // input closed: a hang-up, say
+    }
+
+    private func show() {
+        let canvas = render(state, size: backend.size)
+        backend.draw(canvas)
+        onFrame(canvas)
+    }
+
+    /// Runs an effect beside the loop; its reply comes back as an input, then what it changed.
+    private func start(_ effect: Effect) {
+        if companion?.perform(effect, state) == true { return }
+        state.inFlight += 1
+        let (runner, reader, sink, companion) = (runner, reader, sink, companion)
+        Task {
+            let reply = await runner.run(effect)
+            if case .finished(let outcome) = reply.event { await companion?.heard(outcome) }
+            sink.yield(.reply(reply.event))
+            for e in await reader.read(reply.changed) { sink.yield(.event(e)) }
+        }
+    }
+
+    /// Ticks the store at each tick (renewals fall due on the store clock) and, every fourth, looks
+    /// at what changed: everything, when the store must be read again; else the clock alone.
+    /// Sending notifications happens beside the UI, and screen 6 follows it here.
+    private static func follow(_ ticks: AsyncStream<Void>, reader: StoreReader, sink: AsyncStream<Input>.Continuation) async {
+        var n = 0
+        for await _ in ticks {
+            await reader.store.tick()
+            n += 1
+            sink.yield(.event(.tick))
+            guard n % 4 == 0 else { continue }
+            for e in await reader.look() { sink.yield(.event(e)) }
+        }
+    }
+
+    /// A tick every quarter second, until cancelled.
+    static func quarterSeconds() -> (AsyncStream<Void>, Task<Void, Never>) {
+        let (ticks, tick) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        let clock = Task {
+            while (try? await Task.sleep(for: .milliseconds(250))) != nil { tick.yield() }
+            tick.finish()
+        }
+        return (ticks, clock)
+    }
+}

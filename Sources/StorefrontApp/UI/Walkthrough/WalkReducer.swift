@@ -1,0 +1,155 @@
+import Foundation
+import StoreClient
+import StoreCore
+import TerminalUI
+
+// The walk's and the demo's keys, and their reducer: `WalkEvent`s and `WalkAction`s change `WalkState`.
+
+// MARK: Keys
+
+extension KeyMap {
+    static let walk: [Binding] = [
+        Binding(keys: [.character("n")], name: "n", label: "Step done, next", action: .walk(.next), hint: "Next step"),
+        Binding(keys: [.character("p")], name: "p", label: "Back to last action", action: .walk(.previous), footer: false),
+        Binding(keys: [.character("x")], name: "x", label: "Apply step for me", action: .walk(.apply), hint: "Apply"),
+        Binding(keys: [.character("w")], name: "w", label: "Checklist on/off", action: .walk(.togglePanel), hint: "Checklist"),
+        Binding(keys: [.character("s")], name: "s", label: "Save walk report", action: .walk(.save), footer: false),
+    ]
+
+    /// In a demo every key pauses: the footer and help say so.
+    static let demo: [Binding] = [
+        Binding(keys: [], name: "any key", label: "Pause / resume", action: .walk(.next)),
+        Binding(keys: [.character("q"), .control("c")], name: "q", label: "Quit", action: .quit),
+    ]
+}
+
+// MARK: Reducer
+
+/// Terminal keys during a demo: q quits, any other key pauses or resumes. Nil when not a demo.
+func demoKey(_ key: Key, _ state: inout AppState) -> [Effect]? {
+    guard state.walk?.isDemo == true else { return nil }
+    if key == .character("q") || key == .control("c") { state.shouldQuit = true; return [.quit] }
+    state.walk!.paused.toggle()
+    state.status = state.walk!.paused ? "⏸ Paused: press any key to resume, q to quit" : "▶ Resumed"
+    return []
+}
+
+func reduceWalk(_ state: inout AppState, _ event: WalkEvent) -> [Effect] {
+    guard var walk = state.walk else { return [] }
+    defer { state.walk = walk }
+    switch event {
+    case .begin:
+        return arrive(&walk, &state)
+    case .checked(let checks):
+        for c in checks where walk.items.indices.contains(c.index) && walk.items[c.index].mark == .pending {
+            walk.items[c.index].actual = c.actual
+            if c.passed { walk.items[c.index].mark = .passed }
+        }
+        guard !walk.isDemo else { return [] }
+        // Skip over what already holds, to the next thing the tester must do or look at.
+        var moved = false
+        while !walk.isFinished, walk.items[walk.current].expectation != nil, walk.items[walk.current].mark == .passed {
+            walk.current += 1
+            moved = true
+        }
+        return moved ? arrive(&walk, &state) : []
+    case .applied(let i, let result):
+        guard walk.items.indices.contains(i) else { return [] }
+        walk.items[i].mark = result.outcome == .failed ? .failed : .passed
+        walk.items[i].note = result.note ?? "applied"
+        state.status = result.outcome == .failed ? "✗ \(walk.items[i].step.text): \(result.note ?? "failed")" : "✓ Applied: \(walk.items[i].step.text)"
+        guard !walk.isDemo, walk.current == i else { return [] }
+        walk.current += 1
+        return arrive(&walk, &state)
+    case .saved(let message):
+        state.status = message
+    case .demoCaption(let text):
+        walk.caption = text
+    case .demoFinished:
+        let (passed, failed) = walk.counts
+        walk.current = walk.items.count
+        walk.isDemo = false
+        walk.wasDemo = true
+        walk.paused = false
+        walk.caption = "Demo finished: ✓\(passed) ✗\(failed) · the storefront is yours · w hides the checklist · q quits"
+        state.status = "Your turn"
+    case .demoKey(let key):
+        // The app's own keys, as the presenter would press them: not the demo's pause key.
+        state.walk!.isDemo = false
+        let label = KeyMap.bindings(state).first { $0.keys.contains(key) }?.label
+        let effects = reduce(&state, .key(key))
+        walk = state.walk ?? walk
+        walk.isDemo = true
+        state.status = "⌨ " + key.name + (label.map { "  " + $0 } ?? "")
+        return effects
+    case .demoCursor(let i):
+        walk.current = i
+    case .demoDone(let i, let result):
+        guard walk.items.indices.contains(i) else { return [] }
+        walk.items[i].mark = switch result.outcome { case .passed: .passed; case .failed: .failed; case .skipped: .skipped }
+        walk.items[i].actual = result.actual ?? walk.items[i].actual
+        walk.items[i].note = result.note ?? walk.items[i].note
+    }
+    return []
+}
+
+/// The walk keys (n, p, a, w, s).
+func walkAction(_ action: WalkAction, _ state: inout AppState) -> [Effect] {
+    guard var walk = state.walk else { return [] }
+    defer { state.walk = walk }
+    switch action {
+    case .next:
+        guard !walk.isFinished else { return [.walk(.save)] }
+        var item = walk.items[walk.current]
+        if item.expectation != nil {
+            // Moving past an expectation that does not hold is the verdict: ✗, with what was there.
+            item.mark = .failed
+            state.status = "✗ \(item.step.text): got \(item.actual ?? "nothing yet")"
+        } else {
+            item.mark = .passed
+            item.note = item.note ?? "done by hand"
+        }
+        walk.items[walk.current] = item
+        walk.current += 1
+        return arrive(&walk, &state)
+    case .previous:
+        // Back to the action before the cursor, to redo it: what it was judged on is open again.
+        var i = min(walk.current, walk.items.count) - 1
+        while i > 0, walk.items[i].action == nil { i -= 1 }
+        guard i >= 0 else { return [] }
+        for j in i..<min(walk.current + 1, walk.items.count) { walk.items[j].mark = .pending; walk.items[j].note = nil }
+        walk.current = i
+        state.status = "Back to line \(walk.items[i].step.line): \(walk.items[i].step.text)"
+    case .apply:
+        guard !walk.isFinished else { return [] }
+        let item = walk.items[walk.current]
+        guard let a = item.action else { state.status = "Only actions can be applied: this is a check"; return [] }
+        if a.needsRelaunch { state.status = "'\(item.step.text)' needs the app restarted: press n to skip it"; return [] }
+        state.status = "Applying \(item.step.text)…"
+        return [.walk(.apply(walk.current))]
+    case .togglePanel:
+        walk.showsPanel.toggle()
+    case .save:
+        return [.walk(.save)]
+    }
+    return []
+}
+
+/// The cursor reached a step: set-up steps apply themselves; the end writes the report.
+private func arrive(_ walk: inout WalkState, _ state: inout AppState) -> [Effect] {
+    guard !walk.isDemo else { return [] }
+    guard !walk.isFinished else {
+        let (passed, failed) = walk.counts
+        state.status = "Walk finished: \(passed) checks passed, \(failed) failed"
+        return walk.writesReport ? [.walk(.save)] : []
+    }
+    let item = walk.items[walk.current]
+    if let a = item.action, a.isSetUp { return [.walk(.apply(walk.current))] }
+    if let a = item.action, a.needsRelaunch {
+        walk.items[walk.current].mark = .skipped
+        walk.items[walk.current].note = "the app cannot restart inside the walk"
+        walk.current += 1
+        return arrive(&walk, &state)
+    }
+    return []
+}

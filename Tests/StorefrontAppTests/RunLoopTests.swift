@@ -1,0 +1,132 @@
+import Foundation
+import StoreClient
+import StoreCore
+import StoreEngine
+import Testing
+import TerminalUI
+@testable import StorefrontApp
+
+/// The real run loop, in-process, on a `MemoryTerminal` (ratatui's `TestBackend`): keys, clicks,
+/// ticks, resizes and store events go in as they would from a terminal, and the screen is read back.
+@MainActor
+final class RunningStorefront {
+    let terminal: MemoryTerminal
+    let loop: StorefrontLoop
+    let store: LocalAppStore
+    let manager: StoreManager
+    private let tick: AsyncStream<Void>.Continuation
+    private var running: Task<Int32, Never>?
+
+    init(size: Size = Size(width: 80, height: 24), askToBuy: Bool = false) async throws {
+        let catalog = try CatalogLoader.load(path: Repo.catalog)
+        (store, manager) = try await liveStore()
+        if askToBuy { await store.update { $0.askToBuy = true } }
+        terminal = MemoryTerminal(size: size)
+        let state = await AppState.opening(catalog, manager: manager, controls: store, ledgerAfterFirstFrame: true)
+        loop = StorefrontLoop(backend: terminal, store: store, manager: manager, state: state)
+        let ticks: AsyncStream<Void>
+        (ticks, tick) = AsyncStream<Void>.makeStream()
+        running = Task { [loop] in await loop.run(ticks: ticks) }
+        try await waitUntil("the launch's read") { !self.loop.state.isLoadingLedger && self.loop.reader.reads == 1 }
+    }
+
+    var state: AppState { loop.state }
+
+    /// Quarter seconds of the store's clock.
+    func ticks(_ n: Int) async throws {
+        let target = state.tick + n
+        for _ in 0..<n { tick.yield() }
+        try await waitUntil("\(n) ticks") { self.state.tick >= target }
+    }
+
+    func waitFor(_ text: String) async throws {
+        try await waitUntil("\"\(text)\" on the screen:\n\(terminal.text)") { self.terminal.text.contains(text) }
+    }
+
+    /// Waited for, not timed: a loaded machine runs the loop's tasks seldom.
+    func waitUntil(_ what: @autoclosure () -> String, _ condition: () -> Bool) async throws {
+        let deadline = ContinuousClock.now + .seconds(20)
+        while !condition() {
+            guard ContinuousClock.now < deadline else { Issue.record("waited 20 s for \(what())"); throw CancellationError() }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+    }
+
+    /// The cell a label starts at on the screen.
+    func position(of label: String) throws -> (x: Int, y: Int) {
+        let lines = terminal.text.components(separatedBy: "\n")
+        let y = try #require(lines.firstIndex { $0.contains(label) }, "\(label) on the screen")
+        let prefix = lines[y][..<lines[y].range(of: label)!.lowerBound]
+        return (DisplayWidth.of(String(prefix)), y)
+    }
+
+    func quit() async -> Int32 {
+        terminal.type(.character("q"))
+        return await running!.value
+    }
+}
+
+@Suite("The run loop, in-process")
+struct RunLoopTests {
+    @Test("A purchase by keys is reported once and reads the store once")
+    @MainActor
+    func purchaseByKeys() async throws {
+        let app = try await RunningStorefront()
+        try await app.ticks(8)
+        #expect(app.loop.reader.reads == 1, "idle, the loop reads nothing")
+        let reads = app.loop.reader.reads
+        app.terminal.type(.enter)
+        try await app.waitFor("[ Confirm ]")
+        app.terminal.type(.enter)
+        try await app.waitFor("Purchased 100 Coins")
+        try await app.waitUntil("the purchase's read") { app.state.inFlight == 0 && app.loop.reader.reads > reads }
+        try await app.ticks(8)  // two idle looks: nothing changed since the purchase's read
+        #expect(app.loop.reader.reads - reads == 1, "one read of the store per purchase")
+        #expect(app.state.log.filter { $0.text == "Purchased 100 Coins" }.count == 1, "reported once: \(app.state.log.map(\.text))")
+        #expect(await app.manager.snapshot.balances.values.reduce(0, +) > 0)
+        #expect(await app.quit() == 0)
+    }
+
+    @Test("A click on [ Confirm ], press then release, buys without waiting for another key")
+    @MainActor
+    func purchaseByClick() async throws {
+        let app = try await RunningStorefront()
+        app.terminal.type(.enter)
+        try await app.waitFor("[ Confirm ]")
+        let confirm = try app.position(of: "Confirm")
+        app.terminal.click(x: confirm.x, y: confirm.y)
+        try await app.waitFor("Purchased 100 Coins")
+        try await app.ticks(4)
+        #expect(!app.terminal.text.contains("Purchasing"))
+        #expect(await app.quit() == 0)
+    }
+
+    @Test("A resize lays the screen out again at the new size")
+    @MainActor
+    func resize() async throws {
+        let app = try await RunningStorefront()
+        app.terminal.resize(to: Size(width: 100, height: 30))
+        try await app.waitUntil("a frame at 100×30") { app.terminal.screen.size == Size(width: 100, height: 30) }
+        #expect(app.state.size == Size(width: 100, height: 30))
+        app.terminal.resize(to: Size(width: 30, height: 8))
+        try await app.waitFor("too small")
+        #expect(await app.quit() == 0)
+    }
+
+    @Test("An Ask to Buy approval arrives as a store event and is shown")
+    @MainActor
+    func askToBuyApproval() async throws {
+        let app = try await RunningStorefront(askToBuy: true)
+        app.terminal.type(.enter)
+        try await app.waitFor("[ Confirm ]")
+        app.terminal.type(.enter)
+        try await app.waitFor("Waiting for approval")
+        let pending = try #require(await app.store.ledgerEntries().first { $0.status == .pendingApproval })
+        // The parent approves on their device: the tester's control, outside the storefront's loop.
+        _ = try await CommandPerformer(manager: app.manager, controls: app.store).perform(.control(.approve, .id(pending.id)))
+        try await app.waitFor("Transaction arrived: 100 Coins")
+        try await app.waitUntil("the ledger shows it approved") { app.state.ledger.contains { $0.id == pending.id && $0.status != .pendingApproval } }
+        #expect(app.state.log.filter { $0.text == "Waiting for approval (Ask to Buy)" }.count == 1)
+        #expect(await app.quit() == 0)
+    }
+}
