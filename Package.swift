@@ -37,16 +37,22 @@ let package = Package(
         // Screens, state, reducer, render, key map, commands.
         .target(name: "StorefrontApp", dependencies: ["StoreCore", "StoreSigning", "StoreEngine", "StoreClient", "StoreServer", "TerminalUI"]),
         .executableTarget(name: "storefront", dependencies: ["StorefrontApp"]),
-        // Speed and memory targets, measured against baselines in the same run; also the crash-test worker.
+        // Speed and memory targets, measured against baselines in the same run.
         .executableTarget(name: "storefront-bench", dependencies: ["StorefrontApp", "CLibCrypto", "CSQLite", "CLibPQ"]),
 
-        .testTarget(name: "StoreCoreTests", dependencies: ["StoreCore"]),
-        .testTarget(name: "StoreSigningTests", dependencies: ["StoreSigning"]),
-        .testTarget(name: "StoreEngineTests", dependencies: ["StoreEngine", "StoreClient", "StoreSigning"]),
-        .testTarget(name: "StoreServerTests", dependencies: ["StoreServer", "StoreEngine", "StoreClient", "StoreSigning"]),
-        .testTarget(name: "ReliabilityTests", dependencies: ["StorefrontApp"]),
-        .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI"]),
-        .testTarget(name: "StorefrontAppTests", dependencies: ["StorefrontApp"], exclude: ["Screens"]),
+        // Only the tests use these; no product ships them. The fixtures every test target shares
+        // (repository paths, manual time, the PostgreSQL test server, the fast loop's tags), and the
+        // app the crash tests SIGKILL (ReliabilityTests finds it beside the test bundle).
+        .target(name: "StorefrontTestSupport", dependencies: ["StoreCore", "StoreEngine", "TerminalUI", "CLibPQ"], path: "Tests/Support"),
+        .executableTarget(name: "storefront-crash-worker", dependencies: ["StoreClient", "StorefrontTestSupport"], path: "Tests/CrashWorker"),
+
+        .testTarget(name: "StoreCoreTests", dependencies: ["StoreCore", "StorefrontTestSupport"]),
+        .testTarget(name: "StoreSigningTests", dependencies: ["StoreSigning", "StorefrontTestSupport"]),
+        .testTarget(name: "StoreEngineTests", dependencies: ["StoreEngine", "StoreClient", "StoreSigning", "StorefrontTestSupport"]),
+        .testTarget(name: "StoreServerTests", dependencies: ["StoreServer", "StoreEngine", "StoreClient", "StoreSigning", "StorefrontTestSupport"]),
+        .testTarget(name: "ReliabilityTests", dependencies: ["StorefrontApp", "StorefrontTestSupport"]),
+        .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI", "StorefrontTestSupport"]),
+        .testTarget(name: "StorefrontAppTests", dependencies: ["StorefrontApp", "StorefrontTestSupport"], exclude: ["Screens"]),
         .testTarget(name: "BenchTests", dependencies: ["storefront-bench"]),
     ],
     swiftLanguageModes: [.v6]

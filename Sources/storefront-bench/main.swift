@@ -14,7 +14,6 @@ let usage = """
       --help        this text
     Exit status: 0 when every figure measured meets its target, 1 when one misses or the run fails.
     """
-// storefront-bench worker --state DIR --seed N [--count N] [--non-consumables N] [--ledger URL]   (hidden: the crash-test worker)
 // storefront-bench rss-probe --catalog FILE --state DIR        (hidden: figure 8's fresh process)
 // storefront-bench catalog-probe --catalog FILE                 (hidden: catalog-100k's fresh process)
 // storefront-bench write-catalog --products N --out FILE        (hidden: a generated catalog, for profiling)
@@ -32,13 +31,6 @@ func fail(_ message: String) -> Never {
 
 do {
     switch arguments.first {
-    case "worker":
-        guard let state = option("--state"), let seed = option("--seed").flatMap(UInt64.init) else {
-            fail("usage: worker --state DIR --seed N [--count N] [--non-consumables N] [--ledger URL]")
-        }
-        try await Worker.run(state: state, ledger: option("--ledger").flatMap { LedgerLocation(url: $0) }, seed: seed,
-                             count: option("--count").flatMap(Int.init) ?? Int.max,
-                             nonConsumables: option("--non-consumables").flatMap(Int.init).map { min(max($0, 1), Worker.nonConsumables) } ?? Worker.nonConsumables)
     case "rss-probe":
         guard let catalog = option("--catalog"), let state = option("--state") else { fail("usage: rss-probe --catalog FILE --state DIR") }
         try await Figures.rssProbe(catalogPath: catalog, state: state)

@@ -1,15 +1,16 @@
 import Foundation
 import Testing
 import StoreCore
+import StorefrontTestSupport
 
 /// Seeded mutations of real catalogs: the bundled catalog.json and the `.storekit` fixtures.
 struct CatalogMutator {
     var random: SeededRandom
 
     static let sources: [(name: String, data: Data)] = {
-        let fixtures = URL(fileURLWithPath: Repo.root).deletingLastPathComponent().appendingPathComponent("shared/fixtures/storekit")
+        let fixtures = Repo.sharedFixtures.appendingPathComponent("storekit")
         let files = ((try? FileManager.default.contentsOfDirectory(atPath: fixtures.path)) ?? []).filter { $0.hasSuffix(".storekit") }.sorted()
-        return [("catalog.json", FileManager.default.contents(atPath: Repo.root + "/catalog.json")!)]
+        return [("catalog.json", FileManager.default.contents(atPath: Repo.catalogPath)!)]
             + files.map { ($0, FileManager.default.contents(atPath: fixtures.appendingPathComponent($0).path)!) }
     }()
 
@@ -66,7 +67,7 @@ struct CatalogMutator {
     }
 }
 
-@Suite("Bad catalogs")
+@Suite("Bad catalogs", .tags(.slow), .notInFastLoop)
 struct BadCatalogTests {
     /// Each mutation is written to a file and loaded from it, as `--catalog FILE` does: through the file reader.
     @Test("Mutated catalog files never crash or hang; every error is a CatalogError that says where")

@@ -1,10 +1,11 @@
 import Foundation
 import Testing
 @testable import StoreEngine
+import StorefrontTestSupport
 
 /// A PostgreSQL ledger that cannot be used stops every command that would open it: exit 2, one
 /// message naming the URL without its password and what to do, and nothing written anywhere.
-@Suite("A ledger URL that cannot be used")
+@Suite("A ledger URL that cannot be used", .tags(.slow), .notInFastLoop)
 struct BadLedgerURLTests {
     static let unreachable = "postgresql://qa:s3cret@127.0.0.1:1/store"
 
@@ -12,7 +13,7 @@ struct BadLedgerURLTests {
           arguments: [["export"], ["notifications"], ["serve", "--port", "0"], ["cert"], ["run", "Tests/Scenarios/restore.scenario"]])
     func unreachableDatabase(command: [String]) throws {
         let state = temporaryDirectory("bad-ledger") + "/state"
-        let run = try storefront(command + ["--ledger", Self.unreachable, "--state", state, "--catalog", Repo.root + "/catalog.json"])
+        let run = try storefront(command + ["--ledger", Self.unreachable, "--state", state, "--catalog", Repo.catalogPath])
         #expect(run.status == 2, "\(run.output)")
         #expect(run.output.contains("postgresql://qa@127.0.0.1:1/store: cannot open the ledger's database"), "\(run.output)")
         #expect(!run.output.contains("s3cret"))
@@ -24,11 +25,11 @@ struct BadLedgerURLTests {
         let state = temporaryDirectory("bad-ledger-env") + "/state"
         var environment = ProcessInfo.processInfo.environment
         environment["STOREFRONT_LEDGER"] = Self.unreachable
-        let run = try storefront(["export", "--state", state, "--catalog", Repo.root + "/catalog.json"], environment: environment)
+        let run = try storefront(["export", "--state", state, "--catalog", Repo.catalogPath], environment: environment)
         #expect(run.status == 2)
         #expect(run.output.contains("postgresql://qa@127.0.0.1:1/store: cannot open"), "\(run.output)")
         environment["STOREFRONT_LEDGER"] = "ledger.db"
-        let wrong = try storefront(["export", "--state", state, "--catalog", Repo.root + "/catalog.json"], environment: environment)
+        let wrong = try storefront(["export", "--state", state, "--catalog", Repo.catalogPath], environment: environment)
         #expect(wrong.status == 2)
         #expect(wrong.output.contains("STOREFRONT_LEDGER needs a PostgreSQL URL"), "\(wrong.output)")
         #expect(!FileManager.default.fileExists(atPath: state))
@@ -42,13 +43,13 @@ struct BadLedgerURLTests {
     }
 
     @Test("a database of another application exits 2 and is left as it was",
-          .enabled(if: PostgresTestServer.enabled, "needs a PostgreSQL server (set CI to fail instead of skipping)"))
+          .tags(.postgres), .enabled(if: PostgresTestServer.enabled, "needs a PostgreSQL server (set CI to fail instead of skipping)"))
     func foreignDatabase() throws {
         let ledger = try PostgresTestServer.freshLedger()
         let schema = String(ledger.url.split(separator: "%3D").last!)
         try PostgresTestServer.admin { try $0.execute("CREATE TABLE \(schema).orders(id INT)") }
         let state = temporaryDirectory("foreign-ledger") + "/state"
-        let run = try storefront(["export", "--ledger", ledger.url, "--state", state, "--catalog", Repo.root + "/catalog.json"])
+        let run = try storefront(["export", "--ledger", ledger.url, "--state", state, "--catalog", Repo.catalogPath])
         #expect(run.status == 2)
         #expect(run.output.contains("holds tables that are not a Storefront ledger (orders)"), "\(run.output)")
         #expect(!run.output.contains(":storefront@"), "the password is not repeated")

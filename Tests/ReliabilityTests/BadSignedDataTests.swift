@@ -4,6 +4,7 @@ import StoreClient
 import StoreCore
 import StoreEngine
 @testable import StoreSigning  // SHA-256, for the HMAC of the key-confusion attack
+import StorefrontTestSupport
 
 /// Hand-made compact JWS tokens, for headers JWSSigner would never write.
 struct Tokens {
@@ -34,7 +35,7 @@ struct Tokens {
     }
 }
 
-@Suite("Bad signed data")
+@Suite("Bad signed data", .tags(.slow), .notInFastLoop)
 struct BadSignedDataTests {
     let tokens: Tokens
     let verifier: SignedDataVerifier

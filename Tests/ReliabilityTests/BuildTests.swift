@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import StorefrontTestSupport
 
 @Suite("The binaries the tests drive")
 struct BuildTests {
@@ -13,7 +14,7 @@ struct BuildTests {
     @Test("The binaries the tests run are built like the tests: same build, same sanitizer")
     func binariesMatchTheTests() throws {
         let testsAreSanitized = dlsym(nil, "__tsan_init") != nil
-        for binary in [Repo.storefrontBinary, Repo.benchBinary] {
+        for binary in [Repo.storefrontBinary, Repo.crashWorkerBinary] {
             #expect(FileManager.default.isExecutableFile(atPath: binary), "\(binary) is missing: build before testing")
             guard FileManager.default.isExecutableFile(atPath: binary) else { continue }
             #expect(try Self.isThreadSanitized(binary) == testsAreSanitized,

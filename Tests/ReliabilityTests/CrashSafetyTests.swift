@@ -3,12 +3,13 @@ import Testing
 import StoreClient
 import StoreCore
 @testable import StoreEngine
+import StorefrontTestSupport
 
 /// Opens the state directory as a freshly launched app would, lets StoreKit's redelivery of
 /// unfinished transactions drain, and checks the ledger and the wallet against each other.
 /// `ledger`: the PostgreSQL ledger the state directory's app bought on.
 func checkAfterCleanLaunch(_ state: String, ledger: PostgresLocation? = nil, printed: [(id: Int64, product: String, quantity: Int)]) async throws {
-    let stack = try await StoreStack.open(catalog: Repo.catalog(), stateDirectory: state, ledger: ledger.map { .postgresql($0) })
+    let stack = try await StoreStack.open(catalog: Repo.testCatalog, stateDirectory: state, ledger: ledger.map { .postgresql($0) })
     let (store, manager) = (stack.store, stack.manager)
     var unfinished = await store.unfinishedTransactions().count
     for _ in 0..<600 where unfinished > 0 {
@@ -53,7 +54,7 @@ func checkAfterCleanLaunch(_ state: String, ledger: PostgresLocation? = nil, pri
     }
 }
 
-@Suite("Crash safety and concurrency", .serialized)
+@Suite("Crash safety and concurrency", .tags(.slow), .notInFastLoop, .serialized)
 struct CrashSafetyTests {
     @Test("A worker app (StoreManager on LocalAppStore) SIGKILLed at seeded-random points loses nothing and credits each consumable once")
     func killedWorkers() async throws {
@@ -61,7 +62,7 @@ struct CrashSafetyTests {
     }
 
     @Test("A worker app SIGKILLed at seeded-random points on a PostgreSQL ledger loses nothing and credits each consumable once",
-          .enabled(if: PostgresTestServer.enabled, "needs a PostgreSQL server (set CI to fail instead of skipping)"))
+          .tags(.postgres), .enabled(if: PostgresTestServer.enabled, "needs a PostgreSQL server (set CI to fail instead of skipping)"))
     func killedWorkersOnPostgres() async throws {
         try await killWorkers(ledger: PostgresTestServer.freshLedger())
     }
@@ -111,7 +112,7 @@ struct CrashSafetyTests {
         defer { try? FileManager.default.removeItem(atPath: state) }
         let scenario = state + "/buy.scenario"
         // More steps than a run gets through before its kill point: a purchase takes well under a millisecond.
-        try (["catalog \(Repo.root)/catalog.json"] + (0..<5000).map { _ in
+        try (["catalog \(Repo.catalogPath)"] + (0..<5000).map { _ in
             Bool.random(using: &random) ? "buy com.lumenquest.coins.100" : "buy com.lumenquest.gems.500 quantity \(Int.random(in: 1...5, using: &random))"
         }).joined(separator: "\n").write(toFile: scenario, atomically: true, encoding: .utf8)
         let kills = longTests ? 30 : 8
@@ -133,7 +134,7 @@ struct CrashSafetyTests {
         }
         print("[storefront crash safety] \(kills) kills, \(purchased) purchases reported")
         #expect(purchased > 0, "no run got as far as a purchase: raise the kill delays")
-        let store = try LocalAppStore(catalog: Repo.catalog(), stateDirectory: state)
+        let store = try LocalAppStore(catalog: Repo.testCatalog, stateDirectory: state)
         let completed = await store.ledgerEntries().filter { $0.status == .completed }.count
         await store.shutdown()
         #expect(completed >= purchased, "storefront reported \(purchased) purchases, the ledger holds \(completed)")
@@ -146,7 +147,7 @@ struct CrashSafetyTests {
         let state = temporaryDirectory("two")
         defer { try? FileManager.default.removeItem(atPath: state) }
         // First launch creates the identity and the ledger; the two workers then share them.
-        try await LocalAppStore(catalog: Repo.catalog(), stateDirectory: state).shutdown()
+        try await LocalAppStore(catalog: Repo.testCatalog, stateDirectory: state).shutdown()
         let count = longTests ? 100 : 40
         let contended = 4
         let workers = try [WorkerProcess(state: state, seed: seed, count: count, nonConsumables: contended),
@@ -169,7 +170,7 @@ struct CrashSafetyTests {
         let byID = Dictionary(grouping: printed, by: \.id)
         #expect(byID.values.allSatisfy { same in same.allSatisfy { $0.product == same[0].product } && (same.count == 1 || same[0].product.hasPrefix("bench.nc")) },
                 "two purchases got the same transaction ID")
-        let store = try LocalAppStore(catalog: Repo.catalog(), stateDirectory: state)
+        let store = try LocalAppStore(catalog: Repo.testCatalog, stateDirectory: state)
         let entries = await store.ledgerEntries()
         await store.shutdown()
         // A worker killed at the deadline may have committed a purchase it never printed.
@@ -185,7 +186,7 @@ struct CrashSafetyTests {
 
     /// Machines are state directories (each its own app and wallet) on one PostgreSQL ledger.
     @Test("Four processes on four machines buying from one PostgreSQL ledger: unique IDs, nothing lost, no non-consumable sold twice",
-          .enabled(if: PostgresTestServer.enabled, "needs a PostgreSQL server (set CI to fail instead of skipping)"))
+          .tags(.postgres), .enabled(if: PostgresTestServer.enabled, "needs a PostgreSQL server (set CI to fail instead of skipping)"))
     func fourMachinesOnPostgres() async throws {
         let seed = testSeed("four machines")
         let ledger = try PostgresTestServer.freshLedger()
@@ -204,7 +205,7 @@ struct CrashSafetyTests {
             #expect(worker.output().other.isEmpty, "purchases failed: \(worker.output().other.prefix(5))")
             printed += worker.output().purchases
         }
-        let store = try LocalAppStore(catalog: Repo.catalog(), stateDirectory: nil, ledger: .postgresql(ledger))
+        let store = try LocalAppStore(catalog: Repo.testCatalog, stateDirectory: nil, ledger: .postgresql(ledger))
         let entries = await store.ledgerEntries()
         await store.shutdown()
         let byID = Dictionary(grouping: printed, by: \.id)
@@ -226,7 +227,7 @@ struct CrashSafetyTests {
         for round in 0..<5 {
             let state = temporaryDirectory("stores")
             defer { try? FileManager.default.removeItem(atPath: state) }
-            let stores = try (0..<4).map { _ in try LocalAppStore(catalog: Repo.catalog(), stateDirectory: state) }
+            let stores = try (0..<4).map { _ in try LocalAppStore(catalog: Repo.testCatalog, stateDirectory: state) }
             let errors = await withTaskGroup(of: [String].self) { group in
                 for store in stores {
                     group.addTask {
@@ -257,7 +258,7 @@ struct CrashSafetyTests {
                                WorkerProcess(state: state, seed: seed &+ UInt64(2 * attempt + 1), count: 3)]
             for _ in 0..<1200 where workers.contains(where: { $0.process.isRunning }) { try await Task.sleep(for: .milliseconds(50)) }
             workers.forEach { $0.kill() }
-            let store = try LocalAppStore(catalog: Repo.catalog(), stateDirectory: state)
+            let store = try LocalAppStore(catalog: Repo.testCatalog, stateDirectory: state)
             let verifier = SignedDataVerifier(trustedRoots: [store.certificate])
             let entries = await store.ledgerEntries()
             await store.shutdown()

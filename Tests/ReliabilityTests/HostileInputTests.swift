@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import StoreEngine
+import StorefrontTestSupport
 
 /// Runs `command` in a detached tmux session (a real terminal) and returns what it wrote to stderr and its exit status.
 func inTerminal(_ command: String) async throws -> String {
@@ -24,9 +25,9 @@ func inTerminal(_ command: String) async throws -> String {
     return (try? String(contentsOfFile: result, encoding: .utf8)) ?? "(no result: the storefront did not exit within 30 s)"
 }
 
-@Suite("Hostile input: devices, FIFOs, closed streams, no terminal", .serialized)
+@Suite("Hostile input: devices, FIFOs, closed streams, no terminal", .tags(.slow), .notInFastLoop, .serialized)
 struct HostileInputTests {
-    static let catalog = Repo.root + "/catalog.json"
+    static let catalog = Repo.catalogPath
 
     /// Each of these hung reading forever with unbounded memory, or (a FIFO) waited forever for a writer.
     @Test("A device or a FIFO named as a catalog, scenario, token or root certificate is refused at once", arguments: [
@@ -42,7 +43,7 @@ struct HostileInputTests {
         let fifo = directory + "/fifo"
         #expect(mkfifo(fifo, 0o600) == 0)
         let run = try storefront(arguments.map { $0 == "FIFO" ? fifo : $0 == "STATE" ? directory + "/state" : $0 },
-                                 stdin: Repo.root + "/Package.swift", deadline: .seconds(30))
+                                 stdin: Repo.root.path + "/Package.swift", deadline: .seconds(30))
         #expect(run.status == 2 && run.output.contains(message.replacingOccurrences(of: "FIFO:", with: fifo + ":")),
                 "\(arguments): exit \(run.status): \(run.output.prefix(300))")
     }
@@ -80,7 +81,7 @@ struct HostileInputTests {
     }
 }
 
-@Suite("Store dates")
+@Suite("Store dates", .tags(.slow), .notInFastLoop)
 struct StoreDateTests {
     /// Past ~500,000 years calendar arithmetic fails, a renewal ended where it began, and catching up looped forever.
     @Test("The store clock stops at 9999-12-31 and says so; a subscription bought near it still renews")
@@ -88,7 +89,7 @@ struct StoreDateTests {
         let directory = temporaryDirectory("far")
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let scenario = directory + "/far.scenario"
-        try (["catalog \(Repo.root)/catalog.json", "advance P1000Y", "advance P1000Y", "advance P1000Y", "advance P1000Y",
+        try (["catalog \(Repo.catalogPath)", "advance P1000Y", "advance P1000Y", "advance P1000Y", "advance P1000Y",
               "advance P1000Y", "advance P1000Y", "advance P1000Y", "advance P900Y", "buy com.lumenquest.plus.monthly",
               "advance P1Y", "expect ledger 13"]
              + Array(repeating: "advance P1000Y", count: 600) + ["buy com.lumenquest.plus.monthly"])
@@ -101,7 +102,7 @@ struct StoreDateTests {
     }
 }
 
-@Suite("Clear errors for report paths and full disks")
+@Suite("Clear errors for report paths and full disks", .tags(.slow), .notInFastLoop)
 struct OutputErrorTests {
     /// A bad --junit path failed only after every scenario had run.
     @Test("A report path that cannot be written is an error naming it, before anything runs", arguments: [
@@ -110,12 +111,12 @@ struct OutputErrorTests {
         (["--report", "/etc/hostname/r.md"], "storefront: --report /etc/hostname/r.md: /etc/hostname is not a directory\n"),
     ])
     func reportPaths(_ options: [String], message: String) throws {
-        let run = try storefront(["run", Repo.root + "/Tests/Scenarios/purchase-types.scenario"] + options)
+        let run = try storefront(["run", Repo.root.path + "/Tests/Scenarios/purchase-types.scenario"] + options)
         #expect(run.status == 2 && run.output == message, "exit \(run.status): \(run.output.prefix(300))")
     }
 }
 
-@Suite("A full disk")
+@Suite("A full disk", .tags(.slow), .notInFastLoop)
 struct DiskFullTests {
     /// A ledger that may not grow (SQLite's max_page_count) fails as a full disk does, with SQLITE_FULL.
     /// By hand, on a 700 KB tmpfs: `storefront run many-purchases.scenario --state /mnt/tiny/s` ends with

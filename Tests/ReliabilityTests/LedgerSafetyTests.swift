@@ -3,6 +3,7 @@ import Testing
 import StoreClient
 import StoreCore
 import StoreEngine
+import StorefrontTestSupport
 
 /// An app on a state directory, as `storefront` opens one: the store, the wallet beside it, a StoreManager.
 struct App {
@@ -10,7 +11,7 @@ struct App {
     let manager: StoreManager
 
     init(state: String) async throws {
-        let stack = try await StoreStack.open(catalog: Repo.catalog(), stateDirectory: state)
+        let stack = try await StoreStack.open(catalog: Repo.testCatalog, stateDirectory: state)
         (store, manager) = (stack.store, stack.manager)
     }
 
@@ -28,7 +29,7 @@ struct App {
     func gems() async -> Int { await manager.snapshot.balances["com.lumenquest.gems.500"] ?? 0 }
 }
 
-@Suite("Ledger safety", .serialized)
+@Suite("Ledger safety", .tags(.slow), .notInFastLoop, .serialized)
 struct LedgerSafetyTests {
     /// The wallet credits each transaction ID once, so a reused ID is a purchase paid for and never delivered.
     @Test("Transaction IDs never repeat in a state directory, whatever the tester deletes, clears or resets",
@@ -54,7 +55,7 @@ struct LedgerSafetyTests {
     }
 }
 
-@Suite("Damaged and lost ledgers", .serialized)
+@Suite("Damaged and lost ledgers", .tags(.slow), .notInFastLoop, .serialized)
 struct DamagedLedgerTests {
     /// A state directory with a few purchases, the app's wallet beside the ledger, everything closed.
     static func stateWithPurchases() async throws -> String {
@@ -66,7 +67,7 @@ struct DamagedLedgerTests {
         return state
     }
 
-    func open(_ state: String) async throws -> LocalAppStore { try LocalAppStore(catalog: Repo.catalog(), stateDirectory: state) }
+    func open(_ state: String) async throws -> LocalAppStore { try LocalAppStore(catalog: Repo.testCatalog, stateDirectory: state) }
 
     /// It opened as an empty store. Now: refused at open when SQLite's quick check sees the damage;
     /// when it does not (flips inside rows' text), the rows that no longer decode are reported.

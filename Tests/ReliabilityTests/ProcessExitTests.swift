@@ -3,14 +3,15 @@ import Testing
 import StoreClient
 import StoreCore
 import StoreEngine
+import StorefrontTestSupport
 
-@Suite("Exit and output of storefront run", .serialized)
+@Suite("Exit and output of storefront run", .tags(.slow), .notInFastLoop, .serialized)
 struct ProcessExitTests {
     /// A scenario whose last steps leave hundreds of renewals on their way to the app through updates.
     static func renewalsAtExit() throws -> String {
         let path = temporaryDirectory("exit") + "/renewals-at-exit.scenario"
         try """
-            catalog \(Repo.root)/catalog.json
+            catalog \(Repo.catalogPath)
             buy com.lumenquest.plus.monthly
             advance P20Y
             buy com.lumenquest.coins.100
@@ -36,7 +37,7 @@ struct ProcessExitTests {
     func stopWaitsForUpdates() async throws {
         let state = temporaryDirectory("stop")
         defer { try? FileManager.default.removeItem(atPath: state) }
-        let store = try LocalAppStore(catalog: Repo.catalog(), stateDirectory: state)
+        let store = try LocalAppStore(catalog: Repo.testCatalog, stateDirectory: state)
         // Bought while the app was not running: all of them are redelivered through updates at launch.
         for _ in 0..<60 { _ = try await store.purchase("com.lumenquest.coins.100", options: PurchaseOptions(), answer: .confirm) }
         let manager = try await StoreStack.launchApp(on: store, stateDirectory: state)
@@ -54,7 +55,7 @@ struct ProcessExitTests {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let scenario = directory + "/slow.scenario"
         // The advances take seconds (a century of monthly renewals each): the first steps must be out long before the run ends.
-        try (["catalog \(Repo.root)/catalog.json", "buy com.lumenquest.plus.monthly"]
+        try (["catalog \(Repo.catalogPath)", "buy com.lumenquest.plus.monthly"]
              + Array(repeating: "advance P100Y", count: 20)).joined(separator: "\n").write(toFile: scenario, atomically: true, encoding: .utf8)
         let run = try startStorefront(["run", scenario])
         defer { if run.process.isRunning { kill(run.process.processIdentifier, SIGKILL) }; run.process.waitUntilExit() }

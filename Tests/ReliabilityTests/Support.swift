@@ -1,25 +1,16 @@
 import Foundation
 import StoreCore
-import StoreEngine
+@testable import StoreEngine
+import StorefrontTestSupport
 
 /// Long parts run only with STOREFRONT_LONG_TESTS=1 (CI).
 let longTests = ProcessInfo.processInfo.environment["STOREFRONT_LONG_TESTS"] == "1"
 
-enum Repo {
-    /// Three levels up from Tests/ReliabilityTests/Support.swift.
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
-    /// Where the running test bundle was built: the binaries beside it were built by the same
-    /// command, in the same configuration and with the same sanitizer (not whatever `.build/debug` last held).
-    static let products = URL(fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
-                              ?? CommandLine.arguments[0]).deletingLastPathComponent().path
-    static let benchBinary = products + "/storefront-bench"
-    static let storefrontBinary = products + "/storefront"
-
-    static func catalog() throws -> Catalog {
-        var catalog = try CatalogLoader.load(path: root + "/catalog.json")
-        catalog.settings.networkDelay = 0
-        catalog.settings.gracePeriod = false
-        return catalog
+extension PostgresTestServer {
+    /// Runs `body` on a connection to the server's database (not a ledger).
+    /// Here rather than in StorefrontTestSupport: the connection is internal to StoreEngine.
+    static func admin<T>(_ body: (PostgresDatabase) throws -> T) throws -> T {
+        try body(try PostgresDatabase(PostgresLocation(try url())!))
     }
 }
 
@@ -39,20 +30,20 @@ func temporaryDirectory(_ name: String) -> String {
 
 struct WorkerError: Error, CustomStringConvertible { var description: String }
 
-/// One `storefront-bench worker` process, its output going to a log file.
+/// One `storefront-crash-worker` process (Tests/CrashWorker), its output going to a log file.
 final class WorkerProcess {
     let process = Process()
     let log: String
 
     init(state: String, ledger: PostgresLocation? = nil, seed: UInt64, count: Int? = nil, nonConsumables: Int? = nil) throws {
-        guard FileManager.default.isExecutableFile(atPath: Repo.benchBinary) else {
-            throw WorkerError(description: "\(Repo.benchBinary) is missing: run `swift build` before `swift test`")
+        guard FileManager.default.isExecutableFile(atPath: Repo.crashWorkerBinary) else {
+            throw WorkerError(description: "\(Repo.crashWorkerBinary) is missing: run `swift build` before `swift test`")
         }
         log = state + "/worker-\(seed)-\(UUID().uuidString.prefix(6)).log"
         _ = FileManager.default.createFile(atPath: log, contents: nil)
         let output = FileHandle(forWritingAtPath: log)!
-        process.executableURL = URL(fileURLWithPath: Repo.benchBinary)
-        var arguments = ["worker", "--state", state, "--seed", String(seed)]
+        process.executableURL = URL(fileURLWithPath: Repo.crashWorkerBinary)
+        var arguments = ["--state", state, "--seed", String(seed)]
         if let count { arguments += ["--count", String(count)] }
         if let nonConsumables { arguments += ["--non-consumables", String(nonConsumables)] }
         if let ledger { arguments += ["--ledger", ledger.url] }

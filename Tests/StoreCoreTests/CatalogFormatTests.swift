@@ -1,12 +1,13 @@
 import Foundation
 import Testing
 @testable import StoreCore
+import StorefrontTestSupport
 
 @Suite("Catalog format")
 struct CatalogFormatTests {
     @Test("the bundled catalog loads with every product type, 12 storefronts and 4 localizations")
     func bundledCatalog() throws {
-        let catalog = try CatalogLoader.load(path: Repo.bundledCatalog)
+        let catalog = try CatalogLoader.load(path: Repo.catalogPath)
         let counts = Dictionary(grouping: catalog.products, by: \.type).mapValues(\.count)
         #expect(counts[.consumable] == 2)
         #expect(counts[.nonConsumable] == 2)
@@ -23,7 +24,7 @@ struct CatalogFormatTests {
 
     @Test("writing a catalog and reading it back gives the same catalog")
     func roundTrip() throws {
-        let catalog = try CatalogLoader.load(path: Repo.bundledCatalog)
+        let catalog = try CatalogLoader.load(path: Repo.catalogPath)
         let text = CatalogFormat.encode(catalog).serialized()
         let again = try CatalogLoader.load(data: Data(text.utf8), file: "round-trip.json")
         #expect(again == catalog)
@@ -121,7 +122,7 @@ struct CatalogFormatTests {
 
 @Suite("Products and prices")
 struct ProductTests {
-    let catalog = try! CatalogLoader.load(path: Repo.bundledCatalog)
+    let catalog = try! CatalogLoader.load(path: Repo.catalogPath)
 
     @Test("displayPrice uses the storefront's currency in the locale", arguments: [
         ("USA", "en_US", "com.lumenquest.gems.500", "$4.99"),

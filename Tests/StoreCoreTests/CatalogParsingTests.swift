@@ -1,17 +1,18 @@
 import Foundation
 import Testing
 @testable import StoreCore
+import StorefrontTestSupport
 
 /// Catalogs read as they are parsed, product by product: the same catalogs, and the same errors, as
 /// parsing the whole document first and then reading its tree.
 @Suite("Catalogs read as parsed")
 struct CatalogParsingTests {
-    static let fixtures = Repo.root.deletingLastPathComponent().appendingPathComponent("shared/fixtures/storekit")
+    static let fixtures = Repo.sharedFixtures.appendingPathComponent("storekit")
 
     /// The bundled catalog and every `.storekit` fixture, by name.
     static let sources: [(name: String, data: Data)] = {
         let names = ((try? FileManager.default.contentsOfDirectory(atPath: fixtures.path)) ?? []).filter { $0.hasSuffix(".storekit") }.sorted()
-        return [("catalog.json", FileManager.default.contents(atPath: Repo.bundledCatalog)!)]
+        return [("catalog.json", FileManager.default.contents(atPath: Repo.catalogPath)!)]
             + names.map { ($0, FileManager.default.contents(atPath: fixtures.appendingPathComponent($0).path)!) }
     }()
 

@@ -1,11 +1,9 @@
 import Foundation
 import Testing
 @testable import StoreCore
+import StorefrontTestSupport
 
-/// `<repo>/../shared/fixtures/storekit/`: CI clones the repository with `shared/` beside it.
-private let fixtures = URL(fileURLWithPath: #filePath)
-    .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    .appendingPathComponent("../shared/fixtures/storekit").standardized
+private let fixtures = Repo.sharedFixtures.appendingPathComponent("storekit")
 
 private func load(_ name: String) throws -> Catalog {
     try CatalogLoader.load(path: fixtures.appendingPathComponent(name).path)

@@ -1,15 +1,10 @@
 import Foundation
 @testable import StoreCore
-
-enum Repo {
-    /// The repository root, found from this file (CI clones the repo elsewhere, with shared/ beside it).
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    static let bundledCatalog = root.appendingPathComponent("catalog.json").path
-}
+import StorefrontTestSupport
 
 /// The bundled catalog's JSON, edited by a closure, then loaded: the way to test each validation error.
 func loadEdited(_ edit: (inout JSONValue) -> Void) throws -> Catalog {
-    var json = try JSONParser.parse(Data(contentsOf: URL(fileURLWithPath: Repo.bundledCatalog)))
+    var json = try JSONParser.parse(Data(contentsOf: URL(fileURLWithPath: Repo.catalogPath)))
     edit(&json)
     return try CatalogLoader.load(data: Data(json.serialized().utf8), file: "catalog.json")
 }

@@ -4,20 +4,16 @@ import StoreCore
 import StoreEngine
 import StoreClient
 import StoreSigning
+import StorefrontTestSupport
 
 /// Apple's own App Store Server Library (Python, `app-store-server-library` 3.x) is the client: the
 /// venv `.ci/run` creates (`.venv-apple`, or `APPLE_LIBRARY_PYTHON`). Without it the suite is skipped,
 /// unless `CI=true`, where a missing library is a failure.
 enum AppleLibrary {
     static let script = Repo.root.appendingPathComponent("Tests/AppleLibrary/verify_with_apple.py").path
-    static let python: String? = {
-        let environment = ProcessInfo.processInfo.environment
-        let path = environment["APPLE_LIBRARY_PYTHON"].flatMap { $0.isEmpty ? nil : $0 }
-            ?? Repo.root.appendingPathComponent(".venv-apple/bin/python").path
-        return FileManager.default.isExecutableFile(atPath: path) ? path : nil
-    }()
-    static let requiredByCI = ProcessInfo.processInfo.environment["CI"] == "true"
-    static let enabled = python != nil || requiredByCI
+    static let python = AppleLibraryPython.path
+    static let requiredByCI = AppleLibraryPython.requiredByCI
+    static let enabled = AppleLibraryPython.enabled
 
     struct Case: Encodable {
         var label: String
@@ -188,7 +184,7 @@ struct TokenTour {
     }
 }
 
-@Suite("Apple's App Store Server Library accepts Storefront's signed data", .serialized,
+@Suite("Apple's App Store Server Library accepts Storefront's signed data", .tags(.appleLibrary), .notInFastLoop, .serialized,
        .enabled(if: AppleLibrary.enabled, "Apple's library is not installed: run .ci/run, or see docs/backend.md, 'The proof'"))
 struct AppleLibraryTests {
     @Test("every kind of token verifies and decodes in Sandbox and Production with storefront cert as the only root; tampered and re-signed ones are refused",
@@ -257,7 +253,7 @@ struct AppleLibraryTests {
 
     @Test("on every shared fixture, Storefront's verifier and Apple's agree about the signature and chain, whatever the root")
     func fixturesAgree() throws {
-        let directory = Repo.root.deletingLastPathComponent().appendingPathComponent("shared/fixtures/jws")
+        let directory = Repo.sharedFixtures.appendingPathComponent("jws")
         func text(_ name: String) throws -> String {
             try String(contentsOf: directory.appendingPathComponent(name), encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
         }

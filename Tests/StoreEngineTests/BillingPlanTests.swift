@@ -3,6 +3,7 @@ import Testing
 import StoreCore
 import StoreEngine
 import StoreSigning
+import StorefrontTestSupport
 
 /// A store selling `Tests/Scenarios/catalogs/billing-plans.json`: Pro Yearly, $29.99 up front or
 /// $2.99 a month for a 12-month commitment, each plan with its own intro and promotional offer.

@@ -3,6 +3,7 @@ import Testing
 import StoreCore
 import StoreClient
 @testable import StoreEngine
+import StorefrontTestSupport
 
 /// What a catch-up (a simulated year) leaves out: the events nobody listens to, a price converted
 /// again. Each must give what the long way gives.

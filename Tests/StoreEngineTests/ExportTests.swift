@@ -4,6 +4,7 @@ import StoreCore
 import StoreEngine
 import StoreClient
 import StoreSigning
+import StorefrontTestSupport
 
 @Suite("Signed data out: environment, app identity and the export")
 struct ExportTests {

@@ -1,41 +1,9 @@
 import Foundation
-import Synchronization
 import Testing
 import StoreCore
-import StoreEngine
+@testable import StoreEngine
 import StoreClient
-
-enum Repo {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    static let catalog = try! CatalogLoader.load(path: root.appendingPathComponent("catalog.json").path)
-    /// The bundled catalog without the simulated network delay, for tests that time or count work.
-    static var instantCatalog: Catalog {
-        var catalog = catalog
-        catalog.settings.networkDelay = 0
-        return catalog
-    }
-}
-
-/// Real time that only moves when a test says so.
-final class ManualTime: RealTimeSource {
-    private let current: Mutex<Date>
-    init(start: Date = Date(timeIntervalSince1970: 1_780_000_000)) { current = Mutex(start) }
-    func now() -> Date { current.withLock { $0 } }
-    func advance(_ seconds: TimeInterval) { current.withLock { $0 = $0.addingTimeInterval(seconds) } }
-}
-
-enum ID {
-    static let coins = "com.lumenquest.coins.100"
-    static let gems = "com.lumenquest.gems.500"
-    static let pro = "com.lumenquest.pro"
-    static let removeAds = "com.lumenquest.removeads"
-    static let season = "com.lumenquest.seasonpass"
-    static let proYearly = "com.lumenquest.pro.yearly"
-    static let proMonthly = "com.lumenquest.pro.monthly"
-    static let plusYearly = "com.lumenquest.plus.yearly"
-    static let plusMonthly = "com.lumenquest.plus.monthly"
-    static let group = "lumenquest.membership"
-}
+import StorefrontTestSupport
 
 /// A store and the app's StoreManager on it, as a test sees them.
 struct Harness {
@@ -70,6 +38,14 @@ struct Harness {
     func close() async {
         await manager.stop()
         await store.shutdown()
+    }
+}
+
+extension PostgresTestServer {
+    /// Runs `body` on a connection to the server's database (not a ledger), e.g. to drop a backend.
+    /// Here rather than in StorefrontTestSupport: the connection is internal to StoreEngine.
+    static func admin<T>(_ body: (PostgresDatabase) throws -> T) throws -> T {
+        try body(try PostgresDatabase(PostgresLocation(try url())!))
     }
 }
 

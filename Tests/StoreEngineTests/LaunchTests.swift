@@ -3,6 +3,7 @@ import Testing
 import StoreCore
 import StoreClient
 @testable import StoreEngine
+import StorefrontTestSupport
 
 extension LocalAppStore {
     /// The statements one tick runs on a SQLite ledger.

@@ -4,6 +4,7 @@ import StoreCore
 import StoreClient
 import StoreSigning
 @testable import StoreEngine
+import StorefrontTestSupport
 
 /// What the ledger keeps so that a refresh costs the same at any size: a completed count kept by
 /// triggers, subscription records decoded once. Each must read exactly what the table holds.

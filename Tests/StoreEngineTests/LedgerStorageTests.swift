@@ -4,6 +4,7 @@ import StoreCore
 import StoreSigning
 import StoreClient
 @testable import StoreEngine
+import StorefrontTestSupport
 
 @Suite("Ledger storage")
 struct LedgerStorageTests {

@@ -3,6 +3,7 @@ import Testing
 import StoreCore
 import StoreSigning
 @testable import StoreEngine
+import StorefrontTestSupport
 
 /// The outbox: every store event leaves its App Store Server Notification V2 in the ledger.
 @Suite("Notifications outbox (LocalAppStore)")

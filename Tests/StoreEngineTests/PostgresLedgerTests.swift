@@ -3,11 +3,12 @@ import Testing
 import StoreCore
 import StoreClient
 @testable import StoreEngine
+import StorefrontTestSupport
 
 /// What the PostgreSQL ledger adds to the rules every engine keeps (those run on it through
 /// `SourceKind.postgres` and `STOREFRONT_TEST_ENGINE=postgresql`): machines sharing one store,
 /// a connection that drops, and databases that are not the store's.
-@Suite("The ledger on PostgreSQL", .enabled(if: PostgresTestServer.enabled, "needs a PostgreSQL server (set CI to fail instead of skipping)"))
+@Suite("The ledger on PostgreSQL", .tags(.postgres), .notInFastLoop, .enabled(if: PostgresTestServer.enabled, "needs a PostgreSQL server (set CI to fail instead of skipping)"))
 struct PostgresLedgerTests {
     static func open(_ ledger: PostgresLocation, directory: String? = nil) async throws -> StoreStack {
         try await StoreStack.open(catalog: Repo.instantCatalog, stateDirectory: directory, ledger: .postgresql(ledger))

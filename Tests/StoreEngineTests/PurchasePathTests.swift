@@ -4,6 +4,7 @@ import Testing
 import StoreCore
 import StoreClient
 @testable import StoreEngine
+import StorefrontTestSupport
 
 /// The mechanisms that keep a purchase's writes and reads few: one snapshot for a run of reads, the
 /// key of an inserted row without a temporary table, an undelivered event of the store's own seen as
@@ -170,7 +171,7 @@ struct PurchasePathTests {
         // log's new starts, and stops at the third. On a thread of its own: a loop that never
         // suspends would hold one of the cooperative pool's few threads for as long as it runs
         // (50 s in the whole suite under CI, which starved another test's task).
-        let (restarts, inCommits, commits) = try await Self.offPool {
+        let (restarts, inCommits, commits) = try await offPool {
             let db = try Self.pagedTable(directory + "/t.sqlite")
             var commits = 0
             while db.logRestarts < 3, commits < 60_000 {
@@ -181,13 +182,6 @@ struct PurchasePathTests {
         }
         #expect(restarts >= 3, "the log never started over in \(commits) commits")
         #expect(inCommits >= 1)
-    }
-
-    /// Runs blocking work on a thread of its own, off the cooperative pool.
-    static func offPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { done in
-            Thread { done.resume(with: Result { try body() }) }.start()
-        }
     }
 
     @Test("while the integrity check reads, commits do not checkpoint; once it ends, they do again")

@@ -3,6 +3,7 @@ import Testing
 import StoreCore
 import StoreEngine
 import StoreClient
+import StorefrontTestSupport
 
 @Suite("Purchases (LocalAppStore)")
 struct PurchaseRulesTests {

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import StoreCore
 @testable import StoreEngine
+import StorefrontTestSupport
 
 /// Two processes on one state directory are one store: one clock, one set of test settings, live.
 @Suite struct SharedStateTests {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import StorefrontTestSupport
 import StoreCore
 import StoreSigning
 @testable import StoreEngine

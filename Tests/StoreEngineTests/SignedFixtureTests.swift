@@ -3,11 +3,12 @@ import Testing
 import StoreCore
 import StoreClient
 import StoreSigning
+import StorefrontTestSupport
 
 /// The app-side verifier against real data signed by Apple's libraries and by Xcode.
 @Suite("Signed fixtures through SignedDataVerifier")
 struct SignedFixtureTests {
-    static let jws = Repo.root.deletingLastPathComponent().appendingPathComponent("shared/fixtures/jws")
+    static let jws = Repo.sharedFixtures.appendingPathComponent("jws")
 
     func text(_ name: String) throws -> String {
         try String(contentsOf: Self.jws.appendingPathComponent(name), encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)

@@ -4,6 +4,7 @@ import StoreCore
 import StoreSigning
 @testable import StoreClient
 @testable import StoreEngine
+import StorefrontTestSupport
 
 /// A refresh after the app's own purchase reads only what changed (`TransactionSource.changes(since:)`);
 /// each rule it relies on must leave the snapshot exactly what reading everything gives.

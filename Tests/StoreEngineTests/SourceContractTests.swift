@@ -4,6 +4,7 @@ import StoreCore
 import StoreEngine
 import StoreClient
 import StoreSigning
+import StorefrontTestSupport
 
 /// The behaviour every `TransactionSource` must have, run against each one: the proof that
 /// `StoreManager` depends only on the contract.

@@ -4,6 +4,7 @@ import StoreCore
 @testable import StoreEngine
 import StoreClient
 import StoreSigning
+import StorefrontTestSupport
 
 /// A fresh, private temporary state directory (created).
 func stateDirectory() throws -> String {

@@ -3,6 +3,7 @@ import Testing
 import StoreCore
 import StoreEngine
 import StoreClient
+import StorefrontTestSupport
 
 /// The rules of issue 13: where Storefront behaved otherwise than StoreKit (see `storekit.md`).
 @Suite("StoreKit parity: already purchased, the group's original transaction, codes for subscribers, signed data (LocalAppStore)")

@@ -3,6 +3,7 @@ import Testing
 import StoreCore
 @testable import StoreEngine
 import StoreClient
+import StorefrontTestSupport
 
 @Suite("Subscriptions, offers and codes (LocalAppStore)")
 struct SubscriptionRulesTests {

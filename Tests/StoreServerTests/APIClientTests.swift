@@ -3,19 +3,14 @@ import StoreEngine
 import StoreSigning
 import Testing
 @testable import StoreServer
+import StorefrontTestSupport
 
 /// Apple's App Store Server Library (Python) as the API client: the venv `.ci/run` creates
 /// (`.venv-apple`, or `APPLE_LIBRARY_PYTHON`). Skipped without it, unless `CI=true`.
 enum AppleAPIClient {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    static let script = root.appendingPathComponent("Tests/AppleLibrary/api_client.py").path
-    static let python: String? = {
-        let environment = ProcessInfo.processInfo.environment
-        let path = environment["APPLE_LIBRARY_PYTHON"].flatMap { $0.isEmpty ? nil : $0 }
-            ?? root.appendingPathComponent(".venv-apple/bin/python").path
-        return FileManager.default.isExecutableFile(atPath: path) ? path : nil
-    }()
-    static let enabled = python != nil || ProcessInfo.processInfo.environment["CI"] == "true"
+    static let script = Repo.root.appendingPathComponent("Tests/AppleLibrary/api_client.py").path
+    static let python = AppleLibraryPython.path
+    static let enabled = AppleLibraryPython.enabled
 
     /// Runs the helper in `mode` ("token" or "call") with `key`; returns its JSON answer.
     static func run(_ mode: String, key: APIKey, bundleID: String, baseURL: String = "") async throws -> [String: Any] {
@@ -47,7 +42,7 @@ func runPython(_ python: String, _ arguments: [String], input: Data) async throw
     }
 }
 
-@Suite(.enabled(if: AppleAPIClient.enabled, "Apple's library is not installed (.venv-apple)"))
+@Suite(.tags(.appleLibrary), .notInFastLoop, .enabled(if: AppleAPIClient.enabled, "Apple's library is not installed (.venv-apple)"))
 struct APIClientTests {
     static let bundle = "com.lumenquest.app"
 

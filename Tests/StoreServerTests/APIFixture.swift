@@ -1,30 +1,9 @@
 import Foundation
-import Synchronization
 import StoreCore
 import StoreEngine
 import StoreSigning
+import StorefrontTestSupport
 @testable import StoreServer
-
-enum Repo {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    static let catalog = try! CatalogLoader.load(path: root.appendingPathComponent("catalog.json").path)
-}
-
-enum ID {
-    static let coins = "com.lumenquest.coins.100"
-    static let removeAds = "com.lumenquest.removeads"
-    static let season = "com.lumenquest.seasonpass"
-    static let proMonthly = "com.lumenquest.pro.monthly"
-    static let plusMonthly = "com.lumenquest.plus.monthly"
-    static let group = "lumenquest.membership"
-}
-
-/// Real time that only moves when a test says so.
-final class ManualTime: RealTimeSource {
-    private let current: Mutex<Date>
-    init(start: Date = Date(timeIntervalSince1970: 1_780_000_000)) { current = Mutex(start) }
-    func now() -> Date { current.withLock { $0 } }
-}
 
 /// A store in memory and the API over it, called directly (no HTTP: that is `HTTPServer`'s to test).
 struct APIFixture {

@@ -3,6 +3,7 @@ import Testing
 import StoreCore
 import StoreEngine
 @testable import StoreServer
+import StorefrontTestSupport
 
 /// The App Store Server API's rules, called directly on the router; `AppleClientTests` proves the same
 /// endpoints with Apple's own client over HTTP.

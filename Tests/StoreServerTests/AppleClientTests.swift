@@ -4,13 +4,14 @@ import StoreCore
 import StoreEngine
 import StoreSigning
 @testable import StoreServer
+import StorefrontTestSupport
 
 /// Apple's own `AppStoreServerAPIClient` (Python) calls every endpoint of the server over HTTP, on a
 /// store with a history, and Apple's `SignedDataVerifier` decodes every signed value it gets back,
 /// trusting only `storefront cert`.
-@Suite(.enabled(if: AppleAPIClient.enabled, "Apple's library is not installed (.venv-apple)"))
+@Suite(.tags(.appleLibrary), .notInFastLoop, .enabled(if: AppleAPIClient.enabled, "Apple's library is not installed (.venv-apple)"))
 struct AppleClientTests {
-    static let script = AppleAPIClient.root.appendingPathComponent("Tests/AppleLibrary/api_with_apple.py").path
+    static let script = Repo.root.appendingPathComponent("Tests/AppleLibrary/api_with_apple.py").path
 
     struct Served {
         let store: LocalAppStore

@@ -6,6 +6,7 @@ import StoreCore
 import Synchronization
 import Testing
 @testable import StoreServer
+import StorefrontTestSupport
 
 /// What a handler saw, sent back as JSON so a test can compare it with what the client sent.
 struct Echo: Codable, Equatable {

@@ -1,27 +1,16 @@
 import Foundation
-import Synchronization
 import Testing
 import StoreCore
 import StoreEngine
 import StoreSigning
 import StoreServer
+import StorefrontTestSupport
 
 enum DeliveryFixture {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    static let catalog = try! CatalogLoader.load(path: root.appendingPathComponent("catalog.json").path)
-    static let python: String = {
-        let venv = root.appendingPathComponent(".venv-apple/bin/python").path
-        return FileManager.default.isExecutableFile(atPath: venv) ? venv : "/usr/bin/python3"
-    }()
-    /// Apple's library runs in CI always; elsewhere when `.venv-apple` exists.
-    static let hasAppleLibrary = python.hasSuffix(".venv-apple/bin/python") || ProcessInfo.processInfo.environment["CI"] == "true"
-}
-
-/// Real time that only moves when a test says so.
-final class DeliveryTestTime: RealTimeSource {
-    private let current = Mutex(Date(timeIntervalSince1970: 1_780_000_000))
-    func now() -> Date { current.withLock { $0 } }
-    func advance(_ seconds: TimeInterval) { current.withLock { $0 = $0.addingTimeInterval(seconds) } }
+    /// The receiver needs no more than Python; Apple's library is for the verdicts.
+    static let python = AppleLibraryPython.path ?? "/usr/bin/python3"
+    /// Apple's library runs in CI always; elsewhere when it is installed.
+    static let hasAppleLibrary = AppleLibraryPython.enabled
 }
 
 /// A loopback backend (Tests/AppleLibrary/notification_receiver.py) that records what it receives.
@@ -34,7 +23,7 @@ final class NotificationReceiver {
         log = FileManager.default.temporaryDirectory.appendingPathComponent("received-\(UUID().uuidString).jsonl")
         let output = Pipe()
         process.executableURL = URL(fileURLWithPath: DeliveryFixture.python)
-        process.arguments = [DeliveryFixture.root.appendingPathComponent("Tests/AppleLibrary/notification_receiver.py").path, log.path,
+        process.arguments = [Repo.root.appendingPathComponent("Tests/AppleLibrary/notification_receiver.py").path, log.path,
                              "--fail-first", String(failFirst), "--fail-mode", failMode]
         process.standardOutput = output
         try process.run()
@@ -94,7 +83,7 @@ func appleNotificationVerdicts(_ cases: [(kind: String, jws: String)], root: Cer
     _ = FileManager.default.createFile(atPath: output.path, contents: nil)
     let process = Process()
     process.executableURL = URL(fileURLWithPath: DeliveryFixture.python)
-    process.arguments = [DeliveryFixture.root.appendingPathComponent("Tests/AppleLibrary/verify_with_apple.py").path]
+    process.arguments = [Repo.root.appendingPathComponent("Tests/AppleLibrary/verify_with_apple.py").path]
     process.standardInput = try FileHandle(forReadingFrom: input)
     process.standardOutput = try FileHandle(forWritingTo: output)
     try process.run()
@@ -108,8 +97,8 @@ func appleNotificationVerdicts(_ cases: [(kind: String, jws: String)], root: Cer
 
 @Suite("Notifications V2 delivered to a backend (NotificationDispatcher)", .serialized)
 struct NotificationDeliveryTests {
-    func store(url: String?, directory: String? = nil, time: DeliveryTestTime = DeliveryTestTime()) throws -> LocalAppStore {
-        var catalog = DeliveryFixture.catalog
+    func store(url: String?, directory: String? = nil, time: ManualTime = ManualTime()) throws -> LocalAppStore {
+        var catalog = Repo.catalog
         catalog.settings.networkDelay = 0
         catalog.settings.gracePeriod = false
         catalog.settings.environment = .sandbox
@@ -125,7 +114,8 @@ struct NotificationDeliveryTests {
         try #require(await store.ledgerEntries(limit: 1).first?.id)
     }
 
-    @Test("a scripted year reaches the backend in order, and Apple's verifier accepts every notification and its nested tokens")
+    @Test("a scripted year reaches the backend in order, and Apple's verifier accepts every notification and its nested tokens",
+          .tags(.slow, .appleLibrary), .notInFastLoop)
     func scriptedYear() async throws {
         let receiver = try NotificationReceiver()
         defer { receiver.stop() }
@@ -177,14 +167,14 @@ struct NotificationDeliveryTests {
             if let transaction = data?["signedTransactionInfo"]?.stringValue { cases.append((kind: "transaction", jws: transaction)) }
             if let renewal = data?["signedRenewalInfo"]?.stringValue { cases.append((kind: "renewalInfo", jws: renewal)) }
         }
-        let verdicts = try appleNotificationVerdicts(cases, root: store.certificate, bundleID: DeliveryFixture.catalog.app.bundleID)
+        let verdicts = try appleNotificationVerdicts(cases, root: store.certificate, bundleID: Repo.catalog.app.bundleID)
         #expect(verdicts.count == cases.count)
         for (verdict, item) in zip(verdicts, cases) where verdict != "OK" {
             Issue.record("Apple's verifier refused a \(item.kind) (\(notificationName(item.jws))): \(verdict)")
         }
         // The same library refuses them under another store's root: the verdicts above are not vacuous.
         let foreign = try appleNotificationVerdicts([cases[0]], root: try StoreIdentity.ephemeral().certificate,
-                                                    bundleID: DeliveryFixture.catalog.app.bundleID)
+                                                    bundleID: Repo.catalog.app.bundleID)
         #expect(foreign.first?.hasPrefix("OK") == false, "\(foreign)")
         await store.shutdown()
     }
@@ -193,7 +183,7 @@ struct NotificationDeliveryTests {
     func serverErrorIsRetried() async throws {
         let receiver = try NotificationReceiver(failFirst: 1)
         defer { receiver.stop() }
-        let time = DeliveryTestTime()
+        let time = ManualTime()
         let store = try store(url: receiver.url, time: time)
         let dispatcher = NotificationDispatcher(store: store, timeout: 5)
         try await buy(store, "com.lumenquest.coins.100")
@@ -216,7 +206,7 @@ struct NotificationDeliveryTests {
     func silentBackendTimesOut() async throws {
         let receiver = try NotificationReceiver(failFirst: 1, failMode: "hang")
         defer { receiver.stop() }
-        let time = DeliveryTestTime()
+        let time = ManualTime()
         let store = try store(url: receiver.url, time: time)
         let dispatcher = NotificationDispatcher(store: store, timeout: 1)
         try await buy(store, "com.lumenquest.coins.100")

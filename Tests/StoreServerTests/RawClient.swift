@@ -1,4 +1,5 @@
 import Foundation
+import StorefrontTestSupport
 
 /// A client that writes exactly the bytes a test gives it, over a plain POSIX socket: what no
 /// well-behaved HTTP library would send.
@@ -97,14 +98,6 @@ extension String {
 
     /// The body of an HTTP response.
     var body: String { range(of: "\r\n\r\n").map { String(self[$0.upperBound...]) } ?? "" }
-}
-
-/// Runs blocking socket work on a thread of its own. On the cooperative pool (as many threads as
-/// cores) a blocked read could starve the very handler whose answer it waits for.
-func offPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-    try await withCheckedThrowingContinuation { done in
-        Thread { done.resume(with: Result { try body() }) }.start()
-    }
 }
 
 extension RawClient {

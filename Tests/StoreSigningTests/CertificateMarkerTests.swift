@@ -1,11 +1,11 @@
 import Foundation
 import Testing
 @testable import StoreSigning
+import StorefrontTestSupport
 
 @Suite("Apple certificate markers")
 struct CertificateMarkerTests {
-    static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("shared/fixtures/jws")
+    static let fixtures = Repo.sharedFixtures.appendingPathComponent("jws")
 
     func text(_ name: String) throws -> String {
         try String(contentsOf: Self.fixtures.appendingPathComponent(name), encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)

@@ -1,14 +1,9 @@
 import Foundation
 import StoreSigning
+import StorefrontTestSupport
 
-/// The shared fixtures sit beside the repository: <repo>/../shared/fixtures/jws.
 enum Fixtures {
-    static let directory = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent()  // StoreSigningTests
-        .deletingLastPathComponent()  // Tests
-        .deletingLastPathComponent()  // repository root
-        .appendingPathComponent("../shared/fixtures/jws")
-        .standardizedFileURL
+    static let directory = Repo.sharedFixtures.appendingPathComponent("jws")
 
     static func data(_ name: String) throws -> Data { try Data(contentsOf: directory.appendingPathComponent(name)) }
     static func text(_ name: String) throws -> String { String(decoding: try data(name), as: UTF8.self) }

@@ -5,6 +5,7 @@ import StoreEngine
 import Testing
 import TerminalUI
 @testable import StorefrontApp
+import StorefrontTestSupport
 
 /// The storefront on the billing-plans catalog, a new customer (eligible for intro offers), at the fixed time.
 /// `buying`: the customer subscribes on that plan first.
@@ -61,7 +62,7 @@ struct BillingPlanDisplayTests {
         let text = CatalogCommand.table(products, context: context)
         #expect(text.contains("com.lumennotes.pro.yearly  monthly  $2.99/month, 12-month commitment  $35.88      yes"))
         #expect(text.contains("pro.monthly.comeback  1 month free, then $2.99/month, 12-month commitment              monthly"))
-        let plain = try StoreContext.resolve(CommandLineOptions(), catalogPath: Repo.catalog)
+        let plain = try StoreContext.resolve(CommandLineOptions(), catalogPath: Repo.catalogPath)
         #expect(!CatalogCommand.table(plain.catalog.products(storefront: "USA", locale: "en_US"), context: plain).contains("Billing plans"))
     }
 

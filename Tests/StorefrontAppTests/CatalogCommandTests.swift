@@ -2,10 +2,11 @@ import Foundation
 import StoreCore
 import Testing
 @testable import StorefrontApp
+import StorefrontTestSupport
 
 @Suite("storefront catalog")
 struct CatalogCommandTests {
-    let catalog = try! CatalogLoader.load(path: Repo.catalog)
+    let catalog = try! CatalogLoader.load(path: Repo.catalogPath)
     var products: [Product] { catalog.products(storefront: "USA", locale: "en_US") }
 
     @Test("--json gives each product its offer codes as offerCodes, its group's name and its offers")
@@ -22,7 +23,7 @@ struct CatalogCommandTests {
 
     @Test("the table shows group names, offers, every offer code and the settings")
     func tableShowsCodesGroupsOffersAndSettings() throws {
-        let context = try StoreContext.resolve(CommandLineOptions(), catalogPath: Repo.catalog)
+        let context = try StoreContext.resolve(CommandLineOptions(), catalogPath: Repo.catalogPath)
         let text = CatalogCommand.table(products, context: context)
         #expect(text.contains("Lumen Membership (lumenquest.membership) level 2"))
         #expect(text.contains("plus.winback    1 month free, then $4.99/month"))
@@ -33,7 +34,7 @@ struct CatalogCommandTests {
     /// Xcode's one-price behaviour: a .storekit 0.99 is ¥1 in Japan.
     @Test("a .storekit catalog in a storefront of another currency gets a one-line notice, in catalog and the QA panel")
     func onePriceNotice() async throws {
-        let storekit = Repo.root.deletingLastPathComponent().appendingPathComponent("shared/fixtures/storekit/apple+sample-food-truck__Products.storekit").path
+        let storekit = Repo.sharedFixtures.appendingPathComponent("storekit/apple+sample-food-truck__Products.storekit").path
         var options = CommandLineOptions()
         options.storefront = "JPN"
         let japan = try StoreContext.resolve(options, catalogPath: storekit)
@@ -41,7 +42,7 @@ struct CatalogCommandTests {
         #expect(table.split(separator: "\n")[1].hasPrefix("Note: one price for every storefront"), "\(table)")
         let usa = try StoreContext.resolve(CommandLineOptions(), catalogPath: storekit)
         #expect(!CatalogCommand.table(usa.catalog.products(storefront: "USA", locale: "en_US"), context: usa).contains("Note: one price"))
-        let json = try StoreContext.resolve(options, catalogPath: Repo.catalog)
+        let json = try StoreContext.resolve(options, catalogPath: Repo.catalogPath)
         #expect(!CatalogCommand.table(products, context: json).contains("Note: one price"), "a catalog.json has real prices per storefront")
 
         var state = AppState(catalog: japan.catalog)

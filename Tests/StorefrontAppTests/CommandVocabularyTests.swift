@@ -3,6 +3,7 @@ import Testing
 import StoreCore
 import StoreEngine
 @testable import StorefrontApp
+import StorefrontTestSupport
 
 /// One vocabulary for every way a person acts on the store: the scenario language, the QA panel, the
 /// demo and the performer all read `TesterControl.table`, `CommandTable` and `TestSetting`, so none drifts.

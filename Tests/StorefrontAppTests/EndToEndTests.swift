@@ -2,10 +2,11 @@ import Foundation
 import Testing
 import TerminalUI
 @testable import StorefrontApp
+import StorefrontTestSupport
 
 /// Drives the real binary in tmux (see `TmuxSession`), waiting for text rather than sleeping.
 /// Each test has its own session and an `--ephemeral` store or its own `--state` directory.
-@Suite(.enabled(if: TmuxSession.enabled, "needs tmux and `swift build` (set CI to fail instead of skipping)"))
+@Suite(.tags(.tmux), .notInFastLoop, .enabled(if: TmuxSession.enabled, "needs tmux and `swift build` (set CI to fail instead of skipping)"))
 struct EndToEndTests {
     /// The first product row at 80 columns: the store is up.
     static let ready = "100 Coins  Balance: 0"

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TerminalUI
 @testable import StorefrontApp
+import StorefrontTestSupport
 
 /// The event log (screen 5): every message, with store time, in display names, never cut.
 @Suite struct EventLogTests {

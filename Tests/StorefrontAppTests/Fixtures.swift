@@ -4,11 +4,9 @@ import StoreCore
 import StoreEngine
 import TerminalUI
 @testable import StorefrontApp
+import StorefrontTestSupport
 
-enum Repo {
-    /// Three levels up from this file: Tests/StorefrontAppTests/Fixtures.swift.
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    static let catalog = root.appendingPathComponent("catalog.json").path
+extension Repo {
     static let screens = root.appendingPathComponent("Tests/StorefrontAppTests/Screens")
 }
 
@@ -21,7 +19,7 @@ struct FixedTime: RealTimeSource {
 /// A real in-memory store at a fixed time, with a few purchases made through the real StoreManager:
 /// goldens show what the app shows, not hand-made data.
 func fixtureState(storefront: String = "USA", locale: String = "en_US", purchases: Bool = true) async throws -> AppState {
-    let catalog = try CatalogLoader.load(path: Repo.catalog)
+    let catalog = Repo.catalog
     let (store, manager) = try await liveStore(storefront: storefront, locale: locale)
     if purchases {
         await manager.purchase("com.lumenquest.coins.100", options: PurchaseOptions(quantity: 3))
@@ -41,8 +39,7 @@ func fixtureState(storefront: String = "USA", locale: String = "en_US", purchase
 
 /// A fresh in-memory store and manager at the fixed time, for effect-runner tests.
 func liveStore(storefront: String? = nil, locale: String? = nil) async throws -> (LocalAppStore, StoreManager) {
-    var catalog = try CatalogLoader.load(path: Repo.catalog)
-    catalog.settings.networkDelay = 0
+    let catalog = Repo.instantCatalog
     let stack = try await StoreStack.open(catalog: catalog, stateDirectory: nil, storefront: storefront, locale: locale, time: FixedTime())
     return (stack.store, stack.manager)
 }

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TerminalUI
 @testable import StorefrontApp
+import StorefrontTestSupport
 
 /// Whole screens as text, compared with `Screens/*.txt`. `RECORD_SCREENS=1 swift test` rewrites them;
 /// review the diff like a screenshot.

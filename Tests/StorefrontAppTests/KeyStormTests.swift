@@ -3,12 +3,13 @@ import StoreCore
 import Testing
 import TerminalUI
 @testable import StorefrontApp
+import StorefrontTestSupport
 
 
 let stormSeed = ProcessInfo.processInfo.environment["STOREFRONT_SEED"].flatMap(UInt64.init) ?? 20_261_129
 
 /// Random keys and resizes through the reducer and the renderer, with invariants after each.
-@Suite struct KeyStormTests {
+@Suite(.tags(.slow), .notInFastLoop) struct KeyStormTests {
     static let keys: [Key] = [.up, .down, .left, .right, .enter, .escape, .tab, .backTab, .backspace, .delete, .home, .end,
                               .pageUp, .pageDown, .resize, .function(1)]
         + "1234qjkhlgGiorcfm/?+-=anpswyé商 ".map { Key.character($0) } + [.control("a"), .control("u")]

@@ -3,9 +3,10 @@ import Testing
 import StoreCore
 import StoreEngine
 @testable import StorefrontApp
+import StorefrontTestSupport
 
 /// `--notify` and `storefront notifications`, through the commands themselves.
-@Suite("storefront run --notify and storefront notifications", .serialized)
+@Suite("storefront run --notify and storefront notifications", .tags(.slow), .notInFastLoop, .serialized)
 struct NotifyCommandTests {
     /// The loopback backend of the delivery tests (Tests/AppleLibrary/notification_receiver.py): the URL and the log of what it received.
     func startReceiver() throws -> (process: Process, url: String, log: String) {

@@ -4,6 +4,7 @@ import StoreCore
 import Testing
 import TerminalUI
 @testable import StorefrontApp
+import StorefrontTestSupport
 
 @Suite("Payment sheet")
 struct PaymentSheetTests {
@@ -61,7 +62,7 @@ struct PaymentSheetTests {
 
 @Suite struct WinBackInStoreTests {
     func state(expired: Bool) async throws -> AppState {
-        let catalog = try CatalogLoader.load(path: Repo.catalog)
+        let catalog = try CatalogLoader.load(path: Repo.catalogPath)
         let (store, manager) = try await liveStore()
         await manager.purchase("com.lumenquest.plus.monthly")
         if expired { try await store.expireSubscription(productID: "com.lumenquest.plus.monthly") }

@@ -3,6 +3,7 @@ import Testing
 import StoreCore
 import TerminalUI
 @testable import StorefrontApp
+import StorefrontTestSupport
 
 /// `storefront demo` on stage: a caption bar the audience reads, and the storefront handed to the presenter at the end.
 @Suite struct PresenterTests {
@@ -17,7 +18,7 @@ import TerminalUI
     }
 
     @Test func captionsNameProductsAndGroupsAsTheAudienceKnowsThem() throws {
-        let catalog = try CatalogLoader.load(path: Repo.catalog)
+        let catalog = try CatalogLoader.load(path: Repo.catalogPath)
         let steps = try ScenarioParser.parse(file: Self.scenario).steps
         #expect(DemoCaption.text(steps[0], catalog: catalog) == "Buy Pro Yearly")
         #expect(DemoCaption.text(steps[2], catalog: catalog) == "Expect renewal Lumen Membership priceIncrease notYetResponded")

@@ -1,8 +1,9 @@
 import Foundation
 import Testing
+import StorefrontTestSupport
 
 /// `--record FILE.cast`: the presenter's recording of the real binary, in tmux.
-@Suite(.enabled(if: TmuxSession.enabled, "needs tmux and `swift build` (set CI to fail instead of skipping)"))
+@Suite(.tags(.tmux), .notInFastLoop, .enabled(if: TmuxSession.enabled, "needs tmux and `swift build` (set CI to fail instead of skipping)"))
 struct RecordingEndToEndTests {
     @Test func recordWritesAnAsciicastOfWhatTheAudienceSaw() throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("demo-\(getpid()).cast").path

@@ -5,6 +5,7 @@ import StoreEngine
 import Testing
 import TerminalUI
 @testable import StorefrontApp
+import StorefrontTestSupport
 
 @Suite struct ReducerTests {
     @Test func tabsAndNumbersSwitchScreens() async throws {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import StorefrontTestSupport
 @testable import StorefrontApp
 
 /// The generated pages under `docs/` against the code they are made from. `RECORD_DOCS=1` rewrites them

@@ -3,6 +3,7 @@ import StoreClient
 import StoreCore
 import StoreEngine
 import Testing
+import StorefrontTestSupport
 import TerminalUI
 @testable import StorefrontApp
 
@@ -18,7 +19,7 @@ final class RunningStorefront {
     private var running: Task<Int32, Never>?
 
     init(size: Size = Size(width: 80, height: 24), askToBuy: Bool = false) async throws {
-        let catalog = try CatalogLoader.load(path: Repo.catalog)
+        let catalog = try CatalogLoader.load(path: Repo.catalogPath)
         (store, manager) = try await liveStore()
         if askToBuy { await store.update { $0.askToBuy = true } }
         terminal = MemoryTerminal(size: size)

@@ -2,10 +2,11 @@ import Foundation
 import Testing
 import StoreCore
 @testable import StorefrontApp
+import StorefrontTestSupport
 
 /// Paths of the repository, found from this file.
 enum ScenarioPaths {
-    static let tests = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    static let tests = Repo.root.appendingPathComponent("Tests")
     static let library = tests.appendingPathComponent("Scenarios")
     static let catalog = tests.deletingLastPathComponent().appendingPathComponent("catalog.json").path
 

@@ -8,9 +8,10 @@ import StoreCore
 import StoreEngine
 import StoreServer
 @testable import StorefrontApp
+import StorefrontTestSupport
 
 /// `storefront serve`, the real binary, beside another process on the same state directory.
-@Suite(.enabled(if: FileManager.default.isExecutableFile(atPath: TmuxSession.binary) || ProcessInfo.processInfo.environment["CI"] != nil,
+@Suite(.tags(.slow), .notInFastLoop, .enabled(if: FileManager.default.isExecutableFile(atPath: TmuxSession.binary) || ProcessInfo.processInfo.environment["CI"] != nil,
                 "needs `swift build` first"))
 struct ServeCommandTests {
     final class Server {
@@ -60,7 +61,7 @@ struct ServeCommandTests {
         #expect(server.line(containing: "API key: key ID") != nil)
 
         // Another process's store on the same state: the app side buys, as the storefront would.
-        var catalog = try CatalogLoader.load(path: Repo.catalog)
+        var catalog = try CatalogLoader.load(path: Repo.catalogPath)
         catalog.settings.networkDelay = 0
         let stack = try await StoreStack.open(catalog: catalog, stateDirectory: directory)
         guard case .success(let jws) = try await stack.store.purchase("com.lumenquest.removeads", options: PurchaseOptions(), answer: .confirm) else {

@@ -3,11 +3,11 @@ import Testing
 import StoreEngine
 import StoreCore
 @testable import StorefrontApp
+import StorefrontTestSupport
 
 @Suite("export, verify and state options on the command line")
 struct SigningCommandTests {
-    let catalog = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("catalog.json").path
+    let catalog = Repo.catalogPath
 
     func state() -> String { NSTemporaryDirectory() + "storefront-cli-" + UUID().uuidString }
 
@@ -51,7 +51,7 @@ struct SigningCommandTests {
 struct EnvironmentOverrideTests {
     @Test("--environment wins over the catalog's and the saved settings")
     func override() async throws {
-        let catalog = try CatalogLoader.load(path: Repo.catalog)
+        let catalog = try CatalogLoader.load(path: Repo.catalogPath)
         let store = try LocalAppStore(catalog: catalog, stateDirectory: nil)
         var options = CommandLineOptions()
         options.environment = .localTesting

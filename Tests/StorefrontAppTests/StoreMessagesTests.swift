@@ -5,12 +5,13 @@ import StoreCore
 import StoreEngine
 import TerminalUI
 @testable import StorefrontApp
+import StorefrontTestSupport
 
 /// StoreKit's messages over the running app: price-increase consent, billing issue, win-back offer.
 @Suite struct StoreMessagesTests {
     /// The app's state after `setUp` on a live store, as the storefront shows it when the snapshot arrives.
     func launch(_ setUp: (LocalAppStore, StoreManager) async throws -> Void) async throws -> AppState {
-        let catalog = try CatalogLoader.load(path: Repo.catalog)
+        let catalog = try CatalogLoader.load(path: Repo.catalogPath)
         let (store, manager) = try await liveStore()
         try await setUp(store, manager)
         await manager.refresh()
@@ -69,7 +70,7 @@ import TerminalUI
         #expect(state.top == nil)
         _ = reduce(&state, .snapshot(state.snapshot))
         #expect(state.top == nil, "once a launch")
-        var relaunched = AppState(catalog: try CatalogLoader.load(path: Repo.catalog))
+        var relaunched = AppState(catalog: try CatalogLoader.load(path: Repo.catalogPath))
         _ = reduce(&relaunched, .snapshot(state.snapshot))
         #expect(message(relaunched)?.reason == .priceIncreaseConsent)
     }
@@ -99,7 +100,7 @@ import TerminalUI
     }
 
     @Test func noMessageInterruptsADemo() async throws {
-        let catalog = try CatalogLoader.load(path: Repo.catalog)
+        let catalog = try CatalogLoader.load(path: Repo.catalogPath)
         let shown = try await launch { store, manager in
             await manager.purchase("com.lumenquest.pro.yearly")
             try await store.requestPriceIncrease(productID: "com.lumenquest.pro.yearly")

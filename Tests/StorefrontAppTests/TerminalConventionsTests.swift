@@ -2,9 +2,10 @@ import Foundation
 import Testing
 import TerminalUI
 @testable import StorefrontApp
+import StorefrontTestSupport
 
 /// What people expect of a terminal program, on the real binary in tmux (see `TmuxSession`).
-@Suite(.enabled(if: TmuxSession.enabled, "needs tmux and `swift build` (set CI to fail instead of skipping)"))
+@Suite(.tags(.tmux), .notInFastLoop, .enabled(if: TmuxSession.enabled, "needs tmux and `swift build` (set CI to fail instead of skipping)"))
 struct TerminalConventionsTests {
     /// Under `TERM=xterm`, tmux sends `Esc [ 4 ~` for End, which xterm's terminfo does not list:
     /// it was replayed as Esc (closing help), `[`, `4` (the QA panel), `~`.
@@ -76,7 +77,7 @@ struct TerminalConventionsTests {
 /// Mouse reports as a terminal sends them, typed into the pane raw, through ncurses and the
 /// decoder to the app: SGR (`Esc [ < button ; column ; row M`) when the app asked for it, as
 /// under xterm's terminfo, else the X10 encoding (`Esc [ M` and three bytes), as under tmux's.
-@Suite(.enabled(if: TmuxSession.enabled, "needs tmux and `swift build` (set CI to fail instead of skipping)"))
+@Suite(.tags(.tmux), .notInFastLoop, .enabled(if: TmuxSession.enabled, "needs tmux and `swift build` (set CI to fail instead of skipping)"))
 struct MouseEndToEndTests {
     static func sgr(_ button: Int, x: Int, y: Int) -> String { "\u{1B}[<\(button);\(x + 1);\(y + 1)M" }
     static func x10(_ button: Int, x: Int, y: Int) -> String {

@@ -1,14 +1,13 @@
 import Foundation
 import Testing
+import StorefrontTestSupport
 
 /// The real `storefront` binary running in a tmux pane, driven and read as a person would.
 /// Every session lives on this test process's own tmux server (`-L`), so a user's tmux and its
 /// environment (say `NO_COLOR`) play no part; the session is killed when the value goes away.
 final class TmuxSession {
     static let tmuxPath = ["/usr/bin/tmux", "/usr/local/bin/tmux"].first { FileManager.default.isExecutableFile(atPath: $0) }
-    /// Beside the running test bundle: built by the same command (configuration, sanitizer), not whatever `.build/debug` last held.
-    static let binary = URL(fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0])
-        .deletingLastPathComponent().appendingPathComponent("storefront").path
+    static let binary = Repo.storefrontBinary
     static let socket = "storefront-e2e-\(getpid())"
 
     /// Why the end-to-end tests cannot run here, if they cannot.

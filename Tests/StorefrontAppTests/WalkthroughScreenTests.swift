@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TerminalUI
 @testable import StorefrontApp
+import StorefrontTestSupport
 
 /// Walk mode as the tester sees it: the checklist below the store at 80×24 and beside it at 120×30,
 /// mid-walk with a ✓, a ✗ with why, and a check that does not hold yet.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import TerminalUI
+import StorefrontTestSupport
 
 @Suite struct AsciicastRecorderTests {
     func temporaryPath() -> String {

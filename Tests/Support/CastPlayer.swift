@@ -2,17 +2,16 @@ import Foundation
 import Testing
 import TerminalUI
 
-// Shared with StorefrontAppTests through a symbolic link: both test the recording by playing it.
-
 /// Plays an asciicast's output events on a screen of cells, as a terminal would: the escape codes
 /// the recorder writes (cursor position, clear, SGR, cursor visibility) and text, wide characters taking two cells.
-struct CastPlayer {
-    var width: Int
-    var height: Int
-    var rows: [[String]]
-    var events: [(time: Double, kind: String, data: String)] = []
+/// (TerminalUITests and StorefrontAppTests both test the recording by playing it.)
+public struct CastPlayer {
+    public var width: Int
+    public var height: Int
+    public var rows: [[String]]
+    public var events: [(time: Double, kind: String, data: String)] = []
 
-    init(castFile path: String) throws {
+    public init(castFile path: String) throws {
         let lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n")
         let header = try #require(try JSONSerialization.jsonObject(with: Data(lines[0].utf8)) as? [String: Any])
         #expect(header["version"] as? Int == 2)
@@ -34,7 +33,7 @@ struct CastPlayer {
         }
     }
 
-    var screen: String { rows.map { $0.joined().replacingOccurrences(of: "\u{0}", with: "") }.joined(separator: "\n") }
+    public var screen: String { rows.map { $0.joined().replacingOccurrences(of: "\u{0}", with: "") }.joined(separator: "\n") }
 
     private mutating func play(_ data: String) {
         var (x, y) = (0, 0)

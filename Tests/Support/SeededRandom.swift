@@ -1,5 +1,5 @@
 /// SplitMix64: a small seeded generator, so fuzz runs, key storms and crash tests replay exactly
-/// from the seed they print.
+/// from the seed they print. Only the tests (and their crash worker) use it.
 public struct SeededRandom: RandomNumberGenerator, Sendable {
     public var state: UInt64
 

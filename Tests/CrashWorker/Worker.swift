@@ -2,18 +2,18 @@ import Foundation
 import StoreClient
 import StoreCore
 import StoreEngine
+import StorefrontTestSupport
 
-/// The crash-test worker (`worker --state DIR --seed N [--count N] [--ledger URL]`): an app that buys consumables
-/// and non-consumables through StoreManager (deliver, then finish) and prints one line per
-/// purchase after `purchase` returns: `ok <transactionID> <productID> <quantity>` or `fail <productID> <error>`.
+/// The crash tests' worker: an app that buys consumables and non-consumables through StoreManager
+/// (deliver, then finish) and prints one line per purchase after `purchase` returns: `ok <transactionID> <productID> <quantity>` or `fail <productID> <error>`.
 /// `nonConsumables` is how many of them it picks from: a few make two workers race for the same ones.
 enum Worker {
     static let consumables = ["com.lumenquest.coins.100", "com.lumenquest.gems.500"]
     static let nonConsumables = 5000
 
     /// The bundled catalog plus many non-consumables, so a long run never runs out of things to buy.
-    static func catalog() throws -> Catalog {
-        var catalog = try Repo.bundledCatalog()
+    static func catalog() -> Catalog {
+        var catalog = Repo.testCatalog
         let prices = Dictionary(uniqueKeysWithValues: catalog.storefronts.map { ($0.code, Decimal(string: "0.99")!) })
         catalog = Catalog(app: catalog.app, storefronts: catalog.storefronts,
                           products: catalog.products + (0..<nonConsumables).map {

@@ -1,39 +1,46 @@
+import CLibPQ
 import Foundation
+import StoreEngine
 import Synchronization
-@testable import StoreEngine
 
 /// The PostgreSQL server the tests run the ledger on: the one `STOREFRONT_TEST_POSTGRES` names
 /// (a URL), else a throwaway cluster this test process starts with `.ci/postgres` on a free
 /// loopback port and stops when it exits. Every ledger gets a schema of its own, so tests in
-/// parallel never see each other's. (Shared by the test targets through symlinks.)
-enum PostgresTestServer {
-    struct Unavailable: Error, CustomStringConvertible { var description: String }
+/// parallel never see each other's.
+public enum PostgresTestServer {
+    public struct Unavailable: Error, CustomStringConvertible {
+        public var description: String
+        public init(description: String) { self.description = description }
+    }
 
     /// Whether tests that need the server run: it can be reached, or CI wants a failure that says why.
-    static var enabled: Bool { (try? server.get()) != nil || ProcessInfo.processInfo.environment["CI"] == "true" }
+    /// Never in the fast loop, which starts no server (so `SourceKind.available` leaves PostgreSQL out).
+    public static var enabled: Bool {
+        !TestLoop.isFast && ((try? server.get()) != nil || ProcessInfo.processInfo.environment["CI"] == "true")
+    }
 
     /// `STOREFRONT_TEST_ENGINE=postgresql`: the behavioural suites' stores (`Harness`) keep their ledger on PostgreSQL.
-    static var isDefaultEngine: Bool { ProcessInfo.processInfo.environment["STOREFRONT_TEST_ENGINE"] == "postgresql" }
+    public static var isDefaultEngine: Bool { ProcessInfo.processInfo.environment["STOREFRONT_TEST_ENGINE"] == "postgresql" }
 
     /// The ledger a suite's store opens: under `STOREFRONT_TEST_ENGINE=postgresql` a PostgreSQL one (a
     /// fresh one, or the state directory's own), else nil (SQLite: the directory's, or memory).
-    static func defaultLedger(for directory: String?) throws -> LedgerLocation? {
+    public static func defaultLedger(for directory: String?) throws -> LedgerLocation? {
         guard isDefaultEngine else { return nil }
         return .postgresql(try directory.map(ledger(for:)) ?? freshLedger())
     }
 
     /// The server's URL.
-    static func url() throws -> String { try server.get() }
+    public static func url() throws -> String { try server.get() }
 
     /// A new, empty ledger: a fresh schema in the server's database.
-    static func freshLedger() throws -> PostgresLocation {
+    public static func freshLedger() throws -> PostgresLocation {
         let schema = "t_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
-        try admin { try $0.execute("CREATE SCHEMA \(schema)") }
+        try execute("CREATE SCHEMA \(schema)")
         return PostgresLocation(try url() + "?options=-csearch_path%3D\(schema)")!
     }
 
     /// A ledger per state directory, so a test that reopens a directory reopens its ledger.
-    static func ledger(for directory: String) throws -> PostgresLocation {
+    public static func ledger(for directory: String) throws -> PostgresLocation {
         if let known = ledgers.withLock({ $0[directory] }) { return known }
         let fresh = try freshLedger()
         return ledgers.withLock { known in
@@ -44,14 +51,21 @@ enum PostgresTestServer {
 
     private static let ledgers = Mutex<[String: PostgresLocation]>([:])
 
-    /// Runs `body` on a connection to the server's database (not a ledger), e.g. to drop a backend.
-    static func admin<T>(_ body: (PostgresDatabase) throws -> T) throws -> T {
-        try body(try PostgresDatabase(PostgresLocation(try url())!))
+    /// Runs one statement on the server's database (not a ledger) through libpq itself: StoreEngine's
+    /// connection is internal to it, and this module builds without `@testable` (as `swift build -c release` does).
+    private static func execute(_ statement: String) throws {
+        let connection = PQconnectdb(try url())
+        defer { PQfinish(connection) }
+        let result = PQexec(connection, statement)
+        defer { PQclear(result) }
+        guard PQresultStatus(result) == PGRES_COMMAND_OK else {
+            throw Unavailable(description: "\(statement): " + String(cString: PQerrorMessage(connection)))
+        }
     }
 
     private static let server: Result<String, Unavailable> = {
         if let url = ProcessInfo.processInfo.environment["STOREFRONT_TEST_POSTGRES"], !url.isEmpty { return .success(url) }
-        // A port another test target's server (each target compiles this file) may take first: try again.
+        // A port another test process's server may take first: try again.
         var output = ""
         for _ in 0..<3 {
             let (status, printed) = run([scriptPath, "start", directory, String(freePort())])
@@ -65,7 +79,7 @@ enum PostgresTestServer {
         return .failure(Unavailable(description: "no PostgreSQL server could be started (.ci/postgres start: \(output))"))
     }()
 
-    /// One per test target: the targets share a process, and each has its own copy of this type.
+    /// One per test process.
     private static let directory = NSTemporaryDirectory() + "storefront-test-postgres-\(getpid())-\(UUID().uuidString.prefix(8))"
     private static let scriptPath = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().path + "/.ci/postgres"

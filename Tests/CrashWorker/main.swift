@@ -1,0 +1,26 @@
+import Foundation
+import StoreEngine
+
+// storefront-crash-worker --state DIR --seed N [--count N] [--non-consumables N] [--ledger URL]
+// The app Tests/ReliabilityTests/CrashSafetyTests.swift starts and SIGKILLs; only the tests use it.
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+func option(_ name: String) -> String? {
+    arguments.firstIndex(of: name).flatMap { arguments.index(after: $0) < arguments.endIndex ? arguments[$0 + 1] : nil }
+}
+
+func fail(_ message: String) -> Never {
+    FileHandle.standardError.write(Data("storefront-crash-worker: \(message)\n".utf8))
+    exit(1)
+}
+
+guard let state = option("--state"), let seed = option("--seed").flatMap(UInt64.init) else {
+    fail("usage: storefront-crash-worker --state DIR --seed N [--count N] [--non-consumables N] [--ledger URL]")
+}
+do {
+    try await Worker.run(state: state, ledger: option("--ledger").flatMap { LedgerLocation(url: $0) }, seed: seed,
+                         count: option("--count").flatMap(Int.init) ?? Int.max,
+                         nonConsumables: option("--non-consumables").flatMap(Int.init).map { min(max($0, 1), Worker.nonConsumables) } ?? Worker.nonConsumables)
+} catch {
+    fail("\(error)")
+}

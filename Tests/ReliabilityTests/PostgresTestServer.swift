@@ -1,1 +1,0 @@
-../StoreEngineTests/PostgresTestServer.swift
