@@ -78,6 +78,14 @@ import Testing
         }
     }
 
+    @Test func listeningOnEveryInterfaceIsKnownSoServeCanSaySo() async throws {
+        for (host, every) in [("0.0.0.0", true), ("0", true), ("::", true), ("127.0.0.1", false), ("::1", false)] {
+            let server = try HTTPServer.start(host: host, port: 0) { _ in HTTPResponse(status: 404) }
+            #expect(server.isEveryInterface == every, "\(host)")
+            await server.stop()
+        }
+    }
+
     @Test func logTextEscapesEverythingThatCouldMoveTheCursorOrStartALine() {
         let hostile = "/x\u{1B}[2J\u{1B}]0;owned\u{07}\r\nGET /inApps/v1/transactions/1 → 200\u{9B}31m\u{202E}\u{2028}"
         let escaped = LogText.escaped(hostile)
