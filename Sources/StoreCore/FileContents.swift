@@ -9,9 +9,13 @@ public enum FileContents {
     }
 
     public static let sizeLimit = 64 << 20
+    /// The path that names standard input, and what messages call it.
+    public static let standardInputPath = "-", standardInputName = "standard input"
     static let sizeLimitWords = "64 MB"
 
+    /// `-` is standard input, as for every command-line tool.
     public static func read(_ path: String) throws(Problem) -> Data {
+        if path == standardInputPath { return try readStandardInput() }
         var info = stat()
         guard stat(path, &info) == 0 else {
             throw Problem(description: errno == ENOENT || errno == ENOTDIR ? "no such file" : "cannot read the file (\(String(cString: strerror(errno))))")

@@ -14,7 +14,16 @@ struct CatalogMutator {
             + files.map { ($0, FileManager.default.contents(atPath: fixtures.appendingPathComponent($0).path)!) }
     }()
 
-    static let kinds = ["byte flip", "truncation", "wrong type", "huge number", "deep nesting", "invalid UTF-8", "removed field"]
+    static let kinds = ["byte flip", "truncation", "wrong type", "huge number", "deep nesting", "invalid UTF-8", "removed field",
+                        "hostile string", "hostile price"]
+
+    /// Strings a careless reader of numbers, dates, periods or names mishandles; prices are strings too.
+    static let hostileStrings = [
+        "99999999999999999999", "123456789012345678901.99", "18446744073709551616", "9223372036854775807", "-9223372036854775808",
+        "1234567890123", "0.1234567", "999999999999.999999", "0000000000000000000000001", String(repeating: "9", count: 400),
+        "1e999", "-1", "+1", ".5", "5.", "1.2.3", "0x10", "NaN", "", " ", "\u{0}", "\u{1B}[2J", "P9999999999999999999Y", "P0D",
+        "99999-12-31", "2027-02-30", String(repeating: "é", count: 5000), "٣٫٩٩", "４.９９",
+    ]
 
     mutating func mutate(_ data: Data, kind: String) -> Data {
         var bytes = [UInt8](data)
@@ -34,6 +43,14 @@ struct CatalogMutator {
             default: nil
             }
             bytes = Array(replaceRandomNode(json, with: replacement).serialized().utf8)
+        case "hostile string", "hostile price":
+            guard let json = try? JSONParser.parse(data) else { return data }
+            // A price field half the time when one is asked for: they are a small share of a catalog's strings.
+            let all = Self.stringPaths(in: json)
+            let prices = all.filter { $0.contains { if case .key(let key) = $0 { key.lowercased().contains("price") } else { false } } }
+            guard let path = (kind == "hostile price" && !prices.isEmpty ? prices : all).randomElement(using: &random) else { return data }
+            let text = Self.hostileStrings.randomElement(using: &random)!
+            bytes = Array(Self.replacing(json, at: path[...], with: .string(text)).serialized().utf8)
         case "deep nesting":
             let depth = [50, 127, 128, 129, 1000, 100_000].randomElement(using: &random)!
             let open = Array(repeating: UInt8(ascii: Bool.random(using: &random) ? "[" : "{"), count: depth)
@@ -46,6 +63,32 @@ struct CatalogMutator {
             bytes.insert(contentsOf: invalid.randomElement(using: &random)!, at: min(at, bytes.count))
         }
         return Data(bytes)
+    }
+
+    enum Step { case key(String), index(Int) }
+
+    /// The path of every string in the document.
+    static func stringPaths(in value: JSONValue, under path: [Step] = []) -> [[Step]] {
+        switch value {
+        case .string: [path]
+        case .object(let members): members.flatMap { stringPaths(in: $0.value, under: path + [.key($0.key)]) }
+        case .array(let elements): elements.enumerated().flatMap { stringPaths(in: $1, under: path + [.index($0)]) }
+        default: []
+        }
+    }
+
+    static func replacing(_ value: JSONValue, at path: ArraySlice<Step>, with replacement: JSONValue) -> JSONValue {
+        guard let step = path.first else { return replacement }
+        switch (value, step) {
+        case (.object(var members), .key(let key)):
+            if let i = members.firstIndex(where: { $0.key == key }) { members[i].value = replacing(members[i].value, at: path.dropFirst(), with: replacement) }
+            return .object(members)
+        case (.array(var elements), .index(let i)):
+            elements[i] = replacing(elements[i], at: path.dropFirst(), with: replacement)
+            return .array(elements)
+        default:
+            return value
+        }
     }
 
     /// Replaces (or, for nil, removes) one node chosen at random, walking down from the root.

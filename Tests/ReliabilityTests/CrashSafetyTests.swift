@@ -116,13 +116,13 @@ struct CrashSafetyTests {
             Bool.random(using: &random) ? "buy com.lumenquest.coins.100" : "buy com.lumenquest.gems.500 quantity \(Int.random(in: 1...5, using: &random))"
         }).joined(separator: "\n").write(toFile: scenario, atomically: true, encoding: .utf8)
         let kills = longTests ? 30 : 8
-        var purchased = 0
+        var printed: [(id: Int64, product: String, quantity: Int)] = []
         for _ in 0..<kills {
             let run = try startStorefront(["run", scenario, "--state", state])
             // A seeded number of purchases (0: during start-up), plus a seeded delay.
             let purchases = Int.random(in: 0...4, using: &random)
             for _ in 0..<3000 {
-                guard purchases > 0, run.process.isRunning, run.output().components(separatedBy: "→ purchased").count - 1 < purchases else { break }
+                guard purchases > 0, run.process.isRunning, Self.reportedPurchases(run.output()).count < purchases else { break }
                 try await Task.sleep(for: .milliseconds(20))
             }
             try await Task.sleep(for: .milliseconds(Int.random(in: 0...300, using: &random)))
@@ -130,15 +130,28 @@ struct CrashSafetyTests {
             kill(run.process.processIdentifier, SIGKILL)
             run.process.waitUntilExit()
             // Line-buffered output: every purchase storefront reported is a whole line.
-            purchased += run.output().components(separatedBy: "→ purchased").count - 1
+            printed += Self.reportedPurchases(run.output())
         }
-        print("[storefront crash safety] \(kills) kills, \(purchased) purchases reported")
-        #expect(purchased > 0, "no run got as far as a purchase: raise the kill delays")
+        print("[storefront crash safety] \(kills) kills, \(printed.count) purchases reported")
+        #expect(!printed.isEmpty, "no run got as far as a purchase: raise the kill delays")
         let store = try LocalAppStore(catalog: Repo.testCatalog, stateDirectory: state)
         let completed = await store.ledgerEntries().filter { $0.status == .completed }.count
         await store.shutdown()
-        #expect(completed >= purchased, "storefront reported \(purchased) purchases, the ledger holds \(completed)")
-        try await checkAfterCleanLaunch(state, printed: [])
+        #expect(completed >= printed.count, "storefront reported \(printed.count) purchases, the ledger holds \(completed)")
+        // Each reported purchase by its ID, product and quantity: a count alone misses one lost and another doubled.
+        try await checkAfterCleanLaunch(state, printed: printed)
+    }
+
+    /// `✓ 2   buy com.lumenquest.gems.500 quantity 3  → purchased (transaction 2000000042)`, one a line.
+    static func reportedPurchases(_ output: String) -> [(id: Int64, product: String, quantity: Int)] {
+        output.split(separator: "\n").compactMap { line in
+            guard let arrow = line.range(of: "  → purchased (transaction "), line.hasSuffix(")"),
+                  let id = Int64(line[arrow.upperBound...].dropLast()) else { return nil }
+            let words = line[..<arrow.lowerBound].split(separator: " ")
+            guard let buy = words.firstIndex(of: "buy"), buy + 1 < words.count else { return nil }
+            let quantity = words.firstIndex(of: "quantity").flatMap { $0 + 1 < words.count ? Int(words[$0 + 1]) : nil } ?? 1
+            return (id, String(words[buy + 1]), quantity)
+        }
     }
 
     @Test("Two processes purchasing on one ledger: unique IDs, counts add up, nothing lost, no non-consumable sold twice")

@@ -64,6 +64,52 @@ struct HostileInputTests {
         #expect(run.status == 2 && run.output == message + "\n", "exit \(run.status): \(run.output.prefix(300))")
     }
 
+    /// `arithmetic overflow` in the price reader killed catalog, run and serve with SIGILL (exit 132).
+    @Test("A price of 20 digits in catalog.json or a .storekit file is exit 2 naming the file, the field and the limit")
+    func hugePrices() throws {
+        let directory = temporaryDirectory("prices")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let catalog = try String(contentsOfFile: Self.catalog, encoding: .utf8)
+            .replacingOccurrences(of: #""USA": "0.99""#, with: #""USA": "99999999999999999999""#)
+        try catalog.write(toFile: directory + "/big.json", atomically: true, encoding: .utf8)
+        let storekit = #"{"identifier": "X", "products": [{"displayPrice": "123456789012345678901.99", "familyShareable": false, "internalID": "1", "#
+            + #""localizations": [{"description": "d", "displayName": "n", "locale": "en_US"}], "productID": "p", "referenceName": "p", "type": "Consumable"}], "#
+            + #""settings": {}, "subscriptionGroups": [], "version": {"major": 4, "minor": 0}}"#
+        try storekit.write(toFile: directory + "/Big.storekit", atomically: true, encoding: .utf8)
+        for (file, field) in [("big.json", "prices.USA"), ("Big.storekit", "displayPrice")] {
+            let run = try storefront(["catalog", directory + "/" + file], deadline: .seconds(60))
+            #expect(run.status == 2 && run.output.contains(file + ": ") && run.output.contains(field) && run.output.contains("1–12 digits"),
+                    "\(file): exit \(run.status): \(run.output.prefix(300))")
+        }
+    }
+
+    /// `wait 9223372036854775807s` overflowed before the 10-minute limit was checked (exit 132).
+    @Test("A wait or an advance past its limit is exit 2 with file:line and the limit", arguments: [
+        ("wait 9223372036854775807s", "longer than 10m"), ("wait 99999999999999999999ms", "longer than 10m"),
+        ("advance P5000Y", "9999-12-31"),
+    ])
+    func hugeScenarioNumbers(_ line: String, limit: String) throws {
+        let directory = temporaryDirectory("waits")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try "catalog \(Self.catalog)\n\(line)\n".write(toFile: directory + "/long.scenario", atomically: true, encoding: .utf8)
+        let run = try storefront(["run", directory + "/long.scenario"], deadline: .seconds(60))
+        #expect(run.status == 2 && run.output.contains("long.scenario:2: ") && run.output.contains(limit), "exit \(run.status): \(run.output.prefix(300))")
+    }
+
+    /// `-` was "no such file".
+    @Test("catalog - and run - read standard input")
+    func dashIsStandardInput() throws {
+        let catalog = try storefront(["catalog", "-"], stdin: Self.catalog, deadline: .seconds(60))
+        #expect(catalog.status == 0 && catalog.output.contains("com.lumenquest.coins.100"), "exit \(catalog.status): \(catalog.output.prefix(300))")
+        let directory = temporaryDirectory("stdin")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try "catalog \(Self.catalog)\nbuy com.lumenquest.coins.100\nexpect result purchased\n".write(toFile: directory + "/s", atomically: true, encoding: .utf8)
+        let run = try storefront(["run", "-", "--state", directory + "/state"], stdin: directory + "/s", deadline: .seconds(60))
+        #expect(run.status == 0 && run.output.contains("passed"), "exit \(run.status): \(run.output.prefix(400))")
+        let broken = try storefront(["run", "-"], stdin: Self.catalog, deadline: .seconds(60))
+        #expect(broken.status == 2 && broken.output.contains("standard input:1: "), "exit \(broken.status): \(broken.output.prefix(300))")
+    }
+
     /// It spun at 100% CPU writing escape sequences into /dev/null.
     @Test("The storefront without a terminal on standard input exits 2 with a message")
     func noTerminal() throws {

@@ -32,7 +32,7 @@ struct CatalogSpeedTests {
         let loaded = try CatalogLoader.load(data: Data(catalog([#"{"USA": "0.99", "DEU": "1.09"}"#, #"{"USA": "0.99", "DEU": "1.09"}"#]).utf8), file: "c.json")
         #expect(loaded.products.map(\.prices) == [["USA": Decimal(string: "0.99")!, "DEU": Decimal(string: "1.09")!]] + [["USA": Decimal(string: "0.99")!, "DEU": Decimal(string: "1.09")!]])
         let bad = catalog([#"{"USA": "0.99"}"#, #"{"USA": "0.99", "DEU": "x"}"#])
-        #expect(throws: CatalogError(file: "c.json", location: .field("products[1].prices.DEU"), message: #""x" is not a decimal price (write it like "4.99")"#)) {
+        #expect(throws: CatalogError(file: "c.json", location: .field("products[1].prices.DEU"), message: #""x" is not a decimal price: write 1–12 digits, optionally a point and 1–6 digits, like "4.99""#)) {
             try CatalogLoader.load(data: Data(bad.utf8), file: "c.json")
         }
     }

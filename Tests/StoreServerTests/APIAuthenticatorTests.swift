@@ -97,6 +97,20 @@ import Testing
         #expect(reason(try Self.token(claims: ["iat": nil, "exp": issued + 7200])) == .lifetimeTooLong)
     }
 
+    /// Signed claims are still the client's numbers: times far beyond any clock are refused, and the
+    /// reason (logged) is written without trapping on a conversion to Int.
+    @Test(arguments: [9.3e18, -9.3e18, 1e300, -1e300, Double(Int64.max), Double(Int64.min), 4e15])
+    func extremeTimesAreRefusedWithoutTrapping(time: Double) throws {
+        let issued = Self.now.timeIntervalSince1970
+        for claims: [String: Any?] in [["iat": time], ["exp": time], ["iat": time, "exp": time], ["iat": nil, "exp": time]] {
+            let failure = authenticator.check(Self.request("Bearer " + (try Self.token(claims: claims))), now: Self.now)
+            #expect(failure != nil, "\(claims) let in")
+            #expect(failure.map { !$0.description.isEmpty } ?? false)
+        }
+        #expect(reason(try Self.token(claims: ["iat": issued, "exp": time])) == (time > issued ? .lifetimeTooLong : .expired))
+        #expect(reason(try Self.token(claims: ["iat": time, "exp": issued + 300])) == (time > issued ? .notYetValid : .lifetimeTooLong))
+    }
+
     @Test func theResponseRevealsNothingOfTheReason() throws {
         let failure = try #require(authenticator.check(Self.request("Bearer " + (try Self.token(claims: ["bid": "com.other.app"]))), now: Self.now))
         #expect(failure.description.contains("com.other.app"))

@@ -4,7 +4,7 @@ import Foundation
 /// told apart by the keys present (never by extension or version number).
 public enum CatalogLoader {
     public static func load(path: String) throws -> Catalog {
-        try load(data: read(path), file: (path as NSString).lastPathComponent)
+        try load(data: read(path), file: path == FileContents.standardInputPath ? FileContents.standardInputName : (path as NSString).lastPathComponent)
     }
 
     private static func read(_ path: String) throws(CatalogError) -> Data {

@@ -140,12 +140,15 @@ struct JSONField {
             throw error("expected a price as a decimal string, found \(value.kindName)")
         }
         guard let d = Self.price(text) else {
-            throw error("\"\(text)\" is not a decimal price (write it like \"4.99\")")
+            throw error("\"\(text.prefix(40))\" is not a decimal price: write 1–\(Self.priceDigits.whole) digits, "
+                        + "optionally a point and 1–\(Self.priceDigits.fraction) digits, like \"4.99\"")
         }
         return d
     }
 
     private static let posix = Locale(identifier: "en_US_POSIX")
+    /// The most digits a price may have before and after its point (18 in all fit a `UInt64`).
+    static let priceDigits = (whole: 12, fraction: 6)
 
     /// A price's text as a `Decimal`; nil unless it is 1–12 digits, optionally a point and 1–6
     /// digits. By hand: a regular expression, then Foundation's locale-aware parsing, per price
@@ -159,10 +162,12 @@ struct JSONField {
                 continue
             }
             guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) else { return nil }
-            significand = significand * 10 + UInt64(byte - UInt8(ascii: "0"))
             if seenPoint { fraction += 1 } else { whole += 1 }
+            // Counted before the digit is added, so the significand never overflows.
+            guard whole <= priceDigits.whole, fraction <= priceDigits.fraction else { return nil }
+            significand = significand * 10 + UInt64(byte - UInt8(ascii: "0"))
         }
-        guard (1...12).contains(whole), seenPoint ? (1...6).contains(fraction) : true else { return nil }
+        guard whole >= 1, seenPoint ? fraction >= 1 : true else { return nil }
         // Zero keeps its exponent in `Decimal(string:)` ("0.00" is 0e-2): rare enough to ask Foundation.
         guard significand > 0 else { return Decimal(string: text, locale: posix) }
         var exponent = -fraction

@@ -31,9 +31,21 @@ public struct TestSettings: Hashable, Sendable {
     public static func notificationURLProblem(_ text: String) -> String? {
         guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme),
               let host = url.host, !host.isEmpty else {
-            return "\"\(text)\" is not an http or https URL (for example http://127.0.0.1:8080/notifications)"
+            return "\"\(redacted(text))\" is not an http or https URL (for example http://127.0.0.1:8080/notifications)"
+        }
+        if let port = url.port, !(1...65535).contains(port) {
+            return "\"\(redacted(text))\": port \(port) is out of range (1–65535)"
         }
         return nil
+    }
+
+    /// The URL as it may be shown: a password in it (`http://user:secret@host/`) as `***`, since
+    /// banners, screens and logs are read over shoulders and pasted into tickets.
+    public static func redacted(_ text: String) -> String {
+        guard let start = text.range(of: "://")?.upperBound else { return text }
+        let authority = text[start...].prefix { !"/?#".contains($0) }
+        guard let at = authority.lastIndex(of: "@"), let colon = authority[..<at].firstIndex(of: ":") else { return text }
+        return String(text[..<text.index(after: colon)]) + "***" + String(text[at...])
     }
 }
 

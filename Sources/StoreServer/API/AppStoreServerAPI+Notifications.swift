@@ -52,7 +52,7 @@ extension AppStoreServerAPI {
     }
 
     static func milliseconds(_ value: JSONValue) -> Date? {
-        guard case .number(let text) = value, let ms = Int64(text), ms >= 0 else { return nil }
-        return Date(timeIntervalSince1970: Double(ms) / 1000)
+        guard case .number(let text) = value else { return nil }
+        return HistoryQuery.date(milliseconds: text)
     }
 }

@@ -68,7 +68,17 @@ struct HistoryQuery {
 
     static func date(_ text: String?, else error: APIError) throws(APIError) -> Date? {
         guard let text else { return nil }
-        guard let milliseconds = Int64(text), milliseconds >= 0 else { throw error }
+        guard let date = date(milliseconds: text) else { throw error }
+        return date
+    }
+
+    /// The latest timestamp a client may send, 9999-12-31T23:59:59.999Z: later ones are not dates
+    /// any store keeps, and converting them back to milliseconds (the ledger does) would overflow.
+    static let latestMilliseconds: Int64 = 253_402_300_799_999
+
+    /// A client's timestamp in milliseconds since 1970, from 0 to `latestMilliseconds`; nil otherwise.
+    static func date(milliseconds text: String) -> Date? {
+        guard let milliseconds = Int64(text), (0...latestMilliseconds).contains(milliseconds) else { return nil }
         return Date(timeIntervalSince1970: Double(milliseconds) / 1000)
     }
 

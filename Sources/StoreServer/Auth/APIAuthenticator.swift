@@ -130,14 +130,19 @@ public struct APIAuthenticator: Sendable {
     private func checkTimes(issued: Double?, expires: Double?, now: Double) -> AuthFailure? {
         guard let expires else { return AuthFailure(reason: .malformedToken, detail: "no exp claim") }
         guard expires + clockSkew > now else {
-            return AuthFailure(reason: .expired, detail: "expired \(Int(now - expires)) s ago")
+            return AuthFailure(reason: .expired, detail: "expired \(Self.seconds(now - expires)) s ago")
         }
         if let issued, issued - clockSkew > now {
-            return AuthFailure(reason: .notYetValid, detail: "iat is \(Int(issued - now)) s in the future")
+            return AuthFailure(reason: .notYetValid, detail: "iat is \(Self.seconds(issued - now)) s in the future")
         }
         guard expires - (issued ?? now) <= Self.maximumLifetime + (issued == nil ? clockSkew : 0) else {
             return AuthFailure(reason: .lifetimeTooLong, detail: "exp is more than 60 minutes after \(issued == nil ? "now" : "iat")")
         }
         return nil
+    }
+
+    /// Whole seconds for the log; the claims are the client's numbers, so any Double must print (never trap in `Int(_:)`).
+    static func seconds(_ value: Double) -> String {
+        abs(value) < 1e15 ? String(Int(value)) : String(format: "%.3g", value)
     }
 }

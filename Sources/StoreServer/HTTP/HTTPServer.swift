@@ -20,11 +20,18 @@ public final class HTTPServer: Sendable {
         public var maximumBodyBytes = 1 << 20
         /// MHD's per-connection memory: the request line and headers must fit (else MHD answers 431).
         public var maximumHeaderBytes = 32 << 10
-        /// Connections beyond these are closed on accept. On loopback every client is one IP.
+        /// A query of more arguments gets 400 (each takes room in MHD's per-connection memory, and
+        /// running out of it closed the connection unanswered); Apple's endpoints take a few.
+        public var maximumQueryArguments = 100
+        /// Connections beyond these are answered 429 (Apple's errorCode 4290000) once their headers are
+        /// in; beyond twice these, closed on accept. On loopback every client is one IP.
         public var maximumConnections = 64
         public var maximumConnectionsPerIP = 32
         /// Seconds a connection may stay silent (before or between requests) before MHD drops it.
         public var connectionTimeout = 15
+        /// Seconds a request may take to arrive whole (request line, headers, body), however steadily
+        /// it trickles in; then the connection is closed. Also how long a kept-alive connection idles.
+        public var requestTimeout: Double = 10
         /// Seconds the handler may take before the client gets 500 (the handler is cancelled);
         /// under Apple's client's own 30 s, so it sees the 500 rather than a timeout of its own.
         public var handlerTimeout: Double = 20
@@ -34,10 +41,11 @@ public final class HTTPServer: Sendable {
 
         /// What is wrong with these limits, if anything: every one must be positive.
         var problem: String? {
-            let named = [("maximumBodyBytes", maximumBodyBytes), ("maximumHeaderBytes", maximumHeaderBytes),
+            let named = [("maximumBodyBytes", maximumBodyBytes), ("maximumHeaderBytes", maximumHeaderBytes), ("maximumQueryArguments", maximumQueryArguments),
                          ("maximumConnections", maximumConnections), ("maximumConnectionsPerIP", maximumConnectionsPerIP),
                          ("connectionTimeout", connectionTimeout)]
             if let (name, value) = named.first(where: { $0.1 <= 0 || $0.1 > Int(UInt32.max) }) { return "\(name) must be positive, not \(value)" }
+            if !(requestTimeout > 0) { return "requestTimeout must be positive, not \(requestTimeout)" }
             return handlerTimeout > 0 ? nil : "handlerTimeout must be positive, not \(handlerTimeout)"
         }
     }
@@ -51,6 +59,8 @@ public final class HTTPServer: Sendable {
     public let host: String
     /// The port it listens on (the one the system chose when started with port 0).
     public let port: UInt16
+    /// Whether it listens on every interface (`--host 0.0.0.0`, `::`): then anyone on the network can connect.
+    public let isEveryInterface: Bool
     /// `http://127.0.0.1:8080`, `http://[::1]:8080`: what a client's base URL is.
     public var baseURL: String { "http://" + ListenSocket.endpoint(host, port) }
     private let core: ServerCore
@@ -65,9 +75,10 @@ public final class HTTPServer: Sendable {
     /// pointer is taken out of `state` exactly once, by whoever stops the server.
     private struct Daemon: @unchecked Sendable { let pointer: OpaquePointer }
 
-    private init(host: String, port: UInt16, core: ServerCore, daemon: Daemon) {
+    private init(host: String, socket: ListenSocket, core: ServerCore, daemon: Daemon) {
         self.host = host
-        self.port = port
+        self.port = socket.port
+        self.isEveryInterface = socket.isEveryInterface
         self.core = core
         state = Mutex(.running(daemon))
     }
@@ -79,14 +90,16 @@ public final class HTTPServer: Sendable {
         let socket = try ListenSocket.open(host: host, port: port)
         let core = ServerCore(handler: handler, limits: limits)
         let context = Unmanaged.passRetained(core)  // released once the daemon has stopped
+        let hardLimits = ConnectionGuard.hardLimits(limits)
         let options: [MHD_OptionItem] = [
             .init(option: MHD_OPTION.LISTEN_SOCKET, value: Int(socket.descriptor), ptr_value: nil),
             .init(option: MHD_OPTION.CONNECTION_MEMORY_LIMIT, value: limits.maximumHeaderBytes, ptr_value: nil),
-            .init(option: MHD_OPTION.CONNECTION_LIMIT, value: limits.maximumConnections, ptr_value: nil),
-            .init(option: MHD_OPTION.PER_IP_CONNECTION_LIMIT, value: limits.maximumConnectionsPerIP, ptr_value: nil),
+            .init(option: MHD_OPTION.CONNECTION_LIMIT, value: hardLimits.total, ptr_value: nil),
+            .init(option: MHD_OPTION.PER_IP_CONNECTION_LIMIT, value: hardLimits.perIP, ptr_value: nil),
             .init(option: MHD_OPTION.CONNECTION_TIMEOUT, value: limits.connectionTimeout, ptr_value: nil),
-            .init(option: MHD_OPTION.URI_LOG_CALLBACK, value: unsafeBitCast(requestBegan, to: Int.self), ptr_value: nil),
-            .init(option: MHD_OPTION.NOTIFY_COMPLETED, value: unsafeBitCast(requestEnded, to: Int.self), ptr_value: nil),
+            .init(option: MHD_OPTION.URI_LOG_CALLBACK, value: unsafeBitCast(requestBegan, to: Int.self), ptr_value: context.toOpaque()),
+            .init(option: MHD_OPTION.NOTIFY_COMPLETED, value: unsafeBitCast(requestEnded, to: Int.self), ptr_value: context.toOpaque()),
+            .init(option: MHD_OPTION.NOTIFY_CONNECTION, value: unsafeBitCast(connectionChanged, to: Int.self), ptr_value: context.toOpaque()),
             .init(option: MHD_OPTION.END, value: 0, ptr_value: nil),
         ]
         // Poll, not select: select cannot watch descriptors above 1023.
@@ -100,10 +113,11 @@ public final class HTTPServer: Sendable {
         guard let daemon else {
             // Not closed here: MHD closes a listening socket it was given on most of its failure
             // paths, and closing a descriptor twice could close another thread's file.
+            core.connections.stop()
             context.release()
             throw StartError("cannot start the HTTP server on \(ListenSocket.endpoint(host, socket.port)) (libmicrohttpd refused the options)")
         }
-        return HTTPServer(host: host, port: socket.port, core: core, daemon: Daemon(pointer: daemon))
+        return HTTPServer(host: host, socket: socket, core: core, daemon: Daemon(pointer: daemon))
     }
 
     /// Stops waiting for handlers still running, closes every connection (a request in flight gets
@@ -138,6 +152,7 @@ public final class HTTPServer: Sendable {
     private static func shutDownNow(_ daemon: Daemon, _ core: ServerCore) {
         core.stopWaiting()  // so no connection thread is left blocked for MHD to join
         MHD_stop_daemon(daemon.pointer)
+        core.connections.stop()
         Unmanaged.passUnretained(core).release()  // the reference `start` retained for MHD
     }
 }
@@ -146,14 +161,37 @@ public final class HTTPServer: Sendable {
 
 /// MHD's `uri_log_callback`: called once per request with the raw request target, before MHD
 /// percent-decodes the path; what it returns is the request's `con_cls`, released in `requestEnded`.
-private let requestBegan: @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?, OpaquePointer?) -> UnsafeMutableRawPointer? = { _, uri, _ in
-    Unmanaged.passRetained(RequestState(target: uri.map { String(cString: $0) } ?? "/")).toOpaque()
+/// A query of too many arguments is emptied here, in MHD's buffer, which MHD parses the arguments
+/// from after this call: so they take no memory, and the request gets its 400.
+private let requestBegan: @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?, OpaquePointer?) -> UnsafeMutableRawPointer? = { cls, uri, _ in
+    let state = RequestState(target: uri.map { String(cString: $0) } ?? "/")
+    if let cls, let uri, let question = strchr(uri, Int32(UInt8(ascii: "?"))) {
+        let limit = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue().limits.maximumQueryArguments
+        var arguments = 1, next = question + 1
+        while next.pointee != 0 && arguments <= limit {
+            if next.pointee == CChar(UInt8(ascii: "&")) { arguments += 1 }
+            next += 1
+        }
+        if arguments > limit {
+            question[1] = 0
+            state.hasTooManyArguments = true
+        }
+    }
+    return Unmanaged.passRetained(state).toOpaque()
 }
 
-private let requestEnded: MHD_RequestCompletedCallback = { _, _, context, _ in
+private let requestEnded: MHD_RequestCompletedCallback = { cls, connection, context, _ in
+    if let cls, let connection { Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue().connections.answered(connection) }
     guard let context, let state = context.pointee else { return }
     Unmanaged<RequestState>.fromOpaque(state).release()
     context.pointee = nil
+}
+
+private let connectionChanged: MHD_NotifyConnectionCallback = { cls, connection, _, code in
+    guard let cls, let connection else { return }
+    let connections = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue().connections
+    // 0 is MHD_CONNECTION_NOTIFY_STARTED, whose name does not import; the other code is CLOSED.
+    if code.rawValue == 0 { connections.opened(connection) } else { connections.closed(connection) }
 }
 
 private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, _, method, _, upload, uploadSize, context in
@@ -168,6 +206,7 @@ private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, _, met
 private final class RequestState {
     let target: String
     var headersSeen = false
+    var hasTooManyArguments = false
     var body = Data()
     init(target: String) { self.target = target }
 }
@@ -176,11 +215,13 @@ private final class RequestState {
 private final class ServerCore: Sendable {
     let handler: HTTPHandler
     let limits: HTTPServer.Limits
+    let connections: ConnectionGuard
     private let waiting = Mutex<(stopping: Bool, executors: [ObjectIdentifier: ConnectionExecutor])>((false, [:]))
 
     init(handler: @escaping HTTPHandler, limits: HTTPServer.Limits) {
         self.handler = handler
         self.limits = limits
+        connections = ConnectionGuard(limits: limits)
     }
 
     /// MHD calls the access handler once with the headers, once per piece of body, then once more.
@@ -188,6 +229,8 @@ private final class ServerCore: Sendable {
                  upload: UnsafePointer<CChar>?, uploadSize: UnsafeMutablePointer<Int>) -> MHD_Result {
         if !state.headersSeen {
             state.headersSeen = true
+            if connections.isOverLimit(connection) { return queue(Self.tooManyConnections, on: connection) }
+            if state.hasTooManyArguments { return queue(Self.tooManyArguments(limits), on: connection) }
             // Refused before the body is read; MHD then closes the connection rather than read it.
             if let declared = lookup(connection, "Content-Length"), UInt64(declared).map({ $0 > UInt64(limits.maximumBodyBytes) }) ?? false {
                 return queue(Self.tooLarge(limits), on: connection)
@@ -202,6 +245,7 @@ private final class ServerCore: Sendable {
             upload.withMemoryRebound(to: UInt8.self, capacity: count) { state.body.append($0, count: count) }
             return .YES
         }
+        connections.received(connection)
         let request = HTTPRequest(method: method, path: String(state.target.prefix { $0 != "?" }),
                                   query: values(connection, MHD_ValueKind.GET_ARGUMENT_KIND),
                                   headers: headers(connection), body: state.body)
@@ -236,6 +280,11 @@ private final class ServerCore: Sendable {
     // App Store Server API-style error bodies (Apple's client parses errors only as JSON).
     static func tooLarge(_ limits: HTTPServer.Limits) -> HTTPResponse {
         .json(413, #"{"errorCode":4000000,"errorMessage":"The request body is larger than \#(limits.maximumBodyBytes) bytes."}"#)
+    }
+    static let tooManyConnections = HTTPResponse(status: 429, headers: ["content-type": "application/json", "connection": "close"],
+                                                 body: Data(#"{"errorCode":4290000,"errorMessage":"Rate limit exceeded."}"#.utf8))
+    static func tooManyArguments(_ limits: HTTPServer.Limits) -> HTTPResponse {
+        .json(400, #"{"errorCode":4000000,"errorMessage":"The request has more than \#(limits.maximumQueryArguments) query arguments."}"#)
     }
     static let timedOut = HTTPResponse.json(500, #"{"errorCode":5000001,"errorMessage":"The server took too long to answer. Try again."}"#)
     static let stopping = HTTPResponse.json(503, #"{"errorCode":5000001,"errorMessage":"The server is stopping. Try again."}"#)

@@ -6,6 +6,8 @@ struct ListenSocket {
     let descriptor: Int32
     let port: UInt16
     let isIPv6: Bool
+    /// Bound to the unspecified address (`0.0.0.0`, `::`, `0`): every interface of the machine.
+    let isEveryInterface: Bool
 
     /// Binds `host` (an IPv4 or IPv6 address, or `localhost`: 127.0.0.1) and listens.
     static func open(host: String, port: UInt16) throws(HTTPServer.StartError) -> ListenSocket {
@@ -31,7 +33,7 @@ struct ListenSocket {
         _ = withUnsafeMutablePointer(to: &actual) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &actualLength) }
         }
-        return ListenSocket(descriptor: fd, port: Self.port(of: actual), isIPv6: family == AF_INET6)
+        return ListenSocket(descriptor: fd, port: Self.port(of: actual), isIPv6: family == AF_INET6, isEveryInterface: Self.isUnspecified(actual))
     }
 
     static func endpoint(_ host: String, _ port: UInt16) -> String {
@@ -68,6 +70,18 @@ struct ListenSocket {
             target.copyMemory(from: UnsafeRawBufferPointer(start: address, count: Int(list.pointee.ai_addrlen)))
         }
         return storage
+    }
+
+    private static func isUnspecified(_ address: sockaddr_storage) -> Bool {
+        let isIPv6 = address.ss_family == AF_INET6
+        return withUnsafeBytes(of: address) { bytes in
+            if isIPv6 {
+                let offset = MemoryLayout<sockaddr_in6>.offset(of: \.sin6_addr)!
+                return bytes[offset..<offset + 16].allSatisfy { $0 == 0 }
+            }
+            let offset = MemoryLayout<sockaddr_in>.offset(of: \.sin_addr)!
+            return bytes[offset..<offset + 4].allSatisfy { $0 == 0 }
+        }
     }
 
     private static func port(of address: sockaddr_storage) -> UInt16 {

@@ -21,8 +21,9 @@ public actor NotificationDispatcher {
         configuration.timeoutIntervalForRequest = timeout
         configuration.timeoutIntervalForResource = timeout
         configuration.httpMaximumConnectionsPerHost = 4
-        return URLSession(configuration: configuration)
+        return URLSession(configuration: configuration, delegate: post, delegateQueue: nil)
     }()
+    private let post = NotificationPost()
     private var loop: Task<Void, Never>?
 
     public static let defaultTimeout: TimeInterval = 15
@@ -77,20 +78,19 @@ public actor NotificationDispatcher {
 
     /// POSTs one notification; the result is Apple's `sendAttemptResult`.
     func send(_ signedPayload: String, to address: String) async -> String {
-        guard let url = URL(string: address) else { return SendAttempt.other }
+        guard let url = Self.url(address) else { return SendAttempt.other }
         var request = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: timeout)
         request.httpMethod = "POST"
         request.setValue("application/json", forHTTPHeaderField: "Content-Type")
         request.httpBody = Data(#"{"signedPayload":"\#(signedPayload)"}"#.utf8)
-        do {
-            let (_, response) = try await session.data(for: request)
-            guard let http = response as? HTTPURLResponse else { return SendAttempt.invalidResponse }
-            return (200...206).contains(http.statusCode) ? SendAttempt.success : SendAttempt.unsuccessfulHTTPResponseCode
-        } catch let error as URLError {
-            return Self.result(of: error.code)
-        } catch {
-            return SendAttempt.other
-        }
+        return await post.send(request, on: session)
+    }
+
+    /// The address with its scheme in lower case: URLs allow `HTTP://`, Foundation's loader only `http://`.
+    static func url(_ address: String) -> URL? {
+        guard var components = URLComponents(string: address) else { return nil }
+        components.scheme = components.scheme?.lowercased()
+        return components.url
     }
 
     static func result(of code: URLError.Code) -> String {

@@ -153,9 +153,11 @@ public enum ScenarioParser {
     // MARK: Files
 
     public static func parse(file path: String) throws -> Scenario {
+        // Standard input's scenario names its catalog relative to the working directory.
+        let named = path == FileContents.standardInputPath ? FileManager.default.currentDirectoryPath + "/" + FileContents.standardInputName : path
         let text: String
-        do { text = try FileContents.text(path) } catch { throw ScenarioError(file: path, line: 0, message: error.description) }
-        return try parse(text, path: path)
+        do { text = try FileContents.text(path) } catch { throw ScenarioError(file: named, line: 0, message: error.description) }
+        return try parse(text, path: named)
     }
 
     public static func parse(_ text: String, path: String) throws(ScenarioError) -> Scenario {

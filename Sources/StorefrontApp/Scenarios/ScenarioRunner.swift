@@ -172,6 +172,8 @@ public actor ScenarioRunner {
         switch outcome {
         case .purchase(_, let result):
             lastResult = result
+            // With its ID: a run that is killed shows exactly which purchases it reported.
+            if case .success(.verified(let transaction)) = result { return Self.describe(result) + " (transaction \(transaction.transactionID))" }
             return Self.describe(result)
         case .redeem(_, let failure): return failure.map { "rejected: \($0.name)" } ?? "accepted"
         case .refused(_, let failure): return "failed: \(failure.name)"

@@ -90,6 +90,7 @@ enum CommandTable {
         Step(keyword: "wait", usage: "wait DURATION  (500ms, 31s, 2m; at most 10m)", section: .customer) { w throws(ParseFailure) in
             let text = try w.next("DURATION")
             guard let duration = wallClock(text) else { throw w.fail("'\(text)' is not a duration like 31s") }
+            guard duration <= longestWait else { throw w.fail("'\(text)' is longer than 10m, the longest wait") }
             return .wait(duration)
         },
     ] + controlSteps + [
@@ -98,7 +99,15 @@ enum CommandTable {
         },
         Step(keyword: "advance", usage: "advance PERIOD  (P3D, P1W, P1M, P1Y…)", section: .tester) { w throws(ParseFailure) in
             let text = try w.next("PERIOD")
-            guard let period = Period(iso: text) else { throw w.fail("'\(text)' is not a period") }
+            guard let period = Period(iso: text) else {
+                // Well formed but too long: past what one step takes, on the way to the clock's last day.
+                guard text.first == "P", text.count > 2, "DWMY".contains(text.last!),
+                      text.dropFirst().dropLast().utf8.allSatisfy({ (48...57).contains($0) }) else {
+                    throw w.fail("'\(text)' is not a period")
+                }
+                throw w.fail("'\(text)' is too long: a step advances at most 1000 days, weeks, months or years, "
+                             + "and the store clock ends at \(SupportedDates.latestText)")
+            }
             return .advance(period)
         },
         Step(keyword: "export", usage: "export FILE  (every signed token, as `storefront export --json` prints them)",
@@ -133,12 +142,18 @@ enum CommandTable {
         }
     }
 
-    /// `500ms`, `31s`, `2m`: up to ten minutes of wall-clock time.
+    static let longestWait = Duration.seconds(600)
+
+    /// `500ms`, `31s`, `2m` as wall-clock time; one too large to count (in any unit) is longer than any wait.
     static func wallClock(_ text: String) -> Duration? {
         let units: [(String, Int64)] = [("ms", 1), ("s", 1000), ("m", 60_000)]
         for (suffix, ms) in units where text.hasSuffix(suffix) {
-            guard let n = Int64(text.dropLast(suffix.count)), n > 0, n * ms <= 600_000 else { return nil }
-            return .milliseconds(n * ms)
+            let digits = text.dropLast(suffix.count)
+            guard !digits.isEmpty, digits.utf8.allSatisfy({ (48...57).contains($0) }) else { return nil }
+            let n = Int64(digits) ?? .max
+            guard n > 0 else { return nil }
+            let (total, overflow) = n.multipliedReportingOverflow(by: ms)
+            return .milliseconds(overflow ? .max : total)
         }
         return nil
     }

@@ -46,9 +46,12 @@ enum ServeCommand {
               state:   \(directory)
               API key: key ID \(key.keyID), issuer ID \(key.issuerID), private key \(key.privateKeyPath ?? "?")
               trust:   storefront cert --state \(directory)
-              notify:  \(await store.settings().notificationURL ?? "no URL (--notify URL, or the QA panel's Notification URL)")
+              notify:  \(await store.settings().notificationURL.map(TestSettings.redacted) ?? "no URL (--notify URL, or the QA panel's Notification URL)")
             Ctrl-C stops.
             """)
+        if server.isEveryInterface {
+            say("Warning: --host \(host) listens on every interface: anyone who can reach this machine's port \(server.port) can call it, and the API key is the only guard.")
+        }
         let signal = await TerminationSignal.wait()
         ticker.cancel()
         await ticker.value
@@ -61,8 +64,13 @@ enum ServeCommand {
 }
 
 /// One line a request, for the tester watching their backend call in: "GET /inApps/v1/… → 200".
+/// The method, path and reason (which quotes the token's claims) are the client's: escaped.
+func logLine(_ request: HTTPRequest, _ status: Int, because reason: String? = nil) -> String {
+    "\(LogText.escaped(request.method)) \(LogText.escaped(request.path)) → \(status)" + (reason.map { " (\(LogText.escaped($0)))" } ?? "")
+}
+
 private func log(_ request: HTTPRequest, _ status: Int, because reason: String? = nil) {
-    say("\(request.method) \(request.path) → \(status)" + (reason.map { " (\($0))" } ?? ""))
+    say(logLine(request, status, because: reason))
 }
 
 /// A line on standard output, written at once (a log read through a pipe must not wait for a buffer).

@@ -15,7 +15,7 @@ enum NotificationsScreen: ScreenView {
     ]
 
     static func summary(_ state: AppState) -> String {
-        "Server notifications, newest first · " + (state.settings.notificationURL.map { "to \($0)" } ?? "no URL: recorded, not sent (QA 4)")
+        "Server notifications, newest first · " + (state.settings.notificationURL.map { "to \(TestSettings.redacted($0))" } ?? "no URL: recorded, not sent (QA 4)")
     }
 
     static func itemCount(_ state: AppState) -> Int { items(state).count }

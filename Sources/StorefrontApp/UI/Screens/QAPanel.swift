@@ -71,7 +71,7 @@ enum QAPanel {
             rows.append(Row(label: toggle.title, value: on ? "[x] on" : "[ ] off", activate: effect, previous: effect, next: effect))
         }
         let url = Reaction.sheet(.notificationURL(NotificationURLSheet(current: s.notificationURL)))
-        rows.append(Row(label: "Notification URL", value: s.notificationURL ?? "none (recorded, not sent)", activate: url, next: url))
+        rows.append(Row(label: "Notification URL", value: s.notificationURL.map(TestSettings.redacted) ?? "none (recorded, not sent)", activate: url, next: url))
         rows.append(Row(label: "Failures (Enter/→ next error, ← clear)", heading: true))
         for api in StoreAPI.allCases {
             let choices: [StoreFailure?] = [nil] + api.injectableFailures

@@ -1,0 +1,122 @@
+import Foundation
+import Synchronization
+import Testing
+import StorefrontTestSupport
+import StoreCore
+import StoreEngine
+@testable import StoreServer
+
+/// Backends that misbehave: ones that redirect, ones that answer without end. The App Store follows
+/// no redirect and reads little of an answer; so does the dispatcher.
+@Suite("Hostile notification backends", .serialized)
+struct HostileBackendTests {
+    func store(url: String) throws -> LocalAppStore {
+        var catalog = Repo.catalog
+        catalog.settings.networkDelay = 0
+        catalog.settings.notificationURL = url
+        return try LocalAppStore(catalog: catalog, stateDirectory: nil, ledger: PostgresTestServer.defaultLedger(for: nil), time: ManualTime())
+    }
+
+    @Test(arguments: [301, 302, 303, 307, 308])
+    func aRedirectIsAFailedAttemptAndIsNotFollowed(status: Int) async throws {
+        let followed = Mutex<[String]>([])
+        let backend = try HTTPServer.start(port: 0) { request in
+            guard request.path == "/notify" else {
+                followed.withLock { $0.append("\(request.method) \(request.path) \(request.body.count) bytes") }
+                return HTTPResponse(status: 200)
+            }
+            return HTTPResponse(status: status, headers: ["location": "/elsewhere"])
+        }
+        let store = try store(url: "http://127.0.0.1:\(backend.port)/notify")
+        _ = try await store.purchase("com.lumenquest.coins.100", options: PurchaseOptions(), answer: .confirm)
+        await NotificationDispatcher(store: store, timeout: 5).drain()
+        let sent = try #require(await store.notifications().first)
+        #expect(sent.attempts.map(\.result) == [SendAttempt.unsuccessfulHTTPResponseCode], "\(status)")
+        #expect(sent.delivery == .pending, "a redirect is retried like any failure")
+        #expect(followed.withLock { $0 } == [], "followed the \(status)")
+        await backend.stop()
+        await store.shutdown()
+    }
+
+    /// A backend that answers 200 with a body that never ends (it stops itself after 60 s at most).
+    static let endlessBody = """
+        import socket, sys, time
+        server = socket.socket(); server.bind(("127.0.0.1", 0)); server.listen(8)
+        print(server.getsockname()[1], flush=True)
+        server.settimeout(60)
+        connection, _ = server.accept()
+        connection.recv(65536)
+        connection.sendall(b"HTTP/1.1 200 OK\\r\\nContent-Length: 100000000000\\r\\n\\r\\n")
+        chunk, sent, began = b"x" * 65536, 0, time.time()
+        try:
+            while time.time() - began < 60:
+                connection.sendall(chunk); sent += len(chunk)
+        except OSError:
+            pass
+        print(sent, flush=True)
+        """
+
+    @Test func anEndlessAnswerEndsWithItsHeaders() async throws {
+        let script = FileManager.default.temporaryDirectory.appendingPathComponent("endless-\(UUID().uuidString).py")
+        try Self.endlessBody.write(to: script, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: script) }
+        let process = Process(), output = Pipe()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        process.arguments = [script.path]
+        process.standardOutput = output
+        try process.run()
+        defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) }; process.waitUntilExit() }
+        var line = Data()
+        while !line.contains(UInt8(ascii: "\n")) {
+            let chunk = output.fileHandleForReading.availableData
+            guard !chunk.isEmpty else { break }
+            line += chunk
+        }
+        let port = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        let store = try store(url: "http://127.0.0.1:\(port)/notify")
+        _ = try await store.purchase("com.lumenquest.coins.100", options: PurchaseOptions(), answer: .confirm)
+        let (began, peakBefore) = (ContinuousClock.now, Self.peakMemory())
+        await NotificationDispatcher(store: store, timeout: 10).drain()
+        let took = ContinuousClock.now - began
+        #expect(await store.notifications().first?.attempts.map(\.result) == [SendAttempt.success], "the 200 counts")
+        #expect(took < .seconds(5), "took \(took) reading the answer")
+        process.waitUntilExit()
+        let sent = Int(String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            .trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
+        let grown = Self.peakMemory() - peakBefore
+        print("[hostile backends] an endless answer: \(sent) bytes sent before the dispatcher closed it, in \(took); peak memory grew \(grown >> 20) MB")
+        // Dropped as it arrives, and the connection cancelled at the headers: reading it whole took 4 GB
+        // in 10–18 s. Not a few KB: Foundation on Linux cannot pause a transfer, and its cancellation
+        // waits behind the read loop, which on a busy machine ran for seconds (hundreds of MB queued).
+        #expect(grown < 1 << 30, "peak memory grew \(grown >> 20) MB")
+        #expect(sent >= 0 && sent < 8 << 30, "the backend sent \(sent) bytes: the connection stayed open")
+        await store.shutdown()
+    }
+
+    /// The process's peak resident memory, in bytes.
+    static func peakMemory() -> Int {
+        var usage = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        return usage.ru_maxrss * 1024
+    }
+
+    @Test func anUpperCaseSchemeIsDeliveredAndAnOutOfRangePortIsRefusedAtTheStart() async throws {
+        let backend = try HTTPServer.start(port: 0) { _ in HTTPResponse(status: 200) }
+        let store = try store(url: "HTTP://127.0.0.1:\(backend.port)/notify")
+        _ = try await store.purchase("com.lumenquest.coins.100", options: PurchaseOptions(), answer: .confirm)
+        await NotificationDispatcher(store: store, timeout: 5).drain()
+        #expect(await store.notifications().first?.attempts.map(\.result) == [SendAttempt.success])
+        await backend.stop()
+        await store.shutdown()
+        #expect(TestSettings.notificationURLProblem("HtTpS://example.com/n") == nil)
+        #expect(TestSettings.notificationURLProblem("http://127.0.0.1:99999/n")?.contains("port 99999 is out of range") == true)
+        #expect(TestSettings.notificationURLProblem("http://127.0.0.1:0/n") != nil)
+    }
+
+    @Test func aPasswordInTheURLIsNeverShown() {
+        #expect(TestSettings.redacted("https://hooks:s3cr%40t@example.com:8443/n?x=1") == "https://hooks:***@example.com:8443/n?x=1")
+        #expect(TestSettings.redacted("http://user@example.com/") == "http://user@example.com/")
+        #expect(TestSettings.redacted("http://example.com/a@b:c") == "http://example.com/a@b:c")
+        #expect(TestSettings.notificationURLProblem("ftp://u:secret@h/")?.contains("secret") == false)
+    }
+}
