@@ -8,7 +8,7 @@ import StoreEngine
 
 /// Backends that misbehave: ones that redirect, ones that answer without end. The App Store follows
 /// no redirect and reads little of an answer; so does the dispatcher.
-@Suite("Hostile notification backends", .serialized)
+@Suite("Hostile notification backends", .tags(.slow), .notInFastLoop, .serialized)
 struct HostileBackendTests {
     func store(url: String) throws -> LocalAppStore {
         var catalog = Repo.catalog

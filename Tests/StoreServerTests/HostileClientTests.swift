@@ -5,7 +5,7 @@ import StorefrontTestSupport
 
 /// Clients that misbehave on purpose: trickling requests (slowloris), too many connections, too many
 /// arguments. Every one gets an answer or a closed connection in bounded time; the rest are served.
-@Suite struct HostileClientTests {
+@Suite(.tags(.slow), .notInFastLoop) struct HostileClientTests {
     /// True once the server has closed its side (or reset it); data it sends first is read and dropped.
     static func serverHasHungUp(_ client: RawClient) -> Bool {
         var buffer = [UInt8](repeating: 0, count: 4096)

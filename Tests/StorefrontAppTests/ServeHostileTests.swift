@@ -7,7 +7,7 @@ import StoreCore
 
 /// `storefront serve` against clients that write into its log, tokens with absurd times, and a
 /// `--notify` URL with a password or a port out of range.
-@Suite(.enabled(if: FileManager.default.isExecutableFile(atPath: TmuxSession.binary) || ProcessInfo.processInfo.environment["CI"] != nil,
+@Suite(.tags(.slow), .notInFastLoop, .enabled(if: FileManager.default.isExecutableFile(atPath: TmuxSession.binary) || ProcessInfo.processInfo.environment["CI"] != nil,
                 "needs `swift build` first"))
 struct ServeHostileTests {
     typealias Server = ServeCommandTests.Server
