@@ -1,6 +1,6 @@
 import Foundation
 
-/// Reads and writes Storefront's own catalog format (`catalog.json`; the README documents it and
+/// Reads and writes Storefront's own catalog format (`catalog.json`; docs/catalog.md documents it and
 /// `catalog.schema.json` describes it). Reading validates everything, or fails naming the field.
 public enum CatalogFormat {
     public static let subscriptionPeriods = ["P1W", "P1M", "P2M", "P3M", "P6M", "P1Y"]

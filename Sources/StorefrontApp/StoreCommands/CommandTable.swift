@@ -174,7 +174,7 @@ enum CommandTable {
         return .buy(product, quantity: quantity, offer: offer, signature: signature, askToBuy: askToBuy, plan: plan, answer: answer)
     }
 
-    /// Every action step, one a line, by section (for the reference and the README).
+    /// Every action step, one a line, by section (for `ScenarioParser.reference`, which `storefront run --help` prints).
     static var reference: [String] {
         Section.allCases.flatMap { section in steps.filter { $0.section == section }.map(\.usage) }
     }
