@@ -50,11 +50,17 @@ enum StorefrontTUI {
             try AsciicastRecorder(path: $0, size: terminal.size, colorMode: colorMode, title: "Storefront: \(context.catalog.app.name)")
         }
         defer { recorder?.close() }  // what the terminal shows is what the recording gets
-        var state = await AppState.opening(context.catalog, manager: manager, controls: store, ledgerAfterFirstFrame: true)
-        state.walk = walk?.initialState
-        let loop = StorefrontLoop(backend: terminal, store: store, manager: manager, state: state, companion: walk)
+        let state = await AppState.opening(context.catalog, manager: manager, controls: store, ledgerAfterFirstFrame: true)
+        if let walk {
+            let layered = WalkthroughState(app: state, walk: walk.initialState)
+            return await play(StorefrontLoop(backend: terminal, store: store, manager: manager, state: layered, companion: walk), recorder)
+        }
+        return await play(StorefrontLoop(backend: terminal, store: store, manager: manager, state: state), recorder)
+    }
+
+    private static func play<Model: LoopModel>(_ loop: StorefrontLoop<Model>, _ recorder: AsciicastRecorder?) async -> Int32 {
         loop.onFrame = { recorder?.record($0) }
-        let (ticks, clock) = StorefrontLoop.quarterSeconds()
+        let (ticks, clock) = StorefrontLoop<Model>.quarterSeconds()
         defer { clock.cancel() }
         return await loop.run(ticks: ticks)
     }
