@@ -82,6 +82,14 @@ import TerminalUI
         #expect(state.walk.current == 7)
     }
 
+    /// The app's mouse handling knows no walk: the layer takes clicks on its own footer hints.
+    @Test func clickingAWalkHintInTheFooterDoesWhatItsKeyDoes() async throws {
+        var state = try await Self.walking()
+        state.walk.current = 4
+        let x = try #require((0..<state.size.width).first { MouseInput.footerHint(x: $0, state.app)?.label == "Apply" })
+        #expect(press(&state, .mouse(Mouse(.click, x: x, y: state.size.height - 1))) == [.walk(.apply(4))])
+    }
+
     @Test func theEndWritesTheReport() async throws {
         var state = try await Self.walking()
         state.walk.current = 7

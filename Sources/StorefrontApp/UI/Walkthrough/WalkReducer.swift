@@ -26,7 +26,9 @@ extension KeyMap {
 // MARK: Reducer
 
 /// The walk's reducer around the app's: its own events, its keys (and clicks on their footer hints),
-/// a demo's pause key; everything else goes on to the app's `reduce`.
+/// a demo's pause key; everything else goes on to the app's `reduce`. The walk's keys read the same
+/// table the footer and help show (`Layering.bindings`), so they are its keys exactly where they are
+/// shown; they never wait for a QA control's answer, as they do not read the store.
 func reduce(_ state: inout WalkthroughState, _ input: WalkthroughInput) -> [WalkthroughEffect] {
     switch input {
     case .message(let event): return reduceWalk(&state, event)
