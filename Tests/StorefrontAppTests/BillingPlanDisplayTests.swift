@@ -143,15 +143,14 @@ struct BillingPlanDisplayTests {
 
     @Test("a demo buys on a plan as a presenter would: b on the payment sheet, then the plan's own offer")
     func demoPressesBForThePlan() async throws {
-        var state = try await planState()
-        state.walk = WalkState(scenario: Scenario(path: "d.scenario", title: "d", steps: []), isDemo: true)
+        var state = WalkthroughState(app: try await planState(), walk: WalkState(scenario: Scenario(path: "d.scenario", title: "d", steps: []), isDemo: true))
         let line = "buy \(Self.yearly) plan monthly offer pro.monthly.comeback"
         guard case .action(let action) = try ScenarioParser.parse(line, path: "/tmp/d.scenario").steps[0].kind else { throw CancellationError() }
-        let moves = try #require(DemoPlan.moves(for: action, in: state))
+        let moves = try #require(DemoPlan.moves(for: action, in: state.app))
         #expect(moves.contains(.key(.character("b"))))
-        var effects: [Effect] = []
+        var effects: [WalkthroughEffect] = []
         for case .key(let key) in moves { effects += reduce(&state, .walk(.demoKey(key))) }
-        guard case .command(.buy(Self.yearly, _, let offer, _, _, let plan, .confirm))? = effects.last else {
+        guard case .app(.command(.buy(Self.yearly, _, let offer, _, _, let plan, .confirm)))? = effects.last else {
             Issue.record("no purchase: \(effects)")
             return
         }

@@ -53,12 +53,11 @@ import StorefrontTestSupport
         let entry = try #require(base.ledger.first { $0.payload.productID == Self.plus })
         for item in QAPanel.actions(entry, base) {
             guard case .command(.control(let control, _)) = item.effect else { Issue.record("\(item.label)"); continue }
-            var state = base
-            state.walk = WalkState(scenario: Scenario(path: "d.scenario", title: "d", steps: []), isDemo: true)
-            let moves = try #require(DemoPlan.moves(for: .control(control, .newest(productID: Self.plus)), in: state), "\(item.label)")
-            var effects: [Effect] = []
+            var state = WalkthroughState(app: base, walk: WalkState(scenario: Scenario(path: "d.scenario", title: "d", steps: []), isDemo: true))
+            let moves = try #require(DemoPlan.moves(for: .control(control, .newest(productID: Self.plus)), in: state.app), "\(item.label)")
+            var effects: [WalkthroughEffect] = []
             for case .key(let key) in moves { effects += reduce(&state, .walk(.demoKey(key))) }
-            #expect(effects.last == .command(.control(control, .id(entry.id))), "\(item.label)")
+            #expect(effects.last == .app(.command(.control(control, .id(entry.id)))), "\(item.label)")
         }
     }
 

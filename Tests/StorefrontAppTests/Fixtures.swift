@@ -50,6 +50,12 @@ func press(_ state: inout AppState, _ keys: Key...) -> [Effect] {
     keys.flatMap { reduce(&state, .key($0)) }
 }
 
+/// The same, through the walk's layer around the app.
+@discardableResult
+func press(_ state: inout WalkthroughState, _ keys: Key...) -> [WalkthroughEffect] {
+    keys.flatMap { reduce(&state, .key($0)) }
+}
+
 /// The store's answer to the effect in flight: what the run loop sends when it finished.
 func storeAnswers(_ state: inout AppState) {
     _ = reduce(&state, .finished(.done("done")))

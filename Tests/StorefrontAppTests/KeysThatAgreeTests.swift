@@ -69,7 +69,7 @@ extension KeysThatAgreeTests {
     @Test func noKeyMeansTwoThings() async throws {
         var state = try await fixtureState()
         for walk in [false, true] {
-            if walk { state.walk = WalkState(scenario: Scenario(path: "w.scenario", title: "w", steps: [])) }
+            if walk { state = WalkthroughState(app: state, walk: WalkState(scenario: Scenario(path: "w.scenario", title: "w", steps: []))).app }
             for screen in Screen.allCases {
                 state.screen = screen
                 let keys = KeyMap.bindings(state).flatMap(\.keys)

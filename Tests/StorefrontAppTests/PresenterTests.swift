@@ -9,12 +9,11 @@ import StorefrontTestSupport
 @Suite struct PresenterTests {
     static let scenario = Repo.root.appendingPathComponent("Tests/Scenarios/price-increase.scenario").path
 
-    static func demo(size: Size) async throws -> AppState {
-        var state = try await fixtureState(purchases: false)
-        state.size = size
+    static func demo(size: Size) async throws -> WalkthroughState {
+        var app = try await fixtureState(purchases: false)
+        app.size = size
         let scenario = try ScenarioParser.parse(file: Self.scenario)
-        state.walk = WalkState(scenario: scenario, isDemo: true)
-        return state
+        return WalkthroughState(app: app, walk: WalkState(scenario: scenario, isDemo: true))
     }
 
     @Test func captionsNameProductsAndGroupsAsTheAudienceKnowsThem() throws {
@@ -41,25 +40,25 @@ import StorefrontTestSupport
     @Test func atTheEndTheStorefrontIsThePresentersAndKeysNoLongerPause() async throws {
         var state = try await Self.demo(size: Size(width: 80, height: 24))
         press(&state, .character("x"))
-        #expect(state.walk?.paused == true, "during the demo any key pauses")
+        #expect(state.walk.paused == true, "during the demo any key pauses")
         press(&state, .character("x"))
         _ = reduce(&state, .walk(.demoFinished))
-        #expect(state.walk?.isFinished == true)
-        #expect(state.walk?.caption?.hasPrefix("Demo finished: ✓0 ✗0 · the storefront is yours") == true)
+        #expect(state.walk.isFinished == true)
+        #expect(state.walk.caption?.hasPrefix("Demo finished: ✓0 ✗0 · the storefront is yours") == true)
         press(&state, .character("3"))
         #expect(state.screen == .history, "keys work the storefront now")
-        #expect(state.walk?.paused == false)
-        #expect(KeyMap.footer(state).contains { $0.label == "Checklist" }, "the checklist's toggle, not the demo's pause")
-        #expect(!KeyMap.bindings(state).contains { $0.action == .walk(.next) }, "no walk steps to do: they were played")
+        #expect(state.walk.paused == false)
+        #expect(KeyMap.footer(state.app).contains { $0.label == "Checklist" }, "the checklist's toggle, not the demo's pause")
+        #expect(!KeyMap.bindings(state.app).contains { $0.action == .walk(.next) }, "no walk steps to do: they were played")
         press(&state, .character("w"))
-        #expect(state.walk?.showsPanel == false)
+        #expect(state.walk.showsPanel == false)
     }
 
     @Test func aSavedReportDoesNotHideTheClosingSummary() async throws {
         var state = try await Self.demo(size: Size(width: 80, height: 24))
         _ = reduce(&state, .walk(.demoFinished))
         _ = reduce(&state, .walk(.saved("Report saved to demo.md")))
-        #expect(state.walk?.caption?.hasPrefix("Demo finished") == true)
+        #expect(state.walk.caption?.hasPrefix("Demo finished") == true)
         #expect(state.status == "Report saved to demo.md")
     }
 }

@@ -12,7 +12,7 @@ import TerminalUI
 @MainActor
 final class RunningStorefront {
     let terminal: MemoryTerminal
-    let loop: StorefrontLoop
+    let loop: StorefrontLoop<AppState>
     let store: LocalAppStore
     let manager: StoreManager
     private let tick: AsyncStream<Void>.Continuation

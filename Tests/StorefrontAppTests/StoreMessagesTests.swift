@@ -105,8 +105,7 @@ import StorefrontTestSupport
             await manager.purchase("com.lumenquest.pro.yearly")
             try await store.requestPriceIncrease(productID: "com.lumenquest.pro.yearly")
         }
-        var demo = AppState(catalog: catalog)
-        demo.walk = WalkState(scenario: Scenario(path: "d.scenario", title: "d", steps: []), isDemo: true)
+        var demo = WalkthroughState(app: AppState(catalog: catalog), walk: WalkState(scenario: Scenario(path: "d.scenario", title: "d", steps: []), isDemo: true))
         _ = reduce(&demo, .snapshot(shown.snapshot))
         #expect(demo.top == nil)
     }

@@ -26,27 +26,25 @@ import TerminalUI
     }
 
     /// The keys go in as the driver sends them, through a demo's walk state.
-    func demo(_ state: AppState) -> AppState {
-        var state = state
-        state.walk = WalkState(scenario: Scenario(path: "d.scenario", title: "d", steps: []), isDemo: true)
-        return state
+    func demo(_ state: AppState) -> WalkthroughState {
+        WalkthroughState(app: state, walk: WalkState(scenario: Scenario(path: "d.scenario", title: "d", steps: []), isDemo: true))
     }
 
     @Test func pressingThePlannedKeysBuysTheProduct() async throws {
         var state = demo(try await fixtureState(purchases: false))
-        let moves = try #require(DemoPlan.moves(for: try action("buy com.lumenquest.pro.monthly"), in: state))
-        var effects: [Effect] = []
+        let moves = try #require(DemoPlan.moves(for: try action("buy com.lumenquest.pro.monthly"), in: state.app))
+        var effects: [WalkthroughEffect] = []
         for case .key(let key) in moves { effects += reduce(&state, .walk(.demoKey(key))) }
-        guard case .command(.buy(let id, _, _, _, _, _, .confirm))? = effects.last else { Issue.record("no purchase: \(effects)"); return }
+        guard case .app(.command(.buy(let id, _, _, _, _, _, .confirm)))? = effects.last else { Issue.record("no purchase: \(effects)"); return }
         #expect(id == "com.lumenquest.pro.monthly")
     }
 
     @Test func approveGoesThroughTheQAPanelMenu() async throws {
         var state = demo(try await fixtureState())  // Remove Ads waits for approval
-        let moves = try #require(DemoPlan.moves(for: try action("approve com.lumenquest.removeads"), in: state))
-        var effects: [Effect] = []
+        let moves = try #require(DemoPlan.moves(for: try action("approve com.lumenquest.removeads"), in: state.app))
+        var effects: [WalkthroughEffect] = []
         for case .key(let key) in moves { effects += reduce(&state, .walk(.demoKey(key))) }
-        guard case .command(.control(.approve, _))? = effects.last else { Issue.record("no approval: \(effects)"); return }
+        guard case .app(.command(.control(.approve, _)))? = effects.last else { Issue.record("no approval: \(effects)"); return }
         #expect(moves.first == .key(.character("4")))
     }
 

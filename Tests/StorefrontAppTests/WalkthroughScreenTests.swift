@@ -7,11 +7,11 @@ import StorefrontTestSupport
 /// Walk mode as the tester sees it: the checklist below the store at 80×24 and beside it at 120×30,
 /// mid-walk with a ✓, a ✗ with why, and a check that does not hold yet.
 @Suite struct WalkthroughScreenTests {
-    static func midWalk(size: Size) async throws -> AppState {
-        var state = try await fixtureState(purchases: false)
-        state.size = size
+    static func midWalk(size: Size) async throws -> WalkthroughState {
+        var app = try await fixtureState(purchases: false)
+        app.size = size
         let scenario = try ScenarioParser.parse(file: Repo.root.appendingPathComponent("Tests/Scenarios/ask-to-buy-approved.scenario").path)
-        state.walk = WalkState(scenario: scenario)
+        var state = WalkthroughState(app: app, walk: WalkState(scenario: scenario))
         _ = reduce(&state, .walk(.applied(0, StepResult(step: scenario.steps[0], outcome: .passed))))
         state.selection[.store] = 3
         press(&state, .character("n"))
@@ -43,9 +43,8 @@ import StorefrontTestSupport
 
     @Test func demoWithPaymentSheet120x30() async throws {
         let size = Size(width: 120, height: 30)
-        var state = try await fixtureState(purchases: false)
-        state.walk = WalkState(scenario: try ScenarioParser.parse(file: Repo.root.appendingPathComponent("Tests/Scenarios/ask-to-buy-approved.scenario").path), isDemo: true)
-        state.walk!.current = 1
+        var state = WalkthroughState(app: try await fixtureState(purchases: false), walk: WalkState(scenario: try ScenarioParser.parse(file: Repo.root.appendingPathComponent("Tests/Scenarios/ask-to-buy-approved.scenario").path), isDemo: true))
+        state.walk.current = 1
         state.selection[.store] = 3
         _ = reduce(&state, .walk(.demoKey(.enter)))
         try GoldenScreenTests().assertScreen("demo-payment-120x30", render(state, size: size).text)

@@ -81,8 +81,8 @@ struct AppState: Sendable {
     var waitingKeys: [Key] = []
     var size = Size(width: 80, height: 24)
     var shouldQuit = false
-    /// The scenario checklist of `storefront walk` / `demo`; nil in the plain storefront.
-    var walk: WalkState?
+    /// What a layer around the app adds (keys, screen space); none in the plain storefront.
+    var layering = Layering()
 
     var top: SheetState? { sheets.last }
 

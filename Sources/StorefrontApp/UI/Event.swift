@@ -21,7 +21,6 @@ enum Event: Sendable {
     case finished(CommandOutcome)
     /// An effect that could not be done, and why.
     case failed(String)
-    case walk(WalkEvent)
 }
 
 /// What an effect changed in the store: what the run loop reads again, once, after its event.
@@ -51,7 +50,6 @@ struct Reply: Sendable {
 enum Effect: Sendable, Equatable {
     /// What the customer or the tester does, carried out by the one `CommandPerformer`.
     case command(StoreCommand)
-    case walk(WalkEffect)
     /// Saves text the person asked for (a transaction's signed token) in the current directory.
     case writeFile(path: String, contents: String)
     case quit

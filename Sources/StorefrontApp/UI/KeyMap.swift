@@ -6,7 +6,8 @@ enum Action: Sendable, Equatable {
     case nextScreen, previousScreen, show(Screen)
     case filter, help, quit, restore, redeem, details, refundRequest, manageSubscriptions, appInfo, resend
     case increment, decrement, nextOffer, nextPlan, writeToken
-    case walk(WalkAction)
+    /// A layer's own action, by name (see `Layering`): the layer takes it before the app's reducer sees it.
+    case layer(String)
 }
 
 /// One row of the key map: the keys, how the footer and help name them, and the action.
@@ -69,13 +70,11 @@ enum KeyMap {
 
     /// The bindings in force for this state, in priority order.
     static func bindings(_ state: AppState) -> [Binding] {
-        if state.walk?.isDemo == true { return demo }
+        if state.layering.drives { return state.layering.bindings }
         if let top = state.top { return top.view.bindings(state) }
         if state.isEditingFilter { return filterEditing }
         let filtered = state.filter.text.isEmpty ? [] : [clearFilter]
-        // A demo handed over keeps only the checklist's toggle: its steps are played.
-        let walkKeys = state.walk.map { $0.wasDemo ? walk.filter { $0.action == .walk(.togglePanel) } : walk } ?? []
-        return filtered + state.screen.view.bindings + walkKeys + global
+        return filtered + state.screen.view.bindings + state.layering.bindings + global
     }
 
     /// How many items PgUp and PgDn move: half the screen's height, as Ctrl-U and Ctrl-D do in vim

@@ -11,7 +11,6 @@ enum MouseInput {
     static let wheelStep = 3
 
     static func handle(_ mouse: Mouse, _ state: inout AppState) -> [Effect] {
-        guard state.walk?.isDemo != true else { return [] }  // the demo plays itself
         state.isEditingFilter = false  // a click ends typing and keeps the filter, as Enter does
         switch mouse.kind {
         case .wheelUp, .wheelDown:
@@ -50,6 +49,12 @@ enum MouseInput {
         if item == state.selected(state.screen) || state.screen == .qa { state.selection[state.screen] = item; return perform(.activate, &state) }
         state.selection[state.screen] = item
         return []
+    }
+
+    /// The action of the footer hint a click lands on: a layer reads its own keys' clicks here.
+    static func footerAction(_ mouse: Mouse, _ state: AppState) -> Action? {
+        guard mouse.kind == .click, mouse.y == state.size.height - 1, let key = footerHint(x: mouse.x, state)?.key else { return nil }
+        return KeyMap.bindings(state).first { $0.name == key }?.action
     }
 
     /// The footer's hint drawn at column x (`[Enter] Buy`, key and label alike).

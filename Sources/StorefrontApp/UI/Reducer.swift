@@ -8,7 +8,6 @@ import TerminalUI
 func reduce(_ state: inout AppState, _ event: Event) -> [Effect] {
     switch event {
     case .key(let key):
-        if let effects = demoKey(key, &state) { return effects }
         // A QA control cycles from the value the store reports: a key pressed before the store
         // answered the last one waits for that answer, or five → would all send the same value.
         if state.awaitingStore, key != .control("c") { state.waitingKeys.append(key); return [] }
@@ -44,8 +43,6 @@ func reduce(_ state: inout AppState, _ event: Event) -> [Effect] {
         finish(outcome, &state)
     case .failed(let message):
         state.status = "⚠ " + message
-    case .walk(let event):
-        return reduceWalk(&state, event)
     }
     return []
 }
@@ -96,7 +93,7 @@ private func handle(_ key: Key, _ state: inout AppState) -> [Effect] {
     return screenAction(action, &state)
 }
 
-/// The keys of every screen (tabs, help, quit, filter, restore, redeem, app info, the walk's),
+/// The keys of every screen (tabs, help, quit, filter, restore, redeem, app info),
 /// then the screen's own: movement, then its actions.
 func screenAction(_ action: Action, _ state: inout AppState) -> [Effect] {
     let screen = state.screen, count = Screen.allCases.count
@@ -111,7 +108,7 @@ func screenAction(_ action: Action, _ state: inout AppState) -> [Effect] {
     case .restore: state.status = "Restoring purchases…"; return [.command(.restore)]
     case .redeem: state.sheets.append(.redeem(RedeemSheet()))
     case .appInfo: state.sheets.append(.appInfo)
-    case .walk(let action): return walkAction(action, &state)
+    case .layer: break  // a layer's own: the layer around the app takes it before the app sees it
     default:
         if screen.view.move(action, &state) { return [] }
         return screen.view.perform(action, &state)

@@ -15,6 +15,9 @@ enum WalkCommand {
             Console.error("storefront: \(error)")
             return 2
         }
-        return try await StorefrontTUI.run(options: options, scenario: scenario)
+        return try await StorefrontTUI.run(options: options, layerCatalog: scenario.catalogPath, fresh: true) { context, catalogPath, store, manager in
+            let session = await WalkSession(scenario: scenario, catalog: context.catalog, catalogPath: catalogPath, store: store, manager: manager, options: options)
+            return ({ WalkthroughState(app: $0, walk: session.initialState) }, session)
+        }
     }
 }

@@ -32,8 +32,6 @@ struct EffectRunner: Sendable {
             }
         case .quit:
             return Reply(.finished(.done("Bye")))
-        case .walk:
-            return Reply(.finished(.done("")))  // the loop's companion performs these (see `LoopCompanion`)
         }
     }
 }

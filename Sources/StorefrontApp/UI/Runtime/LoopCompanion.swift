@@ -1,15 +1,16 @@
-/// What rides along the run loop (the walk and the demo, see `WalkSession`): it starts beside the
-/// loop, performs the effects that are its own, hears each effect's answer before the reducer does,
-/// sees every event after it is reduced, and closes with the loop. The loop knows no more of it.
+/// What rides along the run loop beside a layer (the walk and the demo, see `WalkSession`): it starts
+/// beside the loop, performs the layer's own effects, hears each effect's answer before the reducer
+/// does, sees every input after it is reduced, and closes with the loop. The loop knows no more of it.
 @MainActor
-protocol LoopCompanion: AnyObject {
-    /// Starts its own work; `send` feeds events into the loop. The task is the loop's to cancel.
-    func start(send: @escaping @Sendable (Event) -> Void) -> Task<Void, Never>
-    /// Whether `effect` is its own, performed now (the loop then runs nothing for it).
-    func perform(_ effect: Effect, _ state: AppState) -> Bool
+protocol LoopCompanion<Model>: AnyObject {
+    associatedtype Model: LoopModel
+    /// Starts its own work; `send` feeds the layer's events into the loop. The task is the loop's to cancel.
+    func start(send: @escaping @Sendable (Model.Message) -> Void) -> Task<Void, Never>
+    /// Performs one of the layer's own effects.
+    func perform(_ work: Model.Work, _ state: Model)
     /// An effect's answer, before the reducer sees it.
     func heard(_ outcome: CommandOutcome) async
-    /// Called after every event is reduced.
-    func observe(_ event: Event, _ state: AppState)
-    func close(_ state: AppState)
+    /// Called after every input is reduced.
+    func observe(_ input: LoopInput<Model.Message>, _ state: Model)
+    func close(_ state: Model)
 }

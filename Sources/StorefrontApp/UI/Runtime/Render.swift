@@ -6,7 +6,8 @@ import TerminalUI
 let minimumSize = Size(width: 60, height: 18)
 
 /// The whole screen for a state: pure, no I/O, so goldens test exactly what the terminal shows.
-func render(_ state: AppState, size: Size) -> Canvas {
+/// - Parameter layer: a layer's own drawing, into the space it took (see `Layering`), under the sheets.
+func render(_ state: AppState, size: Size, layer: (_ area: Rect, inout Canvas) -> Void = { _, _ in }) -> Canvas {
     var canvas = Canvas(size: size)
     guard size.width >= minimumSize.width, size.height >= minimumSize.height else {
         let text = "Terminal too small (\(size.width)×\(size.height), need ≥ \(minimumSize.width)×\(minimumSize.height))"
@@ -18,14 +19,13 @@ func render(_ state: AppState, size: Size) -> Canvas {
     let parts = canvas.bounds.rows([1, 1, size.height - 4, 1])
     drawHeader(state, in: parts[0], on: &canvas)
     drawSubheader(state, in: parts[1], on: &canvas)
-    let layout = WalkPanel.layout(parts[2], state)
+    let content = state.layering.content(parts[2])
     state.screen.view.draw(state, in: listArea(state, size: size), on: &canvas)
     drawStatus(state, in: parts[3], on: &canvas)
     Footer.draw(KeyMap.footer(state), in: parts[4], on: &canvas)
-    if let panel = layout.panel { WalkPanel.draw(state, in: panel, on: &canvas) }
-    if let caption = layout.caption { WalkPanel.drawCaption(state, in: caption, on: &canvas) }
-    // Beside the panel sheets leave the checklist in view; below it there is no room for that.
-    let sheetArea = layout.content.width < parts[2].width ? layout.content : parts[2]
+    layer(parts[2], &canvas)
+    // Beside a layer's panel sheets leave it in view; below it there is no room for that.
+    let sheetArea = content.width < parts[2].width ? content : parts[2]
     for sheet in state.sheets { sheet.view.draw(state, in: sheetArea, on: &canvas) }
     return canvas
 }
@@ -33,7 +33,7 @@ func render(_ state: AppState, size: Size) -> Canvas {
 /// Where the current screen's list is drawn (and clicked).
 func listArea(_ state: AppState, size: Size) -> Rect {
     let parts = Rect(x: 0, y: 0, width: size.width, height: size.height).rows([1, 1, size.height - 4, 1])
-    return WalkPanel.layout(parts[2], state).content.inset(dx: 1, dy: 0)
+    return state.layering.content(parts[2]).inset(dx: 1, dy: 0)
 }
 
 /// The header's tabs and the columns each takes, after the app's name when there is room for both.

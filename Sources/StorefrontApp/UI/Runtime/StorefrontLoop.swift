@@ -9,10 +9,12 @@ import TerminalUI
 /// only for what an effect or a store event says changed, once (see `StoreReader`). The ncurses
 /// `Terminal` in the program; a `MemoryTerminal` runs this same loop in tests.
 @MainActor
-final class StorefrontLoop {
+final class StorefrontLoop<Model: LoopModel> {
     /// What the loop waits on.
     private enum Input: Sendable {
         case event(Event)
+        /// The layer's own, from its companion.
+        case message(Model.Message)
         /// An effect's own event: one fewer in flight.
         case reply(Event)
     }
@@ -20,22 +22,22 @@ final class StorefrontLoop {
     let backend: any TerminalBackend
     let reader: StoreReader
     let runner: EffectRunner
-    /// Rides along (walk and demo mode).
-    let companion: (any LoopCompanion)?
+    /// Rides along beside a layer.
+    let companion: (any LoopCompanion<Model>)?
     /// Each frame, as drawn (a recording takes them).
     var onFrame: (Canvas) -> Void = { _ in }
-    private(set) var state: AppState
+    private(set) var state: Model
     private let sink: AsyncStream<Input>.Continuation
     private let inputs: AsyncStream<Input>
     private var tasks: [Task<Void, Never>] = []
 
-    init(backend: any TerminalBackend, store: LocalAppStore, manager: StoreManager, state: AppState, companion: (any LoopCompanion)? = nil) {
+    init(backend: any TerminalBackend, store: LocalAppStore, manager: StoreManager, state: Model, companion: (any LoopCompanion<Model>)? = nil) {
         self.backend = backend
         reader = StoreReader(store: store, manager: manager)
         runner = EffectRunner(manager: manager, controls: store)
         self.companion = companion
         self.state = state
-        self.state.size = backend.size
+        self.state.app.size = backend.size
         (inputs, sink) = AsyncStream<Input>.makeStream()
     }
 
@@ -52,7 +54,7 @@ final class StorefrontLoop {
                 for e in await reader.read(.all) { sink.yield(.event(e)) }
             }
         })
-        if let companion { tasks.append(companion.start(send: { sink.yield(.event($0)) })) }
+        if let companion { tasks.append(companion.start(send: { sink.yield(.message($0)) })) }
         show()
         tasks.append(Task {
             // What the first frame did without: the history (verifying it was most of a launch), the
@@ -62,41 +64,45 @@ final class StorefrontLoop {
             await Self.follow(ticks, reader: reader, sink: sink)
         })
         for await input in inputs {
-            let batch: [Event]
+            let batch: [LoopInput<Model.Message>]
             switch input {
             case .reply(let event):
-                state.inFlight -= 1
-                batch = [event]
+                state.app.inFlight -= 1
+                batch = [.event(event)]
             case .event(.inputReady):  // ncurses is read on the main actor only
                 if let signal = backend.terminationSignal { return 128 + signal }
-                batch = backend.readKeys().map { $0 == .resize ? Event.resize(backend.size) : Event.key($0) }
+                batch = backend.readKeys().map { .event($0 == .resize ? Event.resize(backend.size) : Event.key($0)) }
             case .event(let event):
-                batch = [event]
+                batch = [.event(event)]
+            case .message(let message):
+                batch = [.message(message)]
             }
-            for event in batch {
-                for effect in reduce(&state, event) {
-                    if effect == .quit { return 0 }
-                    start(effect)
+            for input in batch {
+                for effect in state.update(input) {
+                    switch effect {
+                    case .app(.quit): return 0
+                    case .app(let effect): start(effect)
+                    case .own(let work): companion?.perform(work, state)
+                    }
                 }
-                companion?.observe(event, state)
-                if state.shouldQuit { return 0 }
+                companion?.observe(input, state)
+                if state.app.shouldQuit { return 0 }
             }
             // A tick turns the spinner only: with none on the screen, drawing again would draw the same.
-            if state.inFlight > 0 || batch.contains(where: { if case .tick = $0 { false } else { true } }) { show() }
+            if state.app.inFlight > 0 || batch.contains(where: { if case .event(.tick) = $0 { false } else { true } }) { show() }
         }
         return backend.terminationSignal.map { 128 + $0 } ?? 0  // input closed: a hang-up, say
     }
 
     private func show() {
-        let canvas = render(state, size: backend.size)
+        let canvas = state.view(size: backend.size)
         backend.draw(canvas)
         onFrame(canvas)
     }
 
     /// Runs an effect beside the loop; its reply comes back as an input, then what it changed.
     private func start(_ effect: Effect) {
-        if companion?.perform(effect, state) == true { return }
-        state.inFlight += 1
+        state.app.inFlight += 1
         let (runner, reader, sink, companion) = (runner, reader, sink, companion)
         Task {
             let reply = await runner.run(effect)

@@ -5,15 +5,26 @@ import StoreEngine
 import StoreServer
 import TerminalUI
 
+/// A layer around the storefront (the walk, see `WalkCommand`), opened once the store is up: how it
+/// wraps the app's first state, and what rides along the loop with it.
+typealias StorefrontLayer<Model: LoopModel> = @MainActor (_ context: StoreContext, _ catalogPath: String, LocalAppStore, StoreManager) async
+    -> (wrap: (AppState) -> Model, companion: (any LoopCompanion<Model>)?)
+
 /// The interactive storefront: wires the store, the terminal and the pure reduce/render loop.
 @MainActor
 enum StorefrontTUI {
-    /// With a scenario: `walk` / `demo`, on the scenario's catalog and, unless --state, a fresh in-memory store.
-    static func run(options: CommandLineOptions, scenario: Scenario? = nil) async throws -> Int32 {
+    static func run(options: CommandLineOptions) async throws -> Int32 {
+        try await run(options: options, layerCatalog: nil, fresh: false) { _, _, _, _ in ({ $0 }, nil) }
+    }
+
+    /// With a layer: on its own catalog when it has one (a scenario's), and, when `fresh`, a new
+    /// in-memory store unless --state.
+    static func run<Model: LoopModel>(options: CommandLineOptions, layerCatalog: String?, fresh: Bool,
+                                      layer: StorefrontLayer<Model>) async throws -> Int32 {
         try Terminal.checkCanStart()  // before the store opens: nothing is touched when the storefront cannot run
-        let context = try StoreContext.resolve(options, catalogPath: scenario?.catalogPath)
-        let catalogPath = scenario?.catalogPath ?? options.catalogPath ?? "catalog.json"
-        let stateDir = options.statePath ?? (options.ephemeral || scenario != nil ? nil : StateDirectory.defaultPath(forCatalogAt: catalogPath))
+        let context = try StoreContext.resolve(options, catalogPath: layerCatalog)
+        let catalogPath = layerCatalog ?? options.catalogPath ?? "catalog.json"
+        let stateDir = options.statePath ?? (options.ephemeral || fresh ? nil : StateDirectory.defaultPath(forCatalogAt: catalogPath))
         let stack = try await StoreStack.open(catalog: context.catalog, stateDirectory: stateDir, ledger: try StoreContext.ledger(options),
                                               storefront: context.storefront.code, locale: context.locale, historyAfterFirstFrame: true)
         let (store, manager) = (stack.store, stack.manager)
@@ -21,12 +32,9 @@ enum StorefrontTUI {
         // Notifications go to the backend beside the UI, never in its way.
         let notifier = NotificationDispatcher(store: store)
         await notifier.start()
-        var walk: WalkSession?
-        if let scenario {
-            walk = await WalkSession(scenario: scenario, catalog: context.catalog, catalogPath: catalogPath, store: store, manager: manager, options: options)
-        }
+        let opened = await layer(context, catalogPath, store, manager)
         let status: Int32
-        do { status = try await runTerminal(context: context, store: store, manager: manager, options: options, walk: walk) } catch {
+        do { status = try await runTerminal(context: context, store: store, manager: manager, options: options, layer: opened) } catch {
             await notifier.stop()
             await stack.close()
             throw error
@@ -36,8 +44,8 @@ enum StorefrontTUI {
         return status
     }
 
-    private static func runTerminal(context: StoreContext, store: LocalAppStore, manager: StoreManager,
-                                    options: CommandLineOptions, walk: WalkSession?) async throws -> Int32 {
+    private static func runTerminal<Model: LoopModel>(context: StoreContext, store: LocalAppStore, manager: StoreManager, options: CommandLineOptions,
+                                                      layer: (wrap: (AppState) -> Model, companion: (any LoopCompanion<Model>)?)) async throws -> Int32 {
         let colorMode = options.noColor ? ColorMode.monochrome
             : ColorMode.detect(environment: ProcessInfo.processInfo.environment, arguments: CommandLine.arguments)
         if let term = ProcessInfo.processInfo.environment["TERM"], !term.isEmpty, !Terminal.canAddressCursor(term: term) {
@@ -50,11 +58,10 @@ enum StorefrontTUI {
             try AsciicastRecorder(path: $0, size: terminal.size, colorMode: colorMode, title: "Storefront: \(context.catalog.app.name)")
         }
         defer { recorder?.close() }  // what the terminal shows is what the recording gets
-        var state = await AppState.opening(context.catalog, manager: manager, controls: store, ledgerAfterFirstFrame: true)
-        state.walk = walk?.initialState
-        let loop = StorefrontLoop(backend: terminal, store: store, manager: manager, state: state, companion: walk)
+        let state = await AppState.opening(context.catalog, manager: manager, controls: store, ledgerAfterFirstFrame: true)
+        let loop = StorefrontLoop(backend: terminal, store: store, manager: manager, state: layer.wrap(state), companion: layer.companion)
         loop.onFrame = { recorder?.record($0) }
-        let (ticks, clock) = StorefrontLoop.quarterSeconds()
+        let (ticks, clock) = StorefrontLoop<Model>.quarterSeconds()
         defer { clock.cancel() }
         return await loop.run(ticks: ticks)
     }

@@ -4,7 +4,7 @@ import TerminalUI
 /// keys, carries out its actions and draws itself. Screens keep no state of their own: their
 /// selection and the filter are in `AppState`, so a screen is a type with static members.
 protocol ScreenView {
-    /// This screen's keys; `KeyMap` adds the walk's and the global ones after them.
+    /// This screen's keys; `KeyMap` adds a layer's and the global ones after them.
     static var bindings: [Binding] { get }
     /// What the line under the tabs says when no filter is shown there.
     static func summary(_ state: AppState) -> String

@@ -5,7 +5,7 @@ import TerminalUI
 
 /// StoreKit's `Message` (`Message.messages`): what the App Store shows over a running app — asking
 /// consent to a price increase, a billing issue, a win-back offer. Each is shown once a launch, when
-/// no other sheet is up (not during a demo, whose keys are planned); "Not Now" leaves it until the
+/// no other sheet is up (not while a layer drives the app, as a demo does: its keys are planned); "Not Now" leaves it until the
 /// next launch, as an app deferring a message does.
 struct StoreMessageSheet: SheetView, Equatable {
     enum Reason: String, Sendable { case priceIncreaseConsent, billingIssue, winBackOffer }
@@ -103,7 +103,7 @@ enum StoreMessages {
 
     /// Shows the first message not yet shown this launch, when nothing else is on screen.
     static func present(_ state: inout AppState) {
-        guard state.top == nil, state.walk?.isDemo != true,
+        guard state.top == nil, !state.layering.drives,
               let message = pending(state).first(where: { !state.messagesShown.contains($0.key) }) else { return }
         state.messagesShown.insert(message.key)
         state.sheets.append(.storeMessage(message))

@@ -81,7 +81,7 @@ enum DemoPlan {
     /// selection is, or from Home / End. Found by pressing the keys on a copy of the state.
     static func select(_ target: Int, on screen: Screen, _ state: AppState) -> [DemoMove]? {
         var start = state
-        start.walk = nil
+        start.layering = Layering()
         var best: [Key]?
         for jump in [[], [Key.home], [Key.end]] {
             for step in [Key.down, .up] {

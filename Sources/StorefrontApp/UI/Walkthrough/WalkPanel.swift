@@ -16,8 +16,7 @@ enum WalkPanel {
 
     /// Splits the content area: the caption bar (a demo) across the bottom, then the panel beside the
     /// store's part on wide terminals, below it on narrow ones.
-    static func layout(_ area: Rect, _ state: AppState) -> Layout {
-        guard let walk = state.walk else { return Layout(content: area) }
+    static func layout(_ area: Rect, _ walk: WalkState) -> Layout {
         var area = area, caption: Rect?
         if walk.caption != nil {
             let (rest, bar) = area.splitTop(area.height - 1)
@@ -34,15 +33,14 @@ enum WalkPanel {
     }
 
     /// The demo's caption: what the audience is watching, in words, where every eye finds it.
-    static func drawCaption(_ state: AppState, in rect: Rect, on canvas: inout Canvas) {
-        guard let text = state.walk?.caption else { return }
+    static func drawCaption(_ walk: WalkState, in rect: Rect, on canvas: inout Canvas) {
+        guard let text = walk.caption else { return }
         let style = Style(foreground: .black, background: .yellow, bold: true)
         canvas.fill(rect, style: style)
         canvas.put(" " + DisplayWidth.truncate(text, toWidth: rect.width - 2), at: rect.x, rect.y, maxWidth: rect.width, style: style)
     }
 
-    static func draw(_ state: AppState, in rect: Rect, on canvas: inout Canvas) {
-        guard let walk = state.walk else { return }
+    static func draw(_ walk: WalkState, in rect: Rect, on canvas: inout Canvas) {
         canvas.fill(rect)
         if rect.height == 1 { return drawLine(walk, in: rect, on: &canvas) }
         let step = walk.isFinished ? "done" : "\(walk.current + 1)/\(walk.items.count)"

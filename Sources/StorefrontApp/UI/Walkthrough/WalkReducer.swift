@@ -25,17 +25,35 @@ extension KeyMap {
 
 // MARK: Reducer
 
-/// Terminal keys during a demo: q quits, any other key pauses or resumes. Nil when not a demo.
-func demoKey(_ key: Key, _ state: inout AppState) -> [Effect]? {
-    guard state.walk?.isDemo == true else { return nil }
-    if key == .character("q") || key == .control("c") { state.shouldQuit = true; return [.quit] }
-    state.walk!.paused.toggle()
-    state.status = state.walk!.paused ? "⏸ Paused: press any key to resume, q to quit" : "▶ Resumed"
+/// The walk's reducer around the app's: its own events, its keys (and clicks on their footer hints),
+/// a demo's pause key; everything else goes on to the app's `reduce`. The walk's keys read the same
+/// table the footer and help show (`Layering.bindings`), so they are its keys exactly where they are
+/// shown; they never wait for a QA control's answer, as they do not read the store.
+func reduce(_ state: inout WalkthroughState, _ input: WalkthroughInput) -> [WalkthroughEffect] {
+    switch input {
+    case .message(let event): return reduceWalk(&state, event)
+    case .event(let event): return reduce(&state, event)
+    }
+}
+
+func reduce(_ state: inout WalkthroughState, _ event: Event) -> [WalkthroughEffect] {
+    guard case .key(let key) = event else { return reduce(&state.app, event).map(WalkthroughEffect.app) }
+    if state.walk.isDemo { return demoKey(key, &state) }
+    let action = if case .mouse(let mouse) = key { MouseInput.footerAction(mouse, state.app) } else { KeyMap.action(for: key, in: state.app) }
+    if case .layer(let name)? = action, let own = WalkAction(rawValue: name) { return walkAction(own, &state) }
+    return reduce(&state.app, event).map(WalkthroughEffect.app)
+}
+
+/// Terminal keys during a demo: q quits, any other key pauses or resumes.
+private func demoKey(_ key: Key, _ state: inout WalkthroughState) -> [WalkthroughEffect] {
+    if key == .character("q") || key == .control("c") { state.shouldQuit = true; return [.app(.quit)] }
+    state.walk.paused.toggle()
+    state.status = state.walk.paused ? "⏸ Paused: press any key to resume, q to quit" : "▶ Resumed"
     return []
 }
 
-func reduceWalk(_ state: inout AppState, _ event: WalkEvent) -> [Effect] {
-    guard var walk = state.walk else { return [] }
+private func reduceWalk(_ state: inout WalkthroughState, _ event: WalkEvent) -> [WalkthroughEffect] {
+    var walk = state.walk
     defer { state.walk = walk }
     switch event {
     case .begin:
@@ -75,10 +93,11 @@ func reduceWalk(_ state: inout AppState, _ event: WalkEvent) -> [Effect] {
         state.status = "Your turn"
     case .demoKey(let key):
         // The app's own keys, as the presenter would press them: not the demo's pause key.
-        state.walk!.isDemo = false
-        let label = KeyMap.bindings(state).first { $0.keys.contains(key) }?.label
+        walk.isDemo = false
+        state.walk = walk
+        let label = KeyMap.bindings(state.app).first { $0.keys.contains(key) }?.label
         let effects = reduce(&state, .key(key))
-        walk = state.walk ?? walk
+        walk = state.walk
         walk.isDemo = true
         state.status = "⌨ " + key.name + (label.map { "  " + $0 } ?? "")
         return effects
@@ -93,9 +112,9 @@ func reduceWalk(_ state: inout AppState, _ event: WalkEvent) -> [Effect] {
     return []
 }
 
-/// The walk keys (n, p, a, w, s).
-func walkAction(_ action: WalkAction, _ state: inout AppState) -> [Effect] {
-    guard var walk = state.walk else { return [] }
+/// The walk keys (n, p, x, w, s).
+private func walkAction(_ action: WalkAction, _ state: inout WalkthroughState) -> [WalkthroughEffect] {
+    var walk = state.walk
     defer { state.walk = walk }
     switch action {
     case .next:
@@ -136,7 +155,7 @@ func walkAction(_ action: WalkAction, _ state: inout AppState) -> [Effect] {
 }
 
 /// The cursor reached a step: set-up steps apply themselves; the end writes the report.
-private func arrive(_ walk: inout WalkState, _ state: inout AppState) -> [Effect] {
+private func arrive(_ walk: inout WalkState, _ state: inout WalkthroughState) -> [WalkthroughEffect] {
     guard !walk.isDemo else { return [] }
     guard !walk.isFinished else {
         let (passed, failed) = walk.counts

@@ -31,9 +31,9 @@ final class WalkSession: LoopCompanion {
     /// Injected so tests never wait.
     var sleep: @Sendable (Duration) async -> Void = { try? await Task.sleep(for: $0) }
     private let started = Date()
-    private var latest = AppState()
+    private lazy var latest = WalkthroughState(app: AppState(), walk: initialState)
     private var checking = false
-    private var send: @Sendable (Event) -> Void = { _ in }
+    private var send: @Sendable (WalkEvent) -> Void = { _ in }
 
     init(scenario: Scenario, catalog: Catalog, catalogPath: String, store: LocalAppStore, manager: StoreManager,
          options: CommandLineOptions) async {
@@ -54,18 +54,19 @@ final class WalkSession: LoopCompanion {
     }
 
     /// Walk: applies the opening set-up steps. Demo: starts playing (the task is the caller's to cancel).
-    func start(send: @escaping @Sendable (Event) -> Void) -> Task<Void, Never> {
+    func start(send: @escaping @Sendable (WalkEvent) -> Void) -> Task<Void, Never> {
         self.send = send
-        send(.walk(.begin))
+        send(.begin)
         return Task { if isDemo { await play() } }
     }
 
     /// Called after every event is reduced.
-    func observe(_ event: Event, _ state: AppState) {
+    func observe(_ input: WalkthroughInput, _ state: WalkthroughState) {
         latest = state
-        guard !isDemo, let walk = state.walk, !walk.live.isEmpty, !checking else { return }
-        switch event {
-        case .tick where state.tick % 4 != 0, .clock, .inputReady, .resize, .walk(.checked): return
+        let walk = state.walk
+        guard !isDemo, !walk.live.isEmpty, !checking else { return }
+        switch input {
+        case .event(.tick) where state.tick % 4 != 0, .event(.clock), .event(.inputReady), .event(.resize), .message(.checked): return
         default: break
         }
         checking = true
@@ -77,7 +78,7 @@ final class WalkSession: LoopCompanion {
                 checks.append(WalkCheck(index: i, passed: passed, actual: actual))
             }
             checking = false
-            send(.walk(.checked(checks)))
+            send(.checked(checks))
         }
     }
 
@@ -86,40 +87,36 @@ final class WalkSession: LoopCompanion {
         if case .purchase(_, let result) = outcome { await runner.record(result) }
     }
 
-    func perform(_ effect: Effect, _ state: AppState) -> Bool {
-        guard case .walk(let walkEffect) = effect else { return false }
-        run(walkEffect, state)
-        return true
-    }
+    func perform(_ work: WalkEffect, _ state: WalkthroughState) { run(work, state) }
 
-    func run(_ effect: WalkEffect, _ state: AppState) {
+    func run(_ effect: WalkEffect, _ state: WalkthroughState) {
         switch effect {
         case .apply(let i):
             let step = scenario.steps[i]
-            Task { send(.walk(.applied(i, await runner.perform(step)))) }
+            Task { send(.applied(i, await runner.perform(step))) }
         case .save:
-            guard let walk = state.walk else { return }
+            let walk = state.walk
             let result = walk.result(scenario, catalogPath: catalogPath, storefront: state.snapshot.storefront.code,
                                      duration: Date().timeIntervalSince(started))
             do {
                 try ScenarioReport.markdown([result]).write(toFile: walk.reportPath, atomically: true, encoding: .utf8)
-                send(.walk(.saved("Report saved to \(walk.reportPath)")))
+                send(.saved("Report saved to \(walk.reportPath)"))
             } catch {
-                send(.walk(.saved("⚠ Cannot save \(walk.reportPath): \(error.localizedDescription)")))
+                send(.saved("⚠ Cannot save \(walk.reportPath): \(error.localizedDescription)"))
             }
         }
     }
 
     /// Leaving early still leaves the report that `--report` asked for.
-    func close(_ state: AppState) {
-        if reportPath != nil, state.walk?.isFinished == false { run(.save, state) }
+    func close(_ state: WalkthroughState) {
+        if reportPath != nil, !state.walk.isFinished { run(.save, state) }
     }
 
     // MARK: Demo
 
     private func beat(_ beats: Double) async {
         await sleep(.milliseconds(Int(beats * 1000 / speed)))
-        while latest.walk?.paused == true { await sleep(.milliseconds(100)) }
+        while latest.walk.paused { await sleep(.milliseconds(100)) }
     }
 
     /// Until the store has answered what the last key set off (bounded: a demo never hangs).
@@ -130,41 +127,41 @@ final class WalkSession: LoopCompanion {
     private func play() async {
         await beat(1.5)
         for (i, step) in scenario.steps.enumerated() {
-            send(.walk(.demoCursor(i)))
+            send(.demoCursor(i))
             await beat(0.3)
             switch step.kind {
             case .expect:
-                send(.walk(.demoCaption("✔ Check: " + DemoCaption.text(step, catalog: runner.catalog))))
-                send(.walk(.demoDone(i, await runner.perform(step))))
+                send(.demoCaption("✔ Check: " + DemoCaption.text(step, catalog: runner.catalog)))
+                send(.demoDone(i, await runner.perform(step)))
                 await beat(0.8)
             case .action(let action) where action.needsRelaunch:
-                send(.walk(.demoCaption("⤼ " + DemoCaption.text(step, catalog: runner.catalog) + ": skipped, the app cannot restart inside the demo")))
-                send(.walk(.demoDone(i, StepResult(step: step, outcome: .skipped, note: "needs an app restart"))))
+                send(.demoCaption("⤼ " + DemoCaption.text(step, catalog: runner.catalog) + ": skipped, the app cannot restart inside the demo"))
+                send(.demoDone(i, StepResult(step: step, outcome: .skipped, note: "needs an app restart")))
                 await beat(1.5)
             case .action(let action):
                 await dismissSheets()
-                if let moves = DemoPlan.moves(for: action, in: latest) {
-                    send(.walk(.demoCaption("▶ " + DemoCaption.text(step, catalog: runner.catalog))))
+                if let moves = DemoPlan.moves(for: action, in: latest.app) {
+                    send(.demoCaption("▶ " + DemoCaption.text(step, catalog: runner.catalog)))
                     await beat(1)
                     for move in moves {
                         switch move {
-                        case .key(let key): send(.walk(.demoKey(key))); await beat(0.4)
+                        case .key(let key): send(.demoKey(key)); await beat(0.4)
                         case .pause(let beats): await beat(beats)
                         case .waitIdle: await waitIdle()
                         }
                     }
-                    send(.walk(.demoDone(i, StepResult(step: step, outcome: .passed, note: "shown with keys"))))
+                    send(.demoDone(i, StepResult(step: step, outcome: .passed, note: "shown with keys")))
                     await beat(0.5)
                     await dismissSheets(showing: 2)
                 } else {
-                    send(.walk(.demoCaption("⚡ " + DemoCaption.text(step, catalog: runner.catalog) + " (done directly: no keys show it)")))
+                    send(.demoCaption("⚡ " + DemoCaption.text(step, catalog: runner.catalog) + " (done directly: no keys show it)"))
                     let result = await runner.perform(step)
-                    send(.walk(.demoDone(i, result)))
+                    send(.demoDone(i, result))
                     await beat(1.5)
                 }
             }
         }
-        send(.walk(.demoFinished))
+        send(.demoFinished)
         if reportPath != nil { await beat(0.5); run(.save, latest) }
     }
 
@@ -175,7 +172,7 @@ final class WalkSession: LoopCompanion {
         for _ in 0..<5 {
             guard let top = latest.top else { return }
             if case .payment = top { return }  // still purchasing: never cancel it
-            send(.walk(.demoKey(.escape)))
+            send(.demoKey(.escape))
             await beat(0.5)
         }
     }

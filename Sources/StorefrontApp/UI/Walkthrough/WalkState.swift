@@ -95,7 +95,7 @@ enum WalkEffect: Sendable, Equatable {
     case save
 }
 
-enum WalkAction: Sendable, Equatable {
+enum WalkAction: String, Sendable, Equatable {
     case next, previous, apply, togglePanel, save
 }
 
