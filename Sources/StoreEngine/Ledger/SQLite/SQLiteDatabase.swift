@@ -81,8 +81,23 @@ public final class SQLiteDatabase: LedgerDatabase {
         if rc != SQLITE_OK {
             let message = error.map { String(cString: $0) } ?? String(cString: sqlite3_errmsg(handle))
             sqlite3_free(error)
-            throw Self.error(code: sqlite3_extended_errcode(handle), message: message, path: path, systemErrno: sqlite3_system_errno(handle))
+            throw noted(Self.error(code: sqlite3_extended_errcode(handle), message: message, path: path,
+                                   systemErrno: sqlite3_system_errno(handle)))
         }
+    }
+
+    /// The first full disk a statement met since the last `takeDiskFull()`.
+    private var diskFull: LedgerError?
+
+    /// A full disk a caller turned into another failure (StoreKit's `systemError`) is still told, by name.
+    public func takeDiskFull() -> LedgerError? {
+        defer { diskFull = nil }
+        return diskFull
+    }
+
+    private func noted(_ error: LedgerError) -> LedgerError {
+        if case .diskFull = error, diskFull == nil { diskFull = error }
+        return error
     }
 
     public typealias Value = SQLValue
@@ -224,8 +239,8 @@ public final class SQLiteDatabase: LedgerDatabase {
     }
 
     private func lastError(_ rc: Int32) -> LedgerError {
-        Self.error(code: sqlite3_extended_errcode(handle), message: String(cString: sqlite3_errmsg(handle)), path: path,
-                   systemErrno: sqlite3_system_errno(handle))
+        noted(Self.error(code: sqlite3_extended_errcode(handle), message: String(cString: sqlite3_errmsg(handle)), path: path,
+                   systemErrno: sqlite3_system_errno(handle)))
     }
 
     /// SQLite's error as the ledger's kind of failure, naming the file.
