@@ -12,7 +12,11 @@ public actor ConsumableWallet {
 
     /// `path` nil keeps the wallet in memory.
     public init(path: String?) throws {
-        db = try openLocalDatabase(path: path)
+        do { db = try openLocalDatabase(path: path) } catch LedgerError.damaged(let file, let detail) {
+            // The wallet's own words: the ledger's recovery would name the wrong file.
+            throw StateError("\(file): the app's wallet is damaged (\(detail)); Storefront will not open it. Copy the state directory "
+                + "first; then `sqlite3 \(file) .recover > wallet.sql` salvages what it can, or restore the wallet from a backup.")
+        }
         self.path = path
         // Owner-only, like the state directory's other files (SQLite creates them with the umask's mode).
         for file in path.map({ [$0, $0 + "-wal", $0 + "-shm"] }) ?? [] { chmod(file, 0o600) }

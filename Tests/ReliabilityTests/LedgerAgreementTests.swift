@@ -103,3 +103,35 @@ struct LedgerAgreementTests {
         #expect(result.steps.last?.outcome == .skipped)
     }
 }
+
+@Suite("Messages that name the thing and what to do", .tags(.slow), .notInFastLoop)
+struct BrokenFileMessageTests {
+    /// It said "SQLite error 14: unable to open database file".
+    @Test("A ledger that is a directory is named as one, with what to do")
+    func ledgerIsADirectory() async throws {
+        let state = try await DamagedLedgerTests.stateWithPurchases()
+        defer { try? FileManager.default.removeItem(atPath: state) }
+        for file in ["ledger.sqlite", "ledger.sqlite-wal", "ledger.sqlite-shm"] { try? FileManager.default.moveItem(atPath: state + "/" + file, toPath: state + "/kept-" + file) }
+        try FileManager.default.createDirectory(atPath: state + "/ledger.sqlite", withIntermediateDirectories: false)
+        #expect {
+            _ = try LocalAppStore(catalog: Repo.testCatalog, stateDirectory: state)
+        } throws: { error in
+            "\(error)".hasPrefix(state + "/ledger.sqlite: it is a directory, not a database file: move it away")
+        }
+    }
+
+    /// It said "the ledger is damaged" and told how to recover ledger.sqlite, not the wallet.
+    @Test("A wallet that is not a database is named as the app's wallet, with how to recover it")
+    func damagedWallet() async throws {
+        let state = try await DamagedLedgerTests.stateWithPurchases()
+        defer { try? FileManager.default.removeItem(atPath: state) }
+        for file in ["wallet.sqlite-wal", "wallet.sqlite-shm"] { try? FileManager.default.removeItem(atPath: state + "/" + file) }
+        try String(repeating: "not a database ", count: 20).write(toFile: state + "/wallet.sqlite", atomically: true, encoding: .utf8)
+        await #expect {
+            _ = try await App(state: state)
+        } throws: { error in
+            let text = "\(error)"
+            return text.hasPrefix(state + "/wallet.sqlite: the app's wallet is damaged") && text.contains("sqlite3 \(state)/wallet.sqlite .recover")
+        }
+    }
+}

@@ -243,6 +243,19 @@ public final class SQLiteDatabase: LedgerDatabase {
                    systemErrno: sqlite3_system_errno(handle)))
     }
 
+    /// Why a file cannot be opened or written, and what to do, as far as the file system says.
+    static func cannotOpen(_ path: String, _ sqlite: String) -> String {
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
+            return "it is a directory, not a database file: move it away (\(sqlite))"
+        }
+        let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        if access(directory, W_OK) != 0, errno == EROFS {
+            return "it is on a read-only file system: remount it read-write, or choose another state directory with --state (\(sqlite))"
+        }
+        return "cannot open or write it: check that it and \(directory) are yours to read and write (\(sqlite))"
+    }
+
     /// SQLite's error as the ledger's kind of failure, naming the file.
     static func error(code: Int32, message: String, path: String?, systemErrno: Int32 = 0) -> LedgerError {
         let name = path ?? ":memory:"
@@ -252,6 +265,8 @@ public final class SQLiteDatabase: LedgerDatabase {
         // Also an I/O error whose cause was ENOSPC (a write-ahead log or shared memory that could not grow).
         case SQLITE_FULL: return .diskFull(path: name, detail: sqlite)
         case SQLITE_IOERR where systemErrno == ENOSPC: return .diskFull(path: name, detail: sqlite)
+        // SQLite's own words ("unable to open database file") name neither the cause nor a way out.
+        case SQLITE_CANTOPEN, SQLITE_READONLY, SQLITE_PERM: return .failed(path: name, detail: cannotOpen(name, sqlite))
         default: return .failed(path: name, detail: sqlite)
         }
     }
