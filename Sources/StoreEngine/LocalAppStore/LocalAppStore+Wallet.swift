@@ -24,13 +24,6 @@ extension LocalAppStore {
         try ledger.setMeta(Self.walletKey(name), "1")
     }
 
-    /// The first full disk the ledger met since the last call: a purchase that failed for it reports
-    /// only StoreKit's `systemError`, which does not say what to free.
-    public func takeDiskFull() -> LedgerError? { ledger.db.takeDiskFull() }
-
-    /// Runs `body` on the ledger's connection (tests: to make its disk full).
-    func withLedgerDatabase<T>(_ body: (any LedgerDatabase) throws -> T) rethrows -> T { try body(ledger.db) }
-
     /// The ledger's file or database, for messages.
     public func ledgerDescription() -> String { ledger.path ?? "in memory" }
 

@@ -337,4 +337,11 @@ extension LocalAppStore {
         health.checked(ledger.integrityCheck?.damage)
         return health.description
     }
+
+    /// The first full disk the ledger met since the last call: a purchase that failed for it reports
+    /// only StoreKit's `systemError`, which does not say what to free.
+    public func takeDiskFull() -> LedgerError? { ledger.db.takeDiskFull() }
+
+    /// Runs `body` on the ledger's connection (tests: to make its disk full).
+    func withLedgerDatabase<T>(_ body: (any LedgerDatabase) throws -> T) rethrows -> T { try body(ledger.db) }
 }
