@@ -23,13 +23,32 @@ public struct StoreStack: Sendable {
     /// consumables' wallet beside the ledger, and starts listening (which redelivers unfinished transactions).
     public static func launchApp(on store: LocalAppStore, stateDirectory: String?, walletName: String = "wallet.sqlite",
                                  productIDs: [String]? = nil, historyAfterFirstFrame: Bool = false) async throws -> StoreManager {
-        // The wallet stays on this machine, also when the ledger is a team's shared database.
-        if let stateDirectory { try StateDirectory.create(stateDirectory) }
-        let wallet = try ConsumableWallet(path: stateDirectory.map { $0 + "/" + walletName })
+        try await launchApp(on: store, wallet: openWallet(for: store, stateDirectory: stateDirectory, name: walletName),
+                            productIDs: productIDs, historyAfterFirstFrame: historyAfterFirstFrame)
+    }
+
+    public static func launchApp(on store: LocalAppStore, wallet: ConsumableWallet, productIDs: [String]? = nil,
+                                 historyAfterFirstFrame: Bool = false) async -> StoreManager {
         let manager = StoreManager(source: store, verifier: SignedDataVerifier(trustedRoots: [store.certificate]), wallet: wallet,
                                    productIDs: productIDs)
         await manager.start(historyAfterFirstFrame: historyAfterFirstFrame)
         return manager
+    }
+
+    /// The app's wallet `name` in the state directory (nil: in memory), once it agrees with the store's
+    /// ledger: a wallet the ledger knew that is gone, or one of another ledger, is refused (see `ConsumableWallet`).
+    public static func openWallet(for store: LocalAppStore, stateDirectory: String?, name: String = "wallet.sqlite") async throws
+        -> ConsumableWallet {
+        // The wallet stays on this machine, also when the ledger is a team's shared database.
+        if let stateDirectory { try StateDirectory.create(stateDirectory) }
+        let path = stateDirectory.map { $0 + "/" + name }
+        if let path, !ConsumableWallet.exists(at: path), try await store.hadWallet(named: name) {
+            throw StateError(ConsumableWallet.lostMessage(path))
+        }
+        let wallet = try ConsumableWallet(path: path)
+        try await store.madeWallet(named: name)
+        try await wallet.check(againstLedgerUpTo: store.highestTransactionID(), ledger: store.ledgerDescription())
+        return wallet
     }
 
     /// The app quits, then the store closes.

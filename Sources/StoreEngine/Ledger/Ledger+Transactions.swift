@@ -164,11 +164,20 @@ extension Ledger {
     /// The token of row `id` from its stored form, rebuilt once while the row is unchanged (see `rebuiltTokens`).
     private func rebuiltToken(_ id: Int64, stored: String) throws -> String {
         if let rebuilt = rebuiltTokens[id], rebuilt.stored == stored { return rebuilt.token }
-        let payload = try db.query("SELECT payload FROM transactions WHERE id = ?", [.int(id)]).first?.first?.text ?? ""
-        let token = token(stored, payload: payload)
+        let payload = try db.query("SELECT payload FROM transactions WHERE id = ?", [.int(id)]).first?.first?.text
+        let token = try checkedToken(stored, payload: payload, id: id)
         if rebuiltTokens.count >= 20_000 { rebuiltTokens = [:] }
         rebuiltTokens[id] = (stored, token)
         return token
+    }
+
+    /// The token from its stored form, read without its row: a payload that is not a transaction (`{}`)
+    /// would make a token no verifier accepts, so it is damage, as in `rows`.
+    private func checkedToken(_ stored: String, payload: String?, id: Int64?) throws -> String {
+        guard let payload, let json = try? JSONParser.parse(payload), TransactionPayload(json: json) != nil else {
+            throw damagedRow("transactions", key: id, "its payload is not a transaction")
+        }
+        return token(stored, payload: payload)
     }
 
     /// Rows of `columns`; one that does not decode is an error naming it, never a row silently left out.
@@ -205,8 +214,8 @@ extension Ledger {
             return try db.query("SELECT id, jws FROM transactions WHERE status = 'completed' ORDER BY id DESC LIMIT ?", [.limit(limit)])
                 .compactMap { columns in try columns[1].text.map { try rebuiltToken(columns[0].int ?? 0, stored: $0) } }
         }
-        return try db.query("SELECT jws, payload FROM transactions WHERE status = 'completed' ORDER BY id DESC LIMIT ?", [.limit(limit)])
-            .compactMap { columns in columns[0].text.map { token($0, payload: columns[1].text ?? "") } }
+        return try db.query("SELECT jws, payload, id FROM transactions WHERE status = 'completed' ORDER BY id DESC LIMIT ?", [.limit(limit)])
+            .compactMap { columns in try columns[0].text.map { try checkedToken($0, payload: columns[1].text, id: columns[2].int) } }
     }
 
     /// Where the ledger stands: another connection's commit or a row this one writes moves it.

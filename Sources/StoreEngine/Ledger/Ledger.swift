@@ -104,6 +104,16 @@ final class Ledger {
         try db.query("SELECT value FROM meta WHERE key = ?", [.text(key)]).first?.first?.text
     }
 
+    /// The value of `key` as `decode` reads it. A value it cannot read is damage to the ledger, reported
+    /// as a malformed transaction is: falling back to a default (the clock to now) would lose it silently.
+    func meta<Value>(_ key: String, as what: String, _ decode: (String) -> Value?) throws -> Value? {
+        guard let text = try meta(key) else { return nil }
+        guard let value = decode(text) else {
+            throw LedgerError.damagedRow(path: path ?? ":memory:", table: "meta", key: key, detail: "its value is not \(what)")
+        }
+        return value
+    }
+
     /// The value of `key`; the first process to ask for it sets it to `make()`.
     func meta(_ key: String, orInsert make: () -> String) throws -> String {
         try db.query("INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO NOTHING", [.text(key), .text(make())])

@@ -46,6 +46,7 @@ protocol LedgerDatabase: AnyObject {
 
     /// Changes when, and only when, another connection committed a change since the last call.
     func dataVersion() throws -> Int64
+    func takeDiskFull() -> LedgerError?
 
     /// Grows with every change this connection makes (`dataVersion` leaves them out): the two together
     /// tell a reader that nothing in the ledger changed since it last looked.
@@ -70,6 +71,8 @@ extension LedgerDatabase {
 
     /// Each statement reads on its own where a read transaction would cost round trips (PostgreSQL).
     func reading<T>(_ body: () throws -> T) rethrows -> T { try body() }
+    /// The first full disk met since the last call; only a local file's engine meets one.
+    func takeDiskFull() -> LedgerError? { nil }
 }
 
 extension SQLValue {

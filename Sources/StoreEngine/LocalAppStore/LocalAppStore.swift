@@ -43,16 +43,16 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
             (ledger, identity) = try Ledger.open(location ?? .stateDirectory(stateDirectory), stateDirectory: stateDirectory)
             // What the tester changed last time wins over the catalog's defaults, until a reset.
             var settings = catalog.settings
-            if let saved = try ledger.meta("settings").flatMap({ try? JSONParser.parse($0) }),
+            // Settings that are not JSON are damage; ones the catalog no longer has room for (a storefront
+            // taken out of it) give way to the catalog's.
+            if let saved = try ledger.meta("settings", as: "a JSON object of settings", Self.settingsJSON),
                let restored = try? CatalogFormat.decodeSettings(saved, storefronts: catalog.storefronts, file: "ledger") {
                 settings = restored
             }
             currentSettings = settings
             let real = time.now()
             clock = StoreClock(rate: settings.timeRate, realAnchor: real, storeAnchor: real)
-            if let saved = try ledger.meta("clock"), let restored = try? JSONDecoder().decode(StoreClock.self, from: Data(saved.utf8)) {
-                clock = restored
-            }
+            if let restored = try ledger.meta("clock", as: "a store clock", StoreClock.init(text:)) { clock = restored }
             guard let place = catalog.place(storefront: storefront, locale: locale, settings: settings) else {
                 throw StoreFailure.storeKit(.notAvailableInStorefront)
             }
@@ -61,6 +61,10 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
             let appTransactionID = try ledger.meta("appTransactionID") {
                 String(UInt64.random(in: 700_000_000_000_000_000...799_999_999_999_999_999))
             }
+            guard UInt64(appTransactionID) != nil else {
+                throw LedgerError.damagedRow(path: ledger.path ?? ":memory:", table: "meta", key: "appTransactionID",
+                                             detail: "its value is not an app transaction ID")
+            }
             terms = RenewalTerms(catalog: catalog, appTransactionID: appTransactionID)
             presenter = SignedDataPresenter(signer: identity.signer)
             let sharedSettings = try ledger.meta("settings")
@@ -68,6 +72,12 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
             try ledger.setMeta("clock", clockText)
             follower = LedgerFollower(clock: clockText, settings: sharedSettings)
         }
+    }
+
+    /// Saved settings as JSON: an object, else nil (damage).
+    static func settingsJSON(_ text: String) -> JSONValue? {
+        guard let json = try? JSONParser.parse(text), case .object = json else { return nil }
+        return json
     }
 
     /// A store dropped without `shutdown()` (a test, an error path) still ends its listening thread and connection.
@@ -327,4 +337,11 @@ extension LocalAppStore {
         health.checked(ledger.integrityCheck?.damage)
         return health.description
     }
+
+    /// The first full disk the ledger met since the last call: a purchase that failed for it reports
+    /// only StoreKit's `systemError`, which does not say what to free.
+    public func takeDiskFull() -> LedgerError? { ledger.db.takeDiskFull() }
+
+    /// Runs `body` on the ledger's connection (tests: to make its disk full).
+    func withLedgerDatabase<T>(_ body: (any LedgerDatabase) throws -> T) rethrows -> T { try body(ledger.db) }
 }

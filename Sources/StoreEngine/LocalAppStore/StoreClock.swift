@@ -27,6 +27,14 @@ struct StoreClock: Codable, Equatable {
     }
 }
 
+extension StoreClock {
+    /// The clock as the ledger's `meta` row saves it; nil when the text is not one.
+    init?(text: String) {
+        guard let clock = try? JSONDecoder().decode(StoreClock.self, from: Data(text.utf8)) else { return nil }
+        self = clock
+    }
+}
+
 /// Where real time comes from; tests pass a manual one.
 public protocol RealTimeSource: Sendable {
     func now() -> Date

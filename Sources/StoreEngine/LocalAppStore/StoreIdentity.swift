@@ -149,6 +149,9 @@ public enum StateDirectory {
             throw StateError("\(path) is writable by other users (mode \(mode(info))), so they could replace the store's key or ledger: use a private directory (mkdir -m 700 DIR) with --state, or chmod go-w \(path)")
         }
         guard access(path, R_OK | W_OK | X_OK) == 0 else {
+            if errno == EROFS {
+                throw StateError("\(path): the state directory is on a read-only file system: remount it read-write, or choose another with --state")
+            }
             throw StateError("\(path): the state directory is not writable by you (mode \(mode(info))): choose another with --state")
         }
     }

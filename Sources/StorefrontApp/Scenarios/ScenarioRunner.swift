@@ -46,6 +46,8 @@ public actor ScenarioRunner {
     var device = "main"
     var devices: [String: (manager: StoreManager, running: Bool)] = [:]
     var lastResult: PurchaseResult?
+    /// Each device's wallet, asked after every action whether its disk was full.
+    var wallets: [String: ConsumableWallet] = [:]
     /// What the current app reported since the last action (`expect message`, `expect restored`).
     var events: [AppEvent] = []
     private var listening: Task<Void, Never>?
@@ -122,6 +124,7 @@ public actor ScenarioRunner {
             do {
                 let note = try await perform(action)
                 await settle()
+                try await checkDisk()
                 return StepResult(step: step, outcome: .passed, note: note)
             } catch {
                 return StepResult(step: step, outcome: .failed, note: "\(error)")
@@ -138,6 +141,14 @@ public actor ScenarioRunner {
             }
             return StepResult(step: step, outcome: passed ? .passed : .failed, expected: expectation.expected, actual: actual)
         }
+    }
+
+    /// A step the disk was too full for fails, naming the file: the app sees only StoreKit's `systemError`.
+    func checkDisk() async throws {
+        // Asked of every wallet and the store, so none keeps a full disk for a later step to report.
+        var full = await store?.takeDiskFull()
+        for wallet in wallets.values { if let met = await wallet.takeDiskFull(), full == nil { full = met } }
+        if let full { throw full }
     }
 
     // MARK: Actions
@@ -192,8 +203,9 @@ public actor ScenarioRunner {
     func launch() async throws {
         guard !appRunning, let store else { throw TestControlError("the app is already running") }
         await manager?.stop()
-        let manager = try await StoreStack.launchApp(on: store, stateDirectory: directory, walletName: walletName)
-        try await attachApp(manager)
+        let wallet = try await StoreStack.openWallet(for: store, stateDirectory: directory, name: walletName)
+        wallets[device] = wallet
+        try await attachApp(await StoreStack.launchApp(on: store, wallet: wallet))
     }
 
     /// Each device keeps its own app state (its consumables' wallet); `main` is the app's own file.

@@ -12,6 +12,8 @@ public protocol LocalDatabase: AnyObject {
     var changes: Int64 { get }
     /// Changes when, and only when, another connection committed since the last call.
     func dataVersion() throws -> Int64
+    /// The first full disk met since the last call (see `SQLiteDatabase.takeDiskFull`).
+    func takeDiskFull() -> LedgerError?
 }
 
 extension SQLiteDatabase: LocalDatabase {}

@@ -81,8 +81,23 @@ public final class SQLiteDatabase: LedgerDatabase {
         if rc != SQLITE_OK {
             let message = error.map { String(cString: $0) } ?? String(cString: sqlite3_errmsg(handle))
             sqlite3_free(error)
-            throw Self.error(code: sqlite3_extended_errcode(handle), message: message, path: path, systemErrno: sqlite3_system_errno(handle))
+            throw noted(Self.error(code: sqlite3_extended_errcode(handle), message: message, path: path,
+                                   systemErrno: sqlite3_system_errno(handle)))
         }
+    }
+
+    /// The first full disk a statement met since the last `takeDiskFull()`.
+    private var diskFull: LedgerError?
+
+    /// A full disk a caller turned into another failure (StoreKit's `systemError`) is still told, by name.
+    public func takeDiskFull() -> LedgerError? {
+        defer { diskFull = nil }
+        return diskFull
+    }
+
+    private func noted(_ error: LedgerError) -> LedgerError {
+        if case .diskFull = error, diskFull == nil { diskFull = error }
+        return error
     }
 
     public typealias Value = SQLValue
@@ -224,8 +239,21 @@ public final class SQLiteDatabase: LedgerDatabase {
     }
 
     private func lastError(_ rc: Int32) -> LedgerError {
-        Self.error(code: sqlite3_extended_errcode(handle), message: String(cString: sqlite3_errmsg(handle)), path: path,
-                   systemErrno: sqlite3_system_errno(handle))
+        noted(Self.error(code: sqlite3_extended_errcode(handle), message: String(cString: sqlite3_errmsg(handle)), path: path,
+                   systemErrno: sqlite3_system_errno(handle)))
+    }
+
+    /// Why a file cannot be opened or written, and what to do, as far as the file system says.
+    static func cannotOpen(_ path: String, _ sqlite: String) -> String {
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
+            return "it is a directory, not a database file: move it away (\(sqlite))"
+        }
+        let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        if access(directory, W_OK) != 0, errno == EROFS {
+            return "it is on a read-only file system: remount it read-write, or choose another state directory with --state (\(sqlite))"
+        }
+        return "cannot open or write it: check that it and \(directory) are yours to read and write (\(sqlite))"
     }
 
     /// SQLite's error as the ledger's kind of failure, naming the file.
@@ -237,6 +265,8 @@ public final class SQLiteDatabase: LedgerDatabase {
         // Also an I/O error whose cause was ENOSPC (a write-ahead log or shared memory that could not grow).
         case SQLITE_FULL: return .diskFull(path: name, detail: sqlite)
         case SQLITE_IOERR where systemErrno == ENOSPC: return .diskFull(path: name, detail: sqlite)
+        // SQLite's own words ("unable to open database file") name neither the cause nor a way out.
+        case SQLITE_CANTOPEN, SQLITE_READONLY, SQLITE_PERM: return .failed(path: name, detail: cannotOpen(name, sqlite))
         default: return .failed(path: name, detail: sqlite)
         }
     }
