@@ -34,6 +34,7 @@ extension SubscriptionRecord {
         familyShared = payload.ownership == .familyShared
         appAccountToken = payload.appAccountToken
         billingPlan = payload.billingPlanType
+        if payload.offerType == .introductory { introOfferReceived = true }
         guard payload.reason == .purchase else { return }
         recentStartDate = payload.purchaseDate
         anchorDay = Period.day(of: payload.purchaseDate)

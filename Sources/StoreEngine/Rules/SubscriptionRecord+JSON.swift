@@ -29,6 +29,7 @@ extension SubscriptionRecord {
             m.append(("offer", .object(o)))
         }
         if let billingPlan { m.append(("billingPlan", .string(billingPlan.rawValue))) }
+        if let introOfferReceived { m.append(("introOfferReceived", .bool(introOfferReceived))) }
         return .object(m)
     }
 
@@ -64,6 +65,7 @@ extension SubscriptionRecord {
                                 remainingPeriods: try o.required("remainingPeriods", RecordFields.int))
         }
         billingPlan = try f.optional("billingPlan", RecordFields.raw(BillingPlanType.init(rawValue:)))
+        introOfferReceived = try f.optional("introOfferReceived", \.boolValue)
     }
 }
 

@@ -140,8 +140,8 @@ enum ReferencePages {
         "buy-elsewhere": "QA panel: *Buy outside app…*; with `family`, *Family member purchase…*.",
         "advance": "QA panel: *Advance time P…*: the store clock jumps, and what falls due meanwhile happens.",
         "export": "Writes every signed token to FILE.",
-        "clear": "QA panel: *Clear all transactions*: every transaction deleted.",
-        "reset": "QA panel: *Reset store*: all transactions deleted, the catalog's settings and clock restored.",
+        "clear": "QA panel: *Clear all transactions*: every transaction deleted; the app keeps its own data (its wallet).",
+        "reset": "QA panel: *Reset store*: all transactions deleted, the app's wallet emptied, the catalog's settings and clock restored.",
     ]
 
     /// What a check reads.
