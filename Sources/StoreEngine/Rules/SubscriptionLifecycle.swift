@@ -37,6 +37,7 @@ extension SubscriptionRecord {
         if payload.offerType == .introductory { introOfferReceived = true }
         guard payload.reason == .purchase else { return }
         recentStartDate = payload.purchaseDate
+        renewals = nil
         anchorDay = Period.day(of: payload.purchaseDate)
         willAutoRenew = true
         priceIncrease = nil

@@ -30,6 +30,7 @@ extension SubscriptionRecord {
         }
         if let billingPlan { m.append(("billingPlan", .string(billingPlan.rawValue))) }
         if let introOfferReceived { m.append(("introOfferReceived", .bool(introOfferReceived))) }
+        if let renewals { m.append(("renewals", number(renewals))) }
         return .object(m)
     }
 
@@ -66,6 +67,7 @@ extension SubscriptionRecord {
         }
         billingPlan = try f.optional("billingPlan", RecordFields.raw(BillingPlanType.init(rawValue:)))
         introOfferReceived = try f.optional("introOfferReceived", \.boolValue)
+        renewals = try f.optional("renewals", RecordFields.int)
     }
 }
 

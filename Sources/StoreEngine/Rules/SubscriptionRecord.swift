@@ -31,6 +31,8 @@ struct SubscriptionRecord: Codable, Equatable {
     /// Whether the customer received an introductory offer on it; nil in a record written before this
     /// was kept, which counts as received (the rule then: any history made the group ineligible).
     var introOfferReceived: Bool? = false
+    /// How many times it has renewed since it was bought (the sandbox stops at `TimeRate.renewalLimit`); nil: none.
+    var renewals: Int?
 
     struct CarriedOffer: Codable, Equatable {
         var type: OfferType
