@@ -122,7 +122,11 @@ public actor StoreManager {
 
     private func removeContinuation(_ id: UUID) { continuations[id] = nil }
 
+    /// How many events the app has reported: a listener that counts what it heard knows when it has heard everything.
+    public private(set) var eventCount = 0
+
     private func emit(_ event: AppEvent) {
+        eventCount += 1
         if case .failed(_, let failure) = event { snapshot.lastError = failure }
         snapshot.lastEvent = event
         for continuation in continuations.values { continuation.yield(event) }

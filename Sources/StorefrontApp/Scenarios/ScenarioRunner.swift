@@ -52,6 +52,8 @@ public actor ScenarioRunner {
     var events: [AppEvent] = []
     /// Why the last action was refused (`expect refused`); nil when it was not.
     var lastRefusal: String?
+    /// How many of the current app's events have been heard (see `StoreManager.eventCount`).
+    var heard = 0
     private var listening: Task<Void, Never>?
     /// Sends the store's notifications while the scenario runs, when a notification URL is set (`--notify`).
     private var notifier: NotificationDispatcher?
@@ -129,6 +131,7 @@ public actor ScenarioRunner {
     public func perform(_ step: ScenarioStep) async -> StepResult {
         switch step.kind {
         case .action(let action):
+            await hearEverything()  // what the step before set off is the step before's
             events.removeAll()
             lastRefusal = nil
             do {
@@ -143,6 +146,8 @@ public actor ScenarioRunner {
         case .expect(let expectation):
             let clock = ContinuousClock()
             let deadline = clock.now + patience
+            // That nothing arrived holds only once what was on its way has had time to arrive.
+            if expectation.probe == .message, expectation.expected == "none" { await hearEverything() }
             var (passed, actual) = await check(expectation)
             while !passed && clock.now < deadline {
                 try? await Task.sleep(for: .milliseconds(20))
@@ -229,10 +234,21 @@ public actor ScenarioRunner {
         appRunning = true
         listening?.cancel()
         let stream = await manager.events()
+        heard = await manager.eventCount
         listening = Task { [weak self] in for await event in stream { await self?.note(event) } }
     }
 
-    func note(_ event: AppEvent) { events.append(event) }
+    func note(_ event: AppEvent) {
+        events.append(event)
+        heard += 1
+    }
+
+    /// Waits (up to a second) until every event the app reported so far has been heard.
+    func hearEverything() async {
+        guard let manager, listening != nil else { return }
+        let deadline = ContinuousClock.now + .seconds(1)
+        while heard < (await manager.eventCount), ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(5)) }
+    }
 
     /// Another device on the same account: the current app keeps running in the background, the
     /// other device's app launches on first use, and steps then act on and read the other device.
