@@ -19,7 +19,13 @@ struct StoreKitExactlyTests {
     func forcedRenewalReachesTheApp() async throws {
         let h = try await Harness.make()
         _ = await h.manager.purchase(ID.proYearly)
+        let updates = await h.store.updates()
         try await h.store.forceRenewal(productID: ID.proYearly)
+        // Handed out as the control returns, not at a later tick (a tick every 250 ms found it only by chance).
+        let reader = Task { var it = updates.makeAsyncIterator(); return await it.next() }
+        let timeout = Task { try await Task.sleep(for: .milliseconds(50)); reader.cancel() }
+        #expect(await reader.value != nil)
+        timeout.cancel()
         #expect(await eventually { await h.manager.snapshot.lastEvent == .renewed(productID: ID.proYearly) })
         #expect(await eventually { await h.store.unfinishedTransactions().isEmpty })
         await h.close()
