@@ -8,11 +8,6 @@ import StorefrontTestSupport
 /// The rules of issue 33: where Apple's own framework, driven by a peer's test suite, did otherwise (see `storekit.md`).
 @Suite("StoreKit, exactly: forced renewals, price increases, intro eligibility, codes, refunds, history, sandbox rates (LocalAppStore)")
 struct StoreKitExactlyTests {
-    func renewal(_ h: Harness) async throws -> RenewalInfoPayload {
-        await h.manager.refresh()
-        return try #require(await h.manager.snapshot.effectiveStatus(group: ID.group)?.renewalInfo.payload)
-    }
-
     // MARK: Forced renewal (SKTestSession.forceRenewalOfSubscription)
 
     @Test("a forced renewal reaches the running app through updates at once, and the app finishes it")
@@ -37,7 +32,7 @@ struct StoreKitExactlyTests {
         _ = await h.manager.purchase(ID.proYearly)
         try await h.store.setAutoRenew(productID: ID.proYearly, enabled: false)
         try await h.store.forceRenewal(productID: ID.proYearly)
-        #expect(try await renewal(h).willAutoRenew)
+        #expect(try await h.renewal().willAutoRenew)
         await h.close()
     }
 
@@ -46,9 +41,9 @@ struct StoreKitExactlyTests {
         let h = try await Harness.make()
         _ = await h.manager.purchase(ID.proYearly)
         try await h.store.requestPriceIncrease(productID: ID.proYearly)
-        #expect(try await renewal(h).priceIncreaseStatus == .notYetResponded)
+        #expect(try await h.renewal().priceIncreaseStatus == .notYetResponded)
         try await h.store.forceRenewal(productID: ID.proYearly)
-        #expect(try await renewal(h).priceIncreaseStatus == nil)
+        #expect(try await h.renewal().priceIncreaseStatus == nil)
         #expect(await h.store.ledgerEntries().filter { $0.payload.productID == ID.proYearly }.max { $0.id < $1.id }?.payload.priceMilliunits == 99_990)
         await h.close()
     }
@@ -61,10 +56,10 @@ struct StoreKitExactlyTests {
         _ = await h.manager.purchase(ID.proYearly)
         try await h.store.requestPriceIncrease(productID: ID.proYearly)
         try await h.store.respondToPriceIncrease(productID: ID.proYearly, agree: false)
-        #expect(try await !renewal(h).willAutoRenew)
+        #expect(try await !h.renewal().willAutoRenew)
         #expect(await h.entitled(ID.proYearly))
         try await h.store.advanceTime(by: Period(1, .year))
-        #expect(try await renewal(h).expirationReason == .didNotConsentToPriceIncrease)
+        #expect(try await h.renewal().expirationReason == .didNotConsentToPriceIncrease)
         #expect(await !h.entitled(ID.proYearly))
         await h.close()
     }
@@ -155,7 +150,7 @@ struct StoreKitExactlyTests {
         _ = await h.manager.purchase(ID.proYearly)
         try await h.store.advanceTime(by: Period(20, .year))
         #expect(await h.store.ledgerEntries().filter { $0.payload.productID == ID.proYearly }.count == 13)
-        let info = try await renewal(h)
+        let info = try await h.renewal()
         #expect(info.expirationReason == .autoRenewDisabled && !info.willAutoRenew)
         #expect(await !h.entitled(ID.proYearly))
         await h.close()
