@@ -274,6 +274,11 @@ public actor StoreManager {
         if entitlingChanged || snapshot.nextTimedChange.map({ $0 <= changes.now }) ?? false { updateEntitlements(at: changes.now) }
         snapshot.damage = changes.damage
         snapshot.balances = (try? await wallet.balances()) ?? snapshot.balances
+        // A consumable the history kept while it was unfinished leaves it once finished (see `inHistory`).
+        if !includesConsumableHistory, !historyDeferred, changes.unfinishedCount < snapshot.unfinishedCount,
+           snapshot.history.contains(where: { $0.payload.map { $0.productType == .consumable && !$0.isRevoked } ?? false }) {
+            await refreshHistory()
+        }
         snapshot.transactionCount = changes.transactionCount
         snapshot.unfinishedCount = changes.unfinishedCount
         snapshot.storefront = changes.storefront

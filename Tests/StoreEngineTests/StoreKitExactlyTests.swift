@@ -133,6 +133,12 @@ struct StoreKitExactlyTests {
         #expect(await history(h, full: true) == [ID.pro])
         try await h.store.refund(transactionID: coins.transactionID, prorated: false)
         #expect(await eventually { await history(h) == [ID.pro, ID.coins] })
+        // Unfinished (the app died before finish()), it is there; finished (as the relaunched app does), it goes.
+        await h.manager.crashBeforeNextFinish()
+        let unfinished = try #require(await h.manager.purchase(ID.coins).transaction)
+        #expect(await history(h) == [ID.coins, ID.pro, ID.coins])
+        await h.store.finish(transactionID: unfinished.transactionID)
+        #expect(await history(h) == [ID.pro, ID.coins])
         await h.close()
 
         let opted = try await Harness.make(catalog: catalog(includingConsumables: true))
