@@ -245,7 +245,7 @@ public actor ScenarioRunner {
 
     /// Waits (up to a second) until every event the app reported so far has been heard.
     func hearEverything() async {
-        guard let manager, listening != nil else { return }
+        guard appRunning, let manager, listening != nil else { return }
         let deadline = ContinuousClock.now + .seconds(1)
         while heard < (await manager.eventCount), ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(5)) }
     }
