@@ -10,6 +10,8 @@ public actor StoreManager {
     private let verifier: SignedDataVerifier
     private let wallet: ConsumableWallet
     private let productIDs: [String]?
+    /// The app's `SKIncludeConsumableInAppPurchaseHistory`: whether its history keeps finished consumables.
+    private let includesConsumableHistory: Bool
     private var listener: Task<Void, Never>?
     private var continuations: [UUID: AsyncStream<AppEvent>.Continuation] = [:]
 
@@ -38,7 +40,9 @@ public actor StoreManager {
     /// The app died that way: it no longer listens or finishes anything.
     public private(set) var hasCrashed = false
 
-    public init(source: any TransactionSource, verifier: SignedDataVerifier, wallet: ConsumableWallet, productIDs: [String]? = nil) {
+    public init(source: any TransactionSource, verifier: SignedDataVerifier, wallet: ConsumableWallet, productIDs: [String]? = nil,
+                includesConsumableHistory: Bool = false) {
+        self.includesConsumableHistory = includesConsumableHistory
         self.source = source
         self.verifier = verifier
         self.wallet = wallet
@@ -118,7 +122,11 @@ public actor StoreManager {
 
     private func removeContinuation(_ id: UUID) { continuations[id] = nil }
 
+    /// How many events the app has reported: a listener that counts what it heard knows when it has heard everything.
+    public private(set) var eventCount = 0
+
     private func emit(_ event: AppEvent) {
+        eventCount += 1
         if case .failed(_, let failure) = event { snapshot.lastError = failure }
         snapshot.lastEvent = event
         for continuation in continuations.values { continuation.yield(event) }
@@ -251,8 +259,9 @@ public actor StoreManager {
         var entitlingChanged = false
         for jws in changes.transactions {
             let result = verify(jws)
-            // A history left for after the first frame is read whole when it loads.
-            if !historyDeferred { snapshot.history.insert(result, at: 0) }
+            // A history left for after the first frame is read whole when it loads. The app's own purchase
+            // is finished by now unless the app died first (see `inHistory`).
+            if !historyDeferred, inHistory(result, finished: !hasCrashed) { snapshot.history.insert(result, at: 0) }
             if case .verified(let t) = result, !t.isRevoked, t.productType != .consumable {
                 entitling.append(t)
                 entitlingChanged = true
@@ -265,6 +274,11 @@ public actor StoreManager {
         if entitlingChanged || snapshot.nextTimedChange.map({ $0 <= changes.now }) ?? false { updateEntitlements(at: changes.now) }
         snapshot.damage = changes.damage
         snapshot.balances = (try? await wallet.balances()) ?? snapshot.balances
+        // A consumable the history kept while it was unfinished leaves it once finished (see `inHistory`).
+        if !includesConsumableHistory, !historyDeferred, changes.unfinishedCount < snapshot.unfinishedCount,
+           snapshot.history.contains(where: { $0.payload.map { $0.productType == .consumable && !$0.isRevoked } ?? false }) {
+            await refreshHistory()
+        }
         snapshot.transactionCount = changes.transactionCount
         snapshot.unfinishedCount = changes.unfinishedCount
         snapshot.storefront = changes.storefront
@@ -347,8 +361,17 @@ public actor StoreManager {
 
     /// The newest of `Transaction.all`, verified (part of every refresh once the history is loaded).
     public func refreshHistory() async {
-        snapshot.history = await source.allTransactions(limit: Self.historyLimit).map(verify)
+        let all = await source.allTransactions(limit: Self.historyLimit).map(verify)
+        let unfinished = includesConsumableHistory ? [] : Set(await source.unfinishedTransactions().compactMap { verify($0).payload?.transactionID })
+        snapshot.history = all.filter { inHistory($0, finished: !unfinished.contains($0.payload?.transactionID ?? 0)) }
         snapshot.isLoadingHistory = false
+    }
+
+    /// Whether `Transaction.all` (and `latest(for:)`) hands the app this transaction: StoreKit leaves out
+    /// finished consumables, unless refunded or revoked, when the app does not opt in (`includesConsumableHistory`).
+    private func inHistory(_ result: VerificationResult<TransactionPayload>, finished: Bool) -> Bool {
+        guard !includesConsumableHistory, let t = result.payload, t.productType == .consumable else { return true }
+        return !finished || t.isRevoked
     }
 
     /// The history the launch left for after the first frame (see `start(historyAfterFirstFrame:)`);

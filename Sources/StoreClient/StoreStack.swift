@@ -27,10 +27,13 @@ public struct StoreStack: Sendable {
                             productIDs: productIDs, historyAfterFirstFrame: historyAfterFirstFrame)
     }
 
+    /// `beforeStart`: what hears the app from its first word (a scenario runner listening to what it reports at launch).
     public static func launchApp(on store: LocalAppStore, wallet: ConsumableWallet, productIDs: [String]? = nil,
-                                 historyAfterFirstFrame: Bool = false) async -> StoreManager {
+                                 historyAfterFirstFrame: Bool = false,
+                                 beforeStart: @Sendable (StoreManager) async -> Void = { _ in }) async -> StoreManager {
         let manager = StoreManager(source: store, verifier: SignedDataVerifier(trustedRoots: [store.certificate]), wallet: wallet,
-                                   productIDs: productIDs)
+                                   productIDs: productIDs, includesConsumableHistory: await store.catalog.app.includesConsumableHistory)
+        await beforeStart(manager)
         await manager.start(historyAfterFirstFrame: historyAfterFirstFrame)
         return manager
     }

@@ -53,7 +53,17 @@ public struct SignedDataVerifier: Sendable {
         let payload = json.flatMap(make)
         if let error = result.error { return .unverified(payload, Self.storeKitError(error.kind)) }
         guard let payload else { return .unverified(nil, .missingRequiredProperties) }
+        if let simulated = result.header.flatMap(Self.simulatedError) { return .unverified(payload, simulated) }
         return .verified(payload)
+    }
+
+    /// The verification error a tester simulates, named in the header of a token the store signed
+    /// (see `VerificationError.simulationHeader`). The signer writes its members sorted, so the name
+    /// comes before `x5c`, within the header's first bytes: looking there costs nothing for other tokens.
+    static func simulatedError(_ header: Data) -> VerificationError? {
+        let start = String(decoding: header.prefix(128), as: UTF8.self)
+        guard let marker = start.range(of: "\"\(VerificationError.simulationHeader)\":\"") else { return nil }
+        return VerificationError(rawValue: String(start[marker.upperBound...].prefix { $0 != "\"" }))
     }
 
     static func storeKitError(_ kind: JWSVerificationError.Kind) -> VerificationError {

@@ -106,6 +106,13 @@ extension TransactionSource {
 }
 
 extension StoreTestControls {
+    /// A refund for a reason other than an issue with the app (`revocationReason` 0), as Xcode's refunds are.
+    public func refund(transactionID: Int64, prorated: Bool) async throws {
+        try await refund(transactionID: transactionID, prorated: prorated, reason: .other)
+    }
+}
+
+extension StoreTestControls {
     public func ledgerEntries() async -> [LedgerEntry] { await ledgerEntries(limit: nil) }
 }
 
@@ -181,7 +188,8 @@ public protocol StoreTestControls: Sendable {
     func approveAskToBuy(transactionID: Int64) async throws
     func declineAskToBuy(transactionID: Int64) async throws
     func resolveInterruptedPurchase(transactionID: Int64) async throws
-    func refund(transactionID: Int64, prorated: Bool) async throws
+    /// `reason`: the transaction's `revocationReason` (an issue with the app, or another).
+    func refund(transactionID: Int64, prorated: Bool, reason: TransactionPayload.RevocationReason) async throws
     func revokeFamilySharing(transactionID: Int64) async throws
     func decideRefundRequest(transactionID: Int64, approve: Bool) async throws
     /// Reverses a refund: the transaction is no longer revoked (REFUND_REVERSED).

@@ -13,13 +13,15 @@ public struct JWSSigner: Sendable {
 
     /// `chain` is leaf first and must not be empty; its leaf must hold `key`'s public key, or every
     /// token would fail verification.
-    public init(key: SigningKey, chain: [Certificate], keyID: String? = nil) throws {
+    /// `header`: members added to the JWS header (strings), beside `alg`, `x5c` and `kid`.
+    public init(key: SigningKey, chain: [Certificate], keyID: String? = nil, header extra: [String: String] = [:]) throws {
         guard let leaf = chain.first else { throw SigningError("the x5c chain needs at least the leaf certificate") }
         guard leaf.publicKey?.derRepresentation == key.publicKey.derRepresentation else {
             throw SigningError("the leaf certificate does not hold the signing key's public key")
         }
         var header: [String: Any] = ["alg": "ES256", "x5c": chain.map { $0.der.base64EncodedString() }]
         if let keyID { header["kid"] = keyID }
+        header.merge(extra) { kept, _ in kept }
         let json = try JSONSerialization.data(withJSONObject: header, options: [.sortedKeys, .withoutEscapingSlashes])
         var prefix: [UInt8] = []
         json.withUnsafeBytes { Base64URL.append(encoding: $0, to: &prefix) }

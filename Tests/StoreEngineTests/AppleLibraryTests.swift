@@ -236,6 +236,23 @@ struct AppleLibraryTests {
         }
     }
 
+    @Test("a transaction handed to the app while a verification error is simulated is the store's genuine token: Apple's library accepts it")
+    func simulatedVerificationErrorTokenIsGenuine() async throws {
+        var catalog = TokenTour.catalog()
+        catalog.settings.failures[.verification] = .verification(.revokedCertificate)
+        let store = try LocalAppStore(catalog: catalog, stateDirectory: nil, time: ManualTime())
+        await store.update { $0.environment = .sandbox }
+        guard case .success(let jws) = try await store.purchase(ID.pro, options: PurchaseOptions(), answer: .confirm) else {
+            Issue.record("expected a purchase"); return
+        }
+        #expect(SignedDataVerifier(trustedRoots: [store.certificate]).transaction(jws).error == .revokedCertificate)
+        let reply = try AppleLibrary.run([AppleLibrary.Case(label: "simulated revokedCertificate", kind: "transaction", jws: jws,
+                                                            root: store.certificate.der.base64EncodedString(), environment: "Sandbox",
+                                                            bundleId: catalog.app.bundleID, appAppleId: TokenTour.appAppleID)])
+        #expect(reply.results.first?.status == "OK", "\(reply.results.first?.cause ?? "")")
+        await store.shutdown()
+    }
+
     /// A tampered payload, the same payload re-signed by another store or by a stray key, and `alg: none`.
     static func forgeries(of token: TokenTour.Token) throws -> [(label: String, jws: String)] {
         let parts = token.jws.split(separator: ".").map(String.init)

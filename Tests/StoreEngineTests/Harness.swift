@@ -31,6 +31,12 @@ struct Harness {
 
     func balance(_ id: String) async -> Int { await manager.snapshot.balances[id] ?? 0 }
 
+    /// The membership group's renewal info, as the app reads it after a refresh.
+    func renewal() async throws -> RenewalInfoPayload {
+        await manager.refresh()
+        return try #require(await manager.snapshot.effectiveStatus(group: ID.group)?.renewalInfo.payload)
+    }
+
     func entry(_ productID: String) async -> LedgerEntry? {
         await store.ledgerEntries().first { $0.payload.productID == productID }
     }

@@ -27,13 +27,29 @@ struct OfferEligibilityTests {
         try eligibility.offer(for: "pro.monthly", terms: terms, requested: options, promotion: promotion)
     }
 
-    @Test("an introductory offer is once per subscription group: only a customer new to the group gets it")
+    /// A history whose subscription received an introductory offer.
+    func hadIntro(_ state: SubscriptionState) -> OfferEligibility {
+        var record = Fixture.record(state)
+        record.introOfferReceived = true
+        return OfferEligibility(history: [record])
+    }
+
+    @Test("an introductory offer is once per subscription group: a customer who received one in the group is not eligible")
     func introOncePerGroup() throws {
         #expect(new.isEligibleForIntroOffer)
         #expect(try purchase(new) == trial)
-        #expect(!lapsed.isEligibleForIntroOffer)
-        #expect(try purchase(lapsed) == nil)
-        #expect(try purchase(subscribed) == nil)
+        #expect(!hadIntro(.expired).isEligibleForIntroOffer)
+        #expect(try purchase(hadIntro(.expired)) == nil)
+        #expect(try purchase(hadIntro(.subscribed)) == nil)
+    }
+
+    @Test("intro eligibility: a lapsed subscriber who never received an introductory offer in the group is eligible again")
+    func introEligibleAfterLapseWithoutIntro() throws {
+        #expect(lapsed.isEligibleForIntroOffer)
+        #expect(try purchase(lapsed) == trial)
+        var before = Fixture.record(.expired)
+        before.introOfferReceived = nil  // a record written before the rule: counts as received
+        #expect(!OfferEligibility(history: [before]).isEligibleForIntroOffer)
     }
 
     @Test("the customer is new to a group, existing while subscribed (billing retry too), expired once lapsed")

@@ -152,15 +152,16 @@ struct PurchaseRulesTests {
         await h.close()
     }
 
-    @Test("an injected verification failure gives that VerificationError", arguments: [
-        VerificationError.invalidSignature, .invalidCertificateChain, .invalidEncoding, .missingRequiredProperties,
-    ])
+    @Test("a simulated verification error reaches the app as exactly that VerificationError, with its transaction, which the app finishes",
+          arguments: VerificationError.allCases)
     func injectedVerification(error: VerificationError) async throws {
         let h = try await Harness.make { $0.failures[.verification] = .verification(error) }
         let result = await h.manager.purchase(ID.pro)
-        guard case .success(.unverified(_, let got)) = result else { Issue.record("expected unverified, got \(result)"); return }
+        guard case .success(.unverified(let transaction, let got)) = result else { Issue.record("expected unverified, got \(result)"); return }
         #expect(got == error)
+        #expect(transaction?.productID == ID.pro)
         #expect(await !h.entitled(ID.pro))
+        #expect(await h.store.unfinishedTransactions().isEmpty)
         await h.close()
     }
 

@@ -127,6 +127,37 @@ struct RenewalScheduleTests {
         #expect(seconds == [10, 30, 60, 90, 180, 360])
     }
 
+    /// Week, month, 2, 3 and 6 months, year, in minutes, under `rate`.
+    func minutes(_ rate: TimeRate) -> [Double] {
+        let schedule = RenewalSchedule(rate: rate), start = Fixture.date("2027-01-31T21:54:32Z")
+        return [(1, Period.Unit.week), (1, .month), (2, .month), (3, .month), (6, .month), (1, .year)].map {
+            schedule.end(of: Period($0, $1), from: start).timeIntervalSince(start) / 60
+        }
+    }
+
+    @Test("sandbox renewal rates follow Apple's sandbox table: every 3, 5 (weekly 3 min), 30 (weekly 10 min) or 60 minutes (weekly 15 min)")
+    func sandboxRenewalRatesFollowApplesTable() {
+        #expect(minutes(.sandboxMonthlyEveryThreeMinutes) == [3, 3, 6, 9, 18, 36])
+        #expect(minutes(.sandboxMonthlyEveryFiveMinutes) == [3, 5, 10, 15, 30, 60])
+        #expect(minutes(.sandboxMonthlyEveryThirtyMinutes) == [10, 30, 60, 90, 180, 360])
+        #expect(minutes(.sandboxMonthlyEveryHour) == [15, 60, 120, 180, 360, 720])
+        // Xcode's rates of the same names keep Apple's weekly durations too.
+        #expect(minutes(.monthlyRenewalEveryFiveMinutes) == minutes(.sandboxMonthlyEveryFiveMinutes))
+        #expect(minutes(.monthlyRenewalEveryHour) == minutes(.sandboxMonthlyEveryHour))
+    }
+
+    @Test("sandbox renewal rates: after 12 renewals auto-renew turns off and the subscription expires; Xcode's rates renew on")
+    func sandboxStopsAfterTwelveRenewals() {
+        var record = Fixture.record(expires: end)
+        record.renewals = 12
+        var expired = record
+        (expired.state, expired.willAutoRenew, expired.expirationReason) = (.expired, false, .autoRenewDisabled)
+        #expect(RenewalSchedule(rate: .sandboxMonthlyEveryFiveMinutes).step(record, period: Period(1, .month), at: end) == .change(expired, settled: true))
+        #expect(RenewalSchedule(rate: .monthlyRenewalEveryFiveMinutes).step(record, period: Period(1, .month), at: end) == .renew(at: end))
+        record.renewals = 11
+        #expect(RenewalSchedule(rate: .sandboxMonthlyEveryFiveMinutes).step(record, period: Period(1, .month), at: end) == .renew(at: end))
+    }
+
     @Test("under a oneRenewalEvery… rate every period lasts one interval, a yearly plan and a 3-day trial alike")
     func oneRenewalEveryCompressesEveryPeriodToTheInterval() {
         let fast = RenewalSchedule(rate: .oneRenewalEveryTenSeconds)

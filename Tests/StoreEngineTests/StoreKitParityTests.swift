@@ -8,11 +8,6 @@ import StorefrontTestSupport
 /// The rules of issue 13: where Storefront behaved otherwise than StoreKit (see `storekit.md`).
 @Suite("StoreKit parity: already purchased, the group's original transaction, codes for subscribers, signed data (LocalAppStore)")
 struct StoreKitParityTests {
-    func renewal(_ h: Harness) async throws -> RenewalInfoPayload {
-        await h.manager.refresh()
-        return try #require(await h.manager.snapshot.effectiveStatus(group: ID.group)?.renewalInfo.payload)
-    }
-
     // MARK: Purchases
 
     @Test("buying a non-consumable the customer owns returns success with the existing transaction, charges nothing, writes no row")
@@ -50,7 +45,7 @@ struct StoreKitParityTests {
         #expect(back.originalPurchaseDate == first.purchaseDate)
         await h.manager.refresh()
         #expect(await h.manager.snapshot.subscriptionStatuses[ID.group]?.count == 1)
-        #expect(try await renewal(h).originalTransactionID == first.transactionID)
+        #expect(try await h.renewal().originalTransactionID == first.transactionID)
         await h.close()
     }
 
@@ -61,10 +56,10 @@ struct StoreKitParityTests {
         try await h.store.expireSubscription(productID: ID.plusMonthly)
         _ = await h.manager.purchase(ID.plusMonthly)
         try await h.store.requestPriceIncrease(productID: ID.plusMonthly)
-        #expect(try await renewal(h).priceIncreaseStatus == .notYetResponded)
+        #expect(try await h.renewal().priceIncreaseStatus == .notYetResponded)
         _ = await h.manager.purchase(ID.proMonthly)  // an upgrade: pro is current now
         try await h.store.setAutoRenew(productID: ID.plusMonthly, enabled: false)
-        let info = try await renewal(h)
+        let info = try await h.renewal()
         #expect(info.productID == ID.proMonthly && !info.willAutoRenew)
         await h.close()
     }
@@ -93,7 +88,7 @@ struct StoreKitParityTests {
         #expect(await h.store.ledgerEntries().count == 3)
         #expect(await h.manager.redeem(offerCode: "PROHALF") == nil)
         #expect(await h.store.ledgerEntries().count == 3)  // the current period is not cut short
-        let info = try await renewal(h)
+        let info = try await h.renewal()
         #expect(info.offerType == .code && info.offerID == "Pro at half price" && info.offerPaymentMode == .payAsYouGo)
         #expect(info.offerPeriod == Period(3, .month) && info.renewalPriceMilliunits == 4_990)
         try await h.store.advanceTime(by: Period(1, .month))
@@ -128,11 +123,11 @@ struct StoreKitParityTests {
     func renewalInfoCarriesTheNextPeriodsOffer() async throws {
         let h = try await Harness.make()
         _ = await h.manager.purchase(ID.proMonthly)
-        var info = try await renewal(h)
+        var info = try await h.renewal()
         #expect(info.offerType == .introductory && info.offerPaymentMode == .payAsYouGo && info.offerPeriod == Period(3, .month))
         #expect(info.renewalPriceMilliunits == 4_990)
         try await h.store.advanceTime(by: Period(2, .month))  // the third and last discounted period
-        info = try await renewal(h)
+        info = try await h.renewal()
         #expect(info.offerType == nil && info.offerPeriod == nil && info.renewalPriceMilliunits == 14_990)
         await h.close()
     }

@@ -27,7 +27,7 @@ import StorefrontTestSupport
     @Test("a control's usage lists its forms")
     func controlUsage() {
         let reference = ScenarioParser.reference
-        for usage in ["refund PRODUCT [prorated]", "auto-renew PRODUCT on|off", "price-increase PRODUCT request|agree|decline", "approve PRODUCT"] {
+        for usage in ["refund PRODUCT [prorated] [developerIssue]", "auto-renew PRODUCT on|off", "price-increase PRODUCT request|agree|decline", "approve PRODUCT"] {
             #expect(reference.contains(usage), "\(usage)")
         }
         #expect(throws: ScenarioError.self) { try command("auto-renew p sometimes") }
@@ -39,7 +39,7 @@ import StorefrontTestSupport
         let state = try await fixtureState()
         let plus = try #require(state.ledger.first { $0.payload.productID == Self.plus })
         #expect(QAPanel.actions(plus, state).map(\.label) == [
-            "Refund", "Refund (prorated)", "Expire subscription", "Force renewal", "Turn auto-renew off",
+            "Refund", "Refund (prorated)", "Refund (app issue)", "Refund (prorated, app issue)", "Expire subscription", "Force renewal", "Turn auto-renew off",
             "Request price increase consent", "Agree to price increase", "Decline price increase", "Resolve billing issue",
             "Delete transaction",
         ])

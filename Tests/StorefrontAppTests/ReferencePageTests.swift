@@ -36,7 +36,7 @@ import StorefrontTestSupport
     func stepsPageGivesUsageAndHelp() {
         let page = ReferencePages.scenarioSteps
         #expect(page.contains("| `wait DURATION` | Wall-clock time passes. · 500ms, 31s, 2m; at most 10m |"))
-        #expect(page.contains("| `refund PRODUCT [prorated]` | QA panel: *Refund*, *Refund (prorated)* |"))
+        #expect(page.contains("| `refund PRODUCT [prorated] [developerIssue]` | QA panel: *Refund*, *Refund (prorated)*, *Refund (app issue)*, *Refund (prorated, app issue)* |"))
         #expect(page.contains("| `catalog FILE` |"))
         #expect(page.contains("| `expect [not] entitled PRODUCT` |"))
         #expect(page.contains("`set SETTING on\\|off \\| set timeRate RATE`"), "a | in a cell is escaped")

@@ -103,6 +103,9 @@ public struct AppInfo: Hashable, Sendable {
     public var preorderDate: Date?
     /// The App Store's identifier of the app version (`AppTransaction.appVersionID`, `versionExternalIdentifier` in the JWS).
     public var versionExternalIdentifier: Int64?
+    /// The app's Info.plist `SKIncludeConsumableInAppPurchaseHistory` (iOS 18+): `Transaction.all` and
+    /// `latest(for:)` keep finished consumables too. Off, StoreKit leaves them out unless refunded or revoked.
+    public var includesConsumableHistory = false
 
     public init(name: String, bundleID: String, originalAppVersion: String = "1.0", appVersion: String = "1.0",
                 originalPurchaseDate: Date? = nil, originalPlatform: String = "iOS", appAppleID: Int64? = nil,

@@ -95,13 +95,13 @@ struct CatalogReader {
 
     func app(_ field: JSONField) throws -> AppInfo {
         try field.allowOnly(["name", "bundleID", "version", "originalVersion", "originalPurchaseDate", "originalPlatform", "appAppleId",
-                             "preorderDate", "versionExternalIdentifier"])
+                             "preorderDate", "versionExternalIdentifier", "includeConsumableInAppPurchaseHistory"])
         let platforms = ["iOS", "macOS", "tvOS", "visionOS"]
         let platform = try field.optional("originalPlatform")?.string() ?? "iOS"
         guard platforms.contains(platform) else {
             throw try field.required("originalPlatform").error("\"\(platform)\" is not a platform (use \(platforms.joined(separator: ", ")))")
         }
-        return AppInfo(
+        var app = AppInfo(
             name: try field.required("name").nonEmptyString(),
             bundleID: try field.required("bundleID").nonEmptyString(),
             originalAppVersion: try field.optional("originalVersion")?.string() ?? "1.0",
@@ -111,6 +111,8 @@ struct CatalogReader {
             appAppleID: try field.optional("appAppleId").map { Int64(try $0.int(in: 1...Int.max)) },
             preorderDate: try field.optional("preorderDate")?.date(),
             versionExternalIdentifier: try field.optional("versionExternalIdentifier").map { Int64(try $0.int(in: 0...Int.max)) })
+        app.includesConsumableHistory = try field.optional("includeConsumableInAppPurchaseHistory")?.bool() ?? false
+        return app
     }
 
     /// `"USA"` for a known storefront, or an object that sets or overrides its currency, locale and ID.

@@ -27,6 +27,7 @@ struct CatalogWriter {
         if let id = app.appAppleID { members.append(("appAppleId", .number(String(id)))) }
         if let date = app.preorderDate { members.append(("preorderDate", .string(date.formatted(.iso8601)))) }
         if let id = app.versionExternalIdentifier { members.append(("versionExternalIdentifier", .number(String(id)))) }
+        if app.includesConsumableHistory { members.append(("includeConsumableInAppPurchaseHistory", .bool(true))) }
         return object(members)
     }
 

@@ -13,6 +13,11 @@ public enum PurchaseError: String, Error, CaseIterable, Sendable {
 public enum VerificationError: String, Error, CaseIterable, Sendable {
     case revokedCertificate, invalidCertificateChain, invalidDeviceVerification
     case invalidEncoding, invalidSignature, missingRequiredProperties
+
+    /// The JWS header member that carries a verification error the tester simulates (Xcode's
+    /// `setSimulatedError(.verification(…))`): the token is the store's own, intact and valid, and the
+    /// app's verifier reports exactly this error for it, with the transaction, as StoreKit does on the device.
+    public static let simulationHeader = "simulatedVerificationError"
 }
 
 /// StoreKit's `Transaction.RefundRequestError`.

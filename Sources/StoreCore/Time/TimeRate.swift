@@ -11,6 +11,10 @@ public enum TimeRate: Int, CaseIterable, Sendable, Codable {
     case oneRenewalEveryFifteenMinutes = 1000, oneRenewalEveryFiveMinutes = 1001
     case oneRenewalEveryMinute = 1002, oneRenewalEveryThirtySeconds = 1003
     case oneRenewalEveryTenSeconds = 1004, oneRenewalEveryTwoSeconds = 1005
+    /// Apple's sandbox tiers (a Sandbox Apple Account's renewal rate), not Xcode's: Storefront's own
+    /// integers, never found in a `.storekit` file. A subscription renews at most 12 times under them.
+    case sandboxMonthlyEveryThreeMinutes = 2000, sandboxMonthlyEveryFiveMinutes = 2001
+    case sandboxMonthlyEveryThirtyMinutes = 2002, sandboxMonthlyEveryHour = 2003
 
     /// Accepts the Swift case name or the integer.
     public init?(name: String) {
@@ -28,8 +32,9 @@ public enum TimeRate: Int, CaseIterable, Sendable, Codable {
         case none
         /// The deprecated "N is one day" rates: every calendar day of a duration lasts N seconds.
         case secondsPerDay(Double)
-        /// `monthlyRenewalEvery…`: a month lasts N seconds; Xcode's table for the other periods.
-        case secondsPerMonth(Double)
+        /// `monthlyRenewalEvery…` and the sandbox's tiers: a month lasts `month` seconds, a week `week`
+        /// (Apple's tables: not always a third of the month), a day a seventh of the week.
+        case secondsPerMonth(Double, week: Double)
         /// `oneRenewalEvery…`: every subscription period lasts N seconds, whatever its length.
         case secondsPerRenewal(Double)
     }
@@ -43,11 +48,12 @@ public enum TimeRate: Int, CaseIterable, Sendable, Codable {
         case .oneMinuteIsOneDay: .secondsPerDay(60)
         case .thirtySecondsIsOneDay: .secondsPerDay(30)
         case .oneSecondIsOneDay: .secondsPerDay(1)
-        case .monthlyRenewalEveryHour: .secondsPerMonth(3600)
-        case .monthlyRenewalEveryThirtyMinutes: .secondsPerMonth(1800)
-        case .monthlyRenewalEveryFifteenMinutes: .secondsPerMonth(900)
-        case .monthlyRenewalEveryFiveMinutes: .secondsPerMonth(300)
-        case .monthlyRenewalEveryThirtySeconds: .secondsPerMonth(30)
+        case .monthlyRenewalEveryHour, .sandboxMonthlyEveryHour: .secondsPerMonth(3600, week: 900)
+        case .monthlyRenewalEveryThirtyMinutes, .sandboxMonthlyEveryThirtyMinutes: .secondsPerMonth(1800, week: 600)
+        case .monthlyRenewalEveryFifteenMinutes: .secondsPerMonth(900, week: 300)
+        case .monthlyRenewalEveryFiveMinutes, .sandboxMonthlyEveryFiveMinutes: .secondsPerMonth(300, week: 180)
+        case .sandboxMonthlyEveryThreeMinutes: .secondsPerMonth(180, week: 180)
+        case .monthlyRenewalEveryThirtySeconds: .secondsPerMonth(30, week: 10)
         case .oneRenewalEveryFifteenMinutes: .secondsPerRenewal(900)
         case .oneRenewalEveryFiveMinutes: .secondsPerRenewal(300)
         case .oneRenewalEveryMinute: .secondsPerRenewal(60)
@@ -59,17 +65,18 @@ public enum TimeRate: Int, CaseIterable, Sendable, Codable {
 
     /// How long a subscription (or offer) `period` starting at `start` lasts; nil under real time,
     /// where it ends on the calendar's anniversary. Under `monthlyRenewalEveryThirtySeconds`, Xcode's
-    /// table: weekly 10 s, monthly 30 s, 2 months 1 min, 3 months 1 min 30 s, 6 months 3 min, yearly 6 min.
+    /// table: weekly 10 s, monthly 30 s, 2 months 1 min, 3 months 1 min 30 s, 6 months 3 min, yearly 6 min;
+    /// under every 5 minutes (Xcode's and the sandbox's) a week is 3 min, under every hour 15 min.
     public func duration(of period: Period, from start: Date) -> TimeInterval? {
         let count = Double(period.value)
         switch compression {
         case .none: return nil
         case .secondsPerDay(let day): return period.advance(start).timeIntervalSince(start) / 86_400 * day
         case .secondsPerRenewal(let interval): return interval
-        case .secondsPerMonth(let month):
+        case .secondsPerMonth(let month, let week):
             switch period.unit {
-            case .day: return count * month / 21  // a week is a third of a month, as Xcode's table has it
-            case .week: return count * month / 3
+            case .day: return count * week / 7
+            case .week: return count * week
             case .month: return count * month
             case .year: return count * 12 * month
             }
@@ -81,7 +88,7 @@ public enum TimeRate: Int, CaseIterable, Sendable, Codable {
     public func gracePeriod(weekly: Bool) -> TimeInterval {
         switch compression {
         case .none, .secondsPerDay: compressed((weekly ? 6 : 16) * 86_400)
-        case .secondsPerMonth(let unit), .secondsPerRenewal(let unit): (weekly ? 0.3 : 0.5) * unit
+        case .secondsPerMonth(let unit, _), .secondsPerRenewal(let unit): (weekly ? 0.3 : 0.5) * unit
         }
     }
 
@@ -91,11 +98,15 @@ public enum TimeRate: Int, CaseIterable, Sendable, Codable {
         switch compression {
         case .none: seconds
         case .secondsPerDay(let day): seconds / 86_400 * day
-        case .secondsPerMonth(let unit), .secondsPerRenewal(let unit): seconds / (30 * 86_400) * unit
+        case .secondsPerMonth(let unit, _), .secondsPerRenewal(let unit): seconds / (30 * 86_400) * unit
         }
     }
 
     public var isDeprecated: Bool { (1...6).contains(rawValue) }
+
+    /// How many times a subscription renews before it stops (auto-renew off, then expired): the
+    /// sandbox's 12; nil, without end, under Xcode's rates and real time.
+    public var renewalLimit: Int? { rawValue >= 2000 ? 12 : nil }
 
     public var title: String {
         switch self {
@@ -117,6 +128,10 @@ public enum TimeRate: Int, CaseIterable, Sendable, Codable {
         case .oneRenewalEveryThirtySeconds: "One renewal every 30 seconds"
         case .oneRenewalEveryTenSeconds: "One renewal every 10 seconds"
         case .oneRenewalEveryTwoSeconds: "One renewal every 2 seconds"
+        case .sandboxMonthlyEveryThreeMinutes: "Sandbox: monthly every 3 minutes"
+        case .sandboxMonthlyEveryFiveMinutes: "Sandbox: monthly every 5 minutes"
+        case .sandboxMonthlyEveryThirtyMinutes: "Sandbox: monthly every 30 minutes"
+        case .sandboxMonthlyEveryHour: "Sandbox: monthly every hour"
         }
     }
 }

@@ -90,9 +90,9 @@ extension LocalAppStore {
         try complete(pendingRow(transactionID, .interrupted))
     }
 
-    public func refund(transactionID: Int64, prorated: Bool) throws {
+    public func refund(transactionID: Int64, prorated: Bool, reason: TransactionPayload.RevocationReason) throws {
         let refund = controls.refund(of: prorated ? try ledger.row(transactionID) : nil, prorated: prorated)
-        try revoke(transactionID, reason: .other, type: refund.type, percentage: refund.percentage)
+        try revoke(transactionID, reason: reason, type: refund.type, percentage: refund.percentage)
     }
 
     public func revokeFamilySharing(transactionID: Int64) throws {

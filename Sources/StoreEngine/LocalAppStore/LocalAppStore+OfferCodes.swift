@@ -15,8 +15,17 @@ extension LocalAppStore {
                                                  customer: customer(of: item), alreadyOwns: owns(item),
                                                  isSubscription: item.type == .autoRenewable)
         if let refusal = redemption.refusal(at: now()) { throw StoreFailure.offerCode(refusal) }
-        if redemption.startsAtNextRenewal, let group = item.subscription?.groupID, var record = activeSubscription(group: group) {
-            // Nothing is charged or delivered now: the subscription renews to the code's product, with its offer.
+        // A code's offer is for one billing plan: the purchase is on that plan.
+        let options = PurchaseOptions(billingPlan: redemption.offer.billingPlan)
+        if redemption.startsAtNextRenewal, let change = try planChange(to: item) {
+            // Within a group a code follows Manage Subscriptions' rules: an upgrade (or a crossgrade of the
+            // same period) takes effect now, with the code's offer, and is delivered through updates.
+            if change.kind == .immediate {
+                _ = try applyChange(change, to: item, options: options, offer: redemption.offer, kind: .update, redeeming: code.code)
+                return
+            }
+            // Else nothing is charged or delivered now: the subscription renews to the code's product, with its offer.
+            var record = change.current
             record.offer = SubscriptionRecord.CarriedOffer(redeemed: redemption.offer, storefront: currentStorefront.code)
             record.autoRenewProductID = item.id
             record.willAutoRenew = true
@@ -26,8 +35,6 @@ extension LocalAppStore {
             }
             return
         }
-        // A code's offer is for one billing plan: the purchase is on that plan.
-        let options = PurchaseOptions(billingPlan: redemption.offer.billingPlan)
         let payload = try newPayload(item, price: item.price(in: currentStorefront.code, on: options.billingPlan) ?? 0,
                                      options: options, offer: redemption.offer)
         try commit(payload, kind: .update, redeeming: code.code)

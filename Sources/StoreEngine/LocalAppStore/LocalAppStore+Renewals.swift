@@ -98,8 +98,13 @@ extension LocalAppStore {
     }
 
     public func forceRenewal(productID: String) throws {
-        let record = try record(forProduct: productID, active: true)
+        try renewNow(SubscriptionControls.forcedRenewal(record(forProduct: productID, active: true)))
+    }
+
+    /// A renewal the tester makes now (not the clock's): delivered to the app at once, as a catch-up's are.
+    private func renewNow(_ record: SubscriptionRecord) throws {
         _ = try renew(record, at: now())
+        pumpEvents()
     }
 
     public func setAutoRenew(productID: String, enabled: Bool) throws {
@@ -119,11 +124,10 @@ extension LocalAppStore {
 
     public func respondToPriceIncrease(productID: String, agree: Bool) throws {
         let record = try SubscriptionControls.priceIncreaseAnswered(record(forProduct: productID), agree: agree)
-        if agree { try save(record, notifying: .priceIncreaseAccepted) } else { try ledger.save(record) }
+        try save(record, notifying: agree ? .priceIncreaseAccepted : .autoRenewChanged(enabled: false))
     }
 
     public func resolveBillingIssue(productID: String) throws {
-        let record = try SubscriptionControls.billingIssue(record(forProduct: productID), productID: productID)
-        _ = try renew(record, at: now())
+        try renewNow(SubscriptionControls.billingIssue(record(forProduct: productID), productID: productID))
     }
 }

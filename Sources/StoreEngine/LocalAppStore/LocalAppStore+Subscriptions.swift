@@ -63,9 +63,9 @@ extension LocalAppStore {
     }
 
     /// `pending` is the ID of an Ask to Buy request for the change, now approved: an upgrade takes
-    /// its ID; a change at renewal makes no transaction, so the request goes.
+    /// its ID; a change at renewal makes no transaction, so the request goes. `code`: an offer code redeemed for it.
     func applyChange(_ change: ChangeOfPlan, to item: CatalogProduct, options: PurchaseOptions, offer: SubscriptionOffer?,
-                     kind: Ledger.EventKind = .purchase, pending: Int64? = nil) throws -> PurchaseOutcome {
+                     kind: Ledger.EventKind = .purchase, pending: Int64? = nil, redeeming code: String? = nil) throws -> PurchaseOutcome {
         var record = change.current
         switch change.kind {
         case .alreadySubscribed:
@@ -88,7 +88,7 @@ extension LocalAppStore {
             return .success(jws: present(jws))
         case .immediate:
             let outcome = try ledger.db.transaction {
-                try upgrade(&record, to: item, options: options, offer: offer, kind: kind, pending: pending)
+                try upgrade(&record, to: item, options: options, offer: offer, kind: kind, pending: pending, redeeming: code)
             }
             pumpEvents()
             return outcome
@@ -105,7 +105,7 @@ extension LocalAppStore {
 
     /// The old transaction is marked upgraded and the new one starts now, on the same original ID, in one write.
     private func upgrade(_ record: inout SubscriptionRecord, to item: CatalogProduct, options: PurchaseOptions,
-                         offer: SubscriptionOffer?, kind: Ledger.EventKind, pending: Int64?) throws -> PurchaseOutcome {
+                         offer: SubscriptionOffer?, kind: Ledger.EventKind, pending: Int64?, redeeming code: String?) throws -> PurchaseOutcome {
         guard var old = try ledger.row(record.latestTransactionID) else { throw StoreFailure.storeKit(.unknown) }
         old.payload.isUpgraded = true
         old.payload.signedDate = now()
@@ -120,7 +120,7 @@ extension LocalAppStore {
                                      options: options, offer: offer,
                                      originalID: record.originalID, originalDate: old.payload.originalPurchaseDate)
         if let pending { payload.transactionID = pending }
-        guard let jws = try commit(payload, kind: kind, replacing: pending != nil, upgrade: true) else { throw StoreFailure.storeKit(.unknown) }
+        guard let jws = try commit(payload, kind: kind, redeeming: code, replacing: pending != nil, upgrade: true) else { throw StoreFailure.storeKit(.unknown) }
         return .success(jws: present(jws))
     }
 

@@ -314,7 +314,7 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
     func asSigned(_ jws: String) -> String { SignedDataPresenter.asSigned(jws, injected) }
 
     /// What the app receives (see `SignedDataPresenter.present`).
-    func present(_ jws: String) -> String { presenter.present(jws, injected, now: now()) }
+    func present(_ jws: String) -> String { presenter.present(jws, injected) }
 
 }
 

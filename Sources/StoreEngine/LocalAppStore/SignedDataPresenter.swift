@@ -6,8 +6,8 @@ import StoreSigning
 /// failures ask, and keeping what was signed or read so that a refresh does neither again.
 struct SignedDataPresenter {
     private let signer: JWSSigner
-    /// Signs under a certificate no one trusts (an injected certificate-chain failure): made once, when first needed.
-    private lazy var rogueSigner: JWSSigner? = try? StoreIdentity.ephemeral().signer
+    /// Signers whose header names a simulated verification error, made when first needed.
+    private var simulatingSigners: [VerificationError: JWSSigner] = [:]
     /// Renewal info as last signed, by original transaction (see `signedRenewalInfo`).
     private var signedRenewals: [Int64: SignedRenewal] = [:]
     /// The tokens last read, and where the ledger stood then (see `tokens`).
@@ -27,22 +27,18 @@ struct SignedDataPresenter {
         return jws[..<spot] + (jws[spot] == "A" ? "B" : "A") + jws[jws.index(after: spot)...]
     }
 
-    /// What the app receives: the signed data, or a broken copy when a verification failure is injected
-    /// (`now`: the store's time, for a token missing its required properties).
-    mutating func present(_ jws: String, _ injected: FailureInjection, now: @autoclosure () -> Date) -> String {
+    /// What the app receives: the signed data, or, while a verification error is simulated, the same
+    /// payload signed with a header naming that error (`VerificationError.simulationHeader`), so the app
+    /// gets exactly that error with the transaction itself, which it can still finish, as in StoreKit.
+    mutating func present(_ jws: String, _ injected: FailureInjection) -> String {
         guard let failure = injected.verificationFailure else { return jws }
-        let parts = jws.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
-        guard parts.count == 3 else { return jws }
-        switch failure {
-        case .invalidEncoding: return parts[0] + "." + parts[1]
-        case .invalidSignature, .invalidDeviceVerification:
-            let flipped = parts[2].first == "A" ? "B" + parts[2].dropFirst() : "A" + parts[2].dropFirst()
-            return parts[0] + "." + parts[1] + "." + flipped
-        case .invalidCertificateChain, .revokedCertificate:
-            return (try? rogueSigner?.sign(payload: Base64URL.decode(parts[1]) ?? Data())) ?? jws
-        case .missingRequiredProperties:
-            return (try? signer.sign(payload: Data("{\"signedDate\":\(Int64(now().timeIntervalSince1970 * 1000))}".utf8))) ?? jws
+        let parts = jws.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 3, let payload = Base64URL.decode(String(parts[1])) else { return jws }
+        if simulatingSigners[failure] == nil {
+            simulatingSigners[failure] = try? JWSSigner(key: signer.key, chain: signer.chain, keyID: signer.keyID,
+                                                        header: [VerificationError.simulationHeader: failure.rawValue])
         }
+        return (try? simulatingSigners[failure]?.sign(payload: Data(payload))) ?? jws
     }
 
     /// The subscription's renewal info (as `make` builds it), signed again only when what it says has

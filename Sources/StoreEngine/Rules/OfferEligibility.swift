@@ -7,8 +7,9 @@ struct OfferEligibility {
     /// The customer's subscriptions in the group, current and lapsed.
     var history: [SubscriptionRecord]
 
-    /// Introductory offers: once per subscription group per customer.
-    var isEligibleForIntroOffer: Bool { history.isEmpty }
+    /// Introductory offers: once per subscription group per customer, who is eligible until they have
+    /// *received* one in the group (a lapsed subscriber who never had one is eligible again).
+    var isEligibleForIntroOffer: Bool { !history.contains { $0.introOfferReceived ?? true } }
 
     /// Who the customer is, as offer codes and win-back offers see it.
     var customer: CustomerEligibility {

@@ -52,7 +52,12 @@ struct RenewalSchedule: Equatable {
         var next = record
         switch record.state {
         case .subscribed where record.expirationDate <= now:
-            if !record.willAutoRenew || record.priceIncrease == .declined {
+            if let limit = rate.renewalLimit, (record.renewals ?? 0) >= limit {
+                // The sandbox renews 12 times, then auto-renew turns off and the subscription expires.
+                next.state = .expired
+                next.willAutoRenew = false
+                next.expirationReason = .autoRenewDisabled
+            } else if !record.willAutoRenew || record.priceIncrease == .declined {
                 next.state = .expired
                 next.expirationReason = record.priceIncrease == .declined ? .didNotConsentToPriceIncrease : .autoRenewDisabled
             } else if billingRetryOnRenewal {

@@ -62,6 +62,7 @@ struct RenewalScheduler {
         var next = record
         next.offer = renewal.offerLeft
         next.anchorDay = renewal.anchorDay
+        next.renewals = (record.renewals ?? 0) + 1
         if next.priceIncrease == .agreed { next.priceIncrease = nil }
         return (payload, next)
     }

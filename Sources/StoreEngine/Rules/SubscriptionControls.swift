@@ -40,10 +40,22 @@ enum SubscriptionControls {
         return record
     }
 
+    /// Declining turns auto-renew off at once, as StoreKit does: access runs to the period's end,
+    /// then the subscription expires with didNotConsentToPriceIncrease.
     static func priceIncreaseAnswered(_ record: SubscriptionRecord, agree: Bool) throws -> SubscriptionRecord {
         guard record.priceIncrease == .notYetResponded else { throw TestControlError("no price increase is waiting for consent") }
         var record = record
         record.priceIncrease = agree ? .agreed : .declined
+        if !agree { record.willAutoRenew = false }
+        return record
+    }
+
+    /// What `SKTestSession.forceRenewalOfSubscription` renews: the subscription with auto-renew turned
+    /// back on and no price increase pending (an agreed one is charged by this renewal, then done).
+    static func forcedRenewal(_ record: SubscriptionRecord) -> SubscriptionRecord {
+        var record = record
+        record.willAutoRenew = true
+        if record.priceIncrease != .agreed { (record.priceIncrease, record.increasedPriceMilliunits) = (nil, nil) }
         return record
     }
 

@@ -34,8 +34,10 @@ extension SubscriptionRecord {
         familyShared = payload.ownership == .familyShared
         appAccountToken = payload.appAccountToken
         billingPlan = payload.billingPlanType
+        if payload.offerType == .introductory { introOfferReceived = true }
         guard payload.reason == .purchase else { return }
         recentStartDate = payload.purchaseDate
+        renewals = nil
         anchorDay = Period.day(of: payload.purchaseDate)
         willAutoRenew = true
         priceIncrease = nil

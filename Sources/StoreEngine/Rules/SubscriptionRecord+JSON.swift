@@ -29,6 +29,8 @@ extension SubscriptionRecord {
             m.append(("offer", .object(o)))
         }
         if let billingPlan { m.append(("billingPlan", .string(billingPlan.rawValue))) }
+        if let introOfferReceived { m.append(("introOfferReceived", .bool(introOfferReceived))) }
+        if let renewals { m.append(("renewals", number(renewals))) }
         return .object(m)
     }
 
@@ -64,6 +66,8 @@ extension SubscriptionRecord {
                                 remainingPeriods: try o.required("remainingPeriods", RecordFields.int))
         }
         billingPlan = try f.optional("billingPlan", RecordFields.raw(BillingPlanType.init(rawValue:)))
+        introOfferReceived = try f.optional("introOfferReceived", \.boolValue)
+        renewals = try f.optional("renewals", RecordFields.int)
     }
 }
 

@@ -28,6 +28,11 @@ struct SubscriptionRecord: Codable, Equatable {
     var offer: CarriedOffer?
     /// The billing plan it is paid on; nil for a product without billing plans.
     var billingPlan: BillingPlanType?
+    /// Whether the customer received an introductory offer on it; nil in a record written before this
+    /// was kept, which counts as received (the rule then: any history made the group ineligible).
+    var introOfferReceived: Bool? = false
+    /// How many times it has renewed since it was bought (the sandbox stops at `TimeRate.renewalLimit`); nil: none.
+    var renewals: Int?
 
     struct CarriedOffer: Codable, Equatable {
         var type: OfferType

@@ -159,8 +159,8 @@ public actor ScriptedSource: TransactionSource, StoreTestControls {
         entries[i].status = .declined
     }
 
-    public func refund(transactionID: Int64, prorated: Bool) throws {
-        try revoke(transactionID, type: prorated ? .refundProrated : .refundFull)
+    public func refund(transactionID: Int64, prorated: Bool, reason: TransactionPayload.RevocationReason) throws {
+        try revoke(transactionID, type: prorated ? .refundProrated : .refundFull, reason: reason)
     }
 
     public func revokeFamilySharing(transactionID: Int64) throws { try revoke(transactionID, type: .familyRevoke) }
@@ -268,10 +268,10 @@ public actor ScriptedSource: TransactionSource, StoreTestControls {
         broadcast(entries[i].jws!)
     }
 
-    private func revoke(_ id: Int64, type: TransactionPayload.RevocationType) throws {
+    private func revoke(_ id: Int64, type: TransactionPayload.RevocationType, reason: TransactionPayload.RevocationReason = .other) throws {
         guard let i = entries.firstIndex(where: { $0.id == id && $0.status == .completed }) else { throw TestControlError("no transaction \(id)") }
         entries[i].payload.revocationDate = clock
-        entries[i].payload.revocationReason = .other
+        entries[i].payload.revocationReason = reason
         entries[i].payload.revocationType = type
         entries[i].isFinished = false
         entries[i].jws = try sign(entries[i].payload.json)

@@ -37,11 +37,19 @@ public struct ScenarioExpectation: Sendable, Equatable {
     /// `same-as PRODUCT`: the value is that product's newest transaction's same field.
     public var sameAs: String? { expected.hasPrefix("same-as ") ? String(expected.dropFirst("same-as ".count)) : nil }
 
+    /// `= FIELD` or `!= FIELD`: the value is another field of the same transaction, and whether it must equal it.
+    public var otherField: (name: String, equal: Bool)? {
+        let words = expected.split(separator: " ")
+        guard words.count == 2, words[0] == "=" || words[0] == "!=" else { return nil }
+        return (String(words[1]), words[0] == "=")
+    }
+
     /// Each probe: the subject it needs, the values it accepts (nil: any), and the usage shown in errors.
     public enum Probe: String, Sendable, Equatable, CaseIterable {
         case result, entitled, balance, status, renewal, introEligible = "intro-eligible", error, transactions, ledger
         case unfinished, verification, transaction, message, storefront, price, products
         case appTransaction = "app-transaction", boughtBefore = "bought-before", restored
+        case all, latest, refused
     }
 }
 

@@ -67,8 +67,12 @@ public enum ScenarioParser {
         case .verification: ProbeSpec(subject: ["PRODUCT"], values: ["verified"] + VerificationError.allCases.map(\.rawValue),
                                       usage: "expect verification PRODUCT verified|ERROR")
         case .transaction: ProbeSpec(subject: ["PRODUCT", "FIELD"], values: nil,
-                                     usage: "expect transaction PRODUCT FIELD VALUE|same-as PRODUCT  (FIELD: \(transactionFields.joined(separator: ", ")), or a transaction JWS field)")
-        case .message: ProbeSpec(subject: [], values: nil, usage: "expect message \"TEXT\"")
+                                     usage: "expect transaction PRODUCT FIELD VALUE|same-as PRODUCT|= FIELD|!= FIELD  (FIELD: \(transactionFields.joined(separator: ", ")), or a transaction JWS field)")
+        case .message: ProbeSpec(subject: [], values: nil, usage: "expect message \"TEXT\"|none")
+        case .all: ProbeSpec(subject: [], values: ["N"], usage: "expect all N  (how many transactions the app's Transaction.all holds)")
+        case .latest: ProbeSpec(subject: ["PRODUCT", "FIELD"], values: nil,
+                                usage: "expect latest PRODUCT FIELD VALUE|none|= FIELD|!= FIELD  (a transaction JWS field, or verification)")
+        case .refused: ProbeSpec(subject: [], values: nil, usage: "expect refused \"TEXT\"|none  (right after the step refused)")
         case .storefront: ProbeSpec(subject: [], values: nil, usage: "expect storefront CODE")
         case .price: ProbeSpec(subject: ["PRODUCT"], values: nil, usage: "expect price PRODUCT \"DISPLAY PRICE\"")
         case .appTransaction: ProbeSpec(subject: ["FIELD"], values: nil,
@@ -91,6 +95,7 @@ public enum ScenarioParser {
         if probe == .transaction, !(transactionFields + transactionJWSFields).contains(subject[1]) {
             throw w.fail("unknown transaction field '\(subject[1])'")
         }
+        if probe == .latest, !(transactionJWSFields + ["verification"]).contains(subject[1]) { throw w.fail("unknown transaction field '\(subject[1])'") }
         var words = w.rest().map(normalized)
         if spec.values == booleans {
             if words.isEmpty { words = ["yes"] }
@@ -107,7 +112,11 @@ public enum ScenarioParser {
         if probe == .result, ["failed", "unverified"].contains(first), words.count > 2 || words.count == 2 && StoreFailure(name: words[1]) == nil {
             throw w.fail("unknown error '\(words.dropFirst().joined(separator: " "))'")
         }
-        return ScenarioExpectation(probe: probe, subject: subject, expected: words.joined(separator: " "))
+        let expectation = ScenarioExpectation(probe: probe, subject: subject, expected: words.joined(separator: " "))
+        if let other = expectation.otherField, !(transactionFields + transactionJWSFields).contains(other.name) {
+            throw w.fail("unknown transaction field '\(other.name)'")
+        }
+        return expectation
     }
 
     /// Booleans read the same whichever way they are written.

@@ -50,6 +50,10 @@ public actor ScenarioRunner {
     var wallets: [String: ConsumableWallet] = [:]
     /// What the current app reported since the last action (`expect message`, `expect restored`).
     var events: [AppEvent] = []
+    /// Why the last action was refused (`expect refused`); nil when it was not.
+    var lastRefusal: String?
+    /// How many of the current app's events have been heard (see `StoreManager.eventCount`).
+    var heard = 0
     private var listening: Task<Void, Never>?
     /// Sends the store's notifications while the scenario runs, when a notification URL is set (`--notify`).
     private var notifier: NotificationDispatcher?
@@ -103,9 +107,16 @@ public actor ScenarioRunner {
         var setupError: String?
         do { try await start() } catch { setupError = "cannot open the store: \(error)" }
         var stopped = setupError != nil
-        for step in scenario.steps {
-            let result = stopped ? StepResult(step: step, outcome: .skipped) : await perform(step)
-            if case .action = step.kind, result.outcome == .failed { stopped = true }
+        for (index, step) in scenario.steps.enumerated() {
+            var result = stopped ? StepResult(step: step, outcome: .skipped) : await perform(step)
+            if case .action = step.kind, result.outcome == .failed {
+                // A refusal the next step expects is the step's outcome, not a failure: the scenario goes on.
+                if Self.expectsRefusal(scenario.steps.dropFirst(index + 1).first) {
+                    (result.outcome, result.note) = (.passed, "refused: " + (result.note ?? ""))
+                } else {
+                    stopped = true
+                }
+            }
             results.append(result)
             onStep(result)
         }
@@ -120,18 +131,23 @@ public actor ScenarioRunner {
     public func perform(_ step: ScenarioStep) async -> StepResult {
         switch step.kind {
         case .action(let action):
+            await hearEverything()  // what the step before set off is the step before's
             events.removeAll()
+            lastRefusal = nil
             do {
                 let note = try await perform(action)
                 await settle()
                 try await checkDisk()
                 return StepResult(step: step, outcome: .passed, note: note)
             } catch {
+                lastRefusal = "\(error)"
                 return StepResult(step: step, outcome: .failed, note: "\(error)")
             }
         case .expect(let expectation):
             let clock = ContinuousClock()
             let deadline = clock.now + patience
+            // That nothing arrived holds only once what was on its way has had time to arrive.
+            if expectation.probe == .message, expectation.expected == "none" { await hearEverything() }
             var (passed, actual) = await check(expectation)
             while !passed && clock.now < deadline {
                 try? await Task.sleep(for: .milliseconds(20))
@@ -205,22 +221,34 @@ public actor ScenarioRunner {
         await manager?.stop()
         let wallet = try await StoreStack.openWallet(for: store, stateDirectory: directory, name: walletName)
         wallets[device] = wallet
-        try await attachApp(await StoreStack.launchApp(on: store, wallet: wallet))
+        // Listening before it starts: what the app reports at launch (redelivered transactions) is heard too.
+        _ = await StoreStack.launchApp(on: store, wallet: wallet) { manager in await self.attachApp(manager) }
     }
 
     /// Each device keeps its own app state (its consumables' wallet); `main` is the app's own file.
     var walletName: String { device == "main" ? "wallet.sqlite" : "wallet-\(device).sqlite" }
 
     /// Listens to the app's events, so checks can read everything it reported since the last action.
-    func attachApp(_ manager: StoreManager) async throws {
+    func attachApp(_ manager: StoreManager) async {
         self.manager = manager
         appRunning = true
         listening?.cancel()
         let stream = await manager.events()
+        heard = await manager.eventCount
         listening = Task { [weak self] in for await event in stream { await self?.note(event) } }
     }
 
-    func note(_ event: AppEvent) { events.append(event) }
+    func note(_ event: AppEvent) {
+        events.append(event)
+        heard += 1
+    }
+
+    /// Waits (up to a second) until every event the app reported so far has been heard.
+    func hearEverything() async {
+        guard appRunning, let manager, listening != nil else { return }
+        let deadline = ContinuousClock.now + .seconds(1)
+        while heard < (await manager.eventCount), ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(5)) }
+    }
 
     /// Another device on the same account: the current app keeps running in the background, the
     /// other device's app launches on first use, and steps then act on and read the other device.
@@ -231,7 +259,7 @@ public actor ScenarioRunner {
         if let (other, running) = devices.removeValue(forKey: name) {
             self.manager = other
             appRunning = false
-            if running { try await attachApp(other) } else { try await launch() }
+            if running { await attachApp(other) } else { try await launch() }
         } else {
             appRunning = false
             manager = nil
@@ -288,8 +316,16 @@ public actor ScenarioRunner {
         if e.probe == .message {
             // Any event since the last action, not only the last one: a purchase and its renewal may both speak.
             // A walk rides the TUI's own app, whose actions the runner does not see: there, the last event.
-            let said = listening == nil ? [actual] : events.map(\.message)
-            return (said.contains(e.expected), said.isEmpty ? "none since the last action" : said.joined(separator: " | "))
+            let said = listening == nil ? [actual].filter { $0 != "none" } : events.map(\.message)
+            return (e.expected == "none" ? said.isEmpty : said.contains(e.expected),
+                    said.isEmpty ? "none since the last action" : said.joined(separator: " | "))
+        }
+        if e.probe == .refused { return (e.expected == "none" ? actual == "none" : actual.contains(e.expected), actual) }
+        if let other = e.otherField {
+            var theirs = e
+            theirs.subject[1] = other.name
+            let value = await read(theirs)
+            return ((actual == value) == other.equal, "\(actual) (\(other.name): \(value))")
         }
         if let other = e.sameAs {
             var theirs = e
@@ -388,6 +424,7 @@ public actor ScenarioRunner {
         case .boughtBefore:
             guard case .verified(let p)? = s.appTransaction else { return "no verified app transaction" }
             return yesNo(AppTransactionPayload.version(p.originalAppVersion, isBefore: subject))
+        case .all, .latest, .refused: return appView(e, s)
         }
     }
 

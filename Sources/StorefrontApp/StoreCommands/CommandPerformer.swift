@@ -103,8 +103,9 @@ public struct CommandPerformer: Sendable {
             try await c.resendNotification(sequence: sequence)
             return "Notification #\(sequence) will be sent again"
         case .clear:
+            // Xcode's "Delete All Transactions" touches only the store: the app's wallet is the app's.
             try await c.clearTransactions()
-            try await manager.resetWallet()
+            await manager.refresh()
             return "Transactions cleared"
         case .reset:
             try await c.reset()

@@ -127,7 +127,8 @@ enum CommandTable {
             let specs = TesterControl.table.filter { $0.step.split(separator: " ")[0] == keyword }
             let tails = specs.map { $0.step.split(separator: " ").dropFirst().joined(separator: " ") }
             let choices = tails.filter { !$0.isEmpty }.joined(separator: "|")
-            let usage = "\(keyword) PRODUCT" + (choices.isEmpty ? "" : tails.contains("") ? " [\(choices)]" : " \(choices)")
+            let usage = "\(keyword) PRODUCT" + (optionalWords(tails).map { " " + $0.map { "[\($0)]" }.joined(separator: " ") }
+                ?? (choices.isEmpty ? "" : tails.contains("") ? " [\(choices)]" : " \(choices)"))
             return Step(keyword: keyword, usage: usage, section: .tester) { w throws(ParseFailure) in
                 let product = try w.next("PRODUCT")
                 let tail = w.rest()
@@ -140,6 +141,15 @@ enum CommandTable {
                 return .control(spec.control, .newest(productID: product))
             }
         }
+    }
+
+    /// The words of `tails` when they are every combination of a few optional words, in order
+    /// (`refund PRODUCT [prorated] [developerIssue]`); nil otherwise, and for a single one.
+    static func optionalWords(_ tails: [String]) -> [String]? {
+        let words = tails.flatMap { $0.split(separator: " ").map(String.init) }.reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }
+        guard words.count > 1, tails.count == 1 << words.count else { return nil }
+        let combinations = (0..<tails.count).map { bits in words.indices.filter { bits & (1 << $0) != 0 }.map { words[$0] }.joined(separator: " ") }
+        return Set(combinations) == Set(tails) ? words : nil
     }
 
     static let longestWait = Duration.seconds(600)

@@ -4,7 +4,8 @@ import StoreEngine
 
 /// What a tester does to one transaction or its subscription, as Xcode's Transaction Manager offers it.
 public enum TesterControl: Sendable, Hashable {
-    case approve, decline, resolve, approveRefund, declineRefund, refund(prorated: Bool), reverseRefund, revokeFamily
+    case approve, decline, resolve, approveRefund, declineRefund, refund(prorated: Bool, reason: TransactionPayload.RevocationReason)
+    case reverseRefund, revokeFamily
     case expire, renew, autoRenew(Bool), priceIncrease(PriceIncreaseStep), fixBilling, delete
 
     /// The one table of tester controls: the QA panel's transaction menu lists the rows that apply, a
@@ -26,13 +27,8 @@ public enum TesterControl: Sendable, Hashable {
         Spec(.declineRefund, "decline-refund", "Decline refund request", applies: { $0.refundRequest == .pending && isActive($0) }) { c, e in
             try await c.decideRefundRequest(transactionID: e.id, approve: false); return "Refund request for #\(e.id) declined"
         },
-        Spec(.refund(prorated: false), "refund", "Refund", applies: { isActive($0) && $0.payload.ownership == .purchased }) { c, e in
-            try await c.refund(transactionID: e.id, prorated: false); return "Refunded #\(e.id)"
-        },
-        Spec(.refund(prorated: true), "refund prorated", "Refund (prorated)",
-             applies: { isActive($0) && $0.payload.ownership == .purchased && $0.payload.expirationDate != nil }) { c, e in
-            try await c.refund(transactionID: e.id, prorated: true); return "Refunded #\(e.id) (prorated)"
-        },
+        refund(prorated: false, reason: .other), refund(prorated: true, reason: .other),
+        refund(prorated: false, reason: .developerIssue), refund(prorated: true, reason: .developerIssue),
         Spec(.reverseRefund, "reverse-refund", "Reverse refund", applies: isRefunded) { c, e in
             try await c.reverseRefund(transactionID: e.id); return "Refund of #\(e.id) reversed"
         },
@@ -67,6 +63,18 @@ public enum TesterControl: Sendable, Hashable {
             try await c.deleteTransaction(e.id); return "Deleted #\(e.id)"
         },
     ]
+
+    /// A refund, in full or prorated, for an issue with the app (`revocationReason` 1) or another reason (0).
+    private static func refund(prorated: Bool, reason: TransactionPayload.RevocationReason) -> Spec {
+        let appIssue = reason == .developerIssue
+        let step = ["refund"] + (prorated ? ["prorated"] : []) + (appIssue ? ["developerIssue"] : [])
+        let notes = (prorated ? ["prorated"] : []) + (appIssue ? ["app issue"] : [])
+        let note = notes.isEmpty ? "" : " (" + notes.joined(separator: ", ") + ")"
+        return Spec(.refund(prorated: prorated, reason: reason), step.joined(separator: " "), "Refund" + note,
+                    applies: { isActive($0) && $0.payload.ownership == .purchased && (!prorated || $0.payload.expirationDate != nil) }) { c, e in
+            try await c.refund(transactionID: e.id, prorated: prorated, reason: reason); return "Refunded #\(e.id)" + note
+        }
+    }
 
     struct Spec: Sendable {
         var control: TesterControl

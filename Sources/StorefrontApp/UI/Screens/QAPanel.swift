@@ -101,10 +101,10 @@ enum QAPanel {
         rows.append(Row(label: "Family member purchase…", activate: .sheet(.menu(title: "Family member buys", items: products.filter(\.isFamilyShareable).map {
             MenuItem(label: $0.displayName, effect: .command(.buyElsewhere($0.id, family: true)))
         }, selected: 0))))
-        rows.append(Row(label: "Clear all transactions", activate: .sheet(.confirm(
-            title: "Clear transactions", message: "Delete every transaction in the ledger?", effect: .command(.clear)))))
-        rows.append(Row(label: "Reset store", activate: .sheet(.confirm(
-            title: "Reset store", message: "Delete all transactions and restore the catalog's settings and clock?", effect: .command(.reset)))))
+        rows.append(Row(label: "Clear all transactions", value: "the app keeps its wallet", activate: .sheet(.confirm(
+            title: "Clear transactions", message: "Delete every transaction in the ledger? (The app keeps its own data: its coin balances.)", effect: .command(.clear)))))
+        rows.append(Row(label: "Reset store", value: "transactions, app's wallet, settings, clock", activate: .sheet(.confirm(
+            title: "Reset store", message: "Delete all transactions, empty the app's wallet and restore the catalog's settings and clock?", effect: .command(.reset)))))
         if !state.offerCodes.isEmpty {
             rows.append(Row(label: "Offer codes (Enter redeems as the customer)", heading: true))
             for code in state.offerCodes {
