@@ -145,11 +145,13 @@ public final class SKTestSession {
 }
 
 /// Runs a call into the store to its end from synchronous code (Apple's session methods are synchronous;
-/// the store is an actor). The calling thread waits; the store runs on the concurrency pool.
+/// the store is an actor). The calling thread waits, and may be one of the concurrency pool's few: the
+/// call runs on a queue of its own (the store actor runs on a task's preferred executor), so a test
+/// waiting on every pool thread cannot starve it.
 func wait<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) throws -> T {
     let done = DispatchSemaphore(value: 0)
     let outcome = Outcome<T>()
-    Task.detached {
+    Task.detached(executorPreference: StoreCallExecutor.shared) {
         do { outcome.set(.success(try await body())) } catch { outcome.set(.failure(SKTestError.from(error))) }
         done.signal()
     }
@@ -161,4 +163,15 @@ private final class Outcome<T: Sendable>: Sendable {
     private let value = Mutex<Result<T, any Error>?>(nil)
     func set(_ result: Result<T, any Error>) { value.withLock { $0 = result } }
     func get() throws -> T { try value.withLock { $0! }.get() }
+}
+
+/// The queue session calls run on, outside the concurrency pool.
+private final class StoreCallExecutor: TaskExecutor {
+    static let shared = StoreCallExecutor()
+    private let queue = DispatchQueue(label: "SKTestSession", attributes: .concurrent)
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        queue.async { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
+    }
 }

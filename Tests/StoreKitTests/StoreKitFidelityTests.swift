@@ -4,15 +4,21 @@ import StoreKitTest
 import StorefrontTestSupport
 import Testing
 
+/// Every suite that opens an `SKTestSession`: one test environment per process, as in Xcode, so they run one at a time.
+@Suite(.serialized) struct StoreKitSuites {
+    /// Apple's SKDemo sample configuration: four non-consumables and consumables, a group of three subscriptions, a non-renewing one.
+    static let configuration = Repo.sharedFixtures.appendingPathComponent("storekit/cntrump+SKDemo__Products.storekit")
+}
+
 /// StoreKit's rules, asserted through Apple's API as an app's code and tests call it (storekit.md).
 /// One test environment per process, as in Xcode: these run one at a time.
-@Suite("StoreKit rules through the public API", .serialized)
+extension StoreKitSuites {
+@Suite("StoreKit rules through the public API")
 struct StoreKitFidelityTests {
-    static let configuration = Repo.sharedFixtures.appendingPathComponent("storekit/cntrump+SKDemo__Products.storekit")
     let session: SKTestSession
 
     init() throws {
-        session = try SKTestSession(contentsOf: Self.configuration)
+        session = try SKTestSession(contentsOf: StoreKitSuites.configuration)
         session.disableDialogs = true
         session.clearTransactions()
     }
@@ -69,4 +75,5 @@ struct StoreKitFidelityTests {
             #expect(!listed.contains(fuel.id))
         }
     }
+}
 }
