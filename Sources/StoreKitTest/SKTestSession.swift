@@ -7,7 +7,8 @@ import Synchronization
 /// StoreKitTest's `SKTestSession`: the test environment a team's tests drive, over Storefront's local App Store.
 /// There is one environment per process, as in Xcode: a new session puts a fresh store from its file in
 /// place of the last one (in memory, or in `STOREFRONT_STATE` when set). Run tests that use it serially.
-public final class SKTestSession {
+/// Sendable, so a `@MainActor` test can await its asynchronous methods.
+public final class SKTestSession: Sendable {
     let store: LocalAppStore
     /// The configuration's own settings, for `resetToDefaultState()`.
     private let defaults: TestSettings
@@ -36,7 +37,11 @@ public final class SKTestSession {
     // MARK: Settings
 
     /// Purchases answer the payment sheet by themselves; always so here, where no sheet is shown.
-    public var disableDialogs = true
+    public var disableDialogs: Bool {
+        get { dialogsDisabled.withLock { $0 } }
+        set { dialogsDisabled.withLock { $0 = newValue } }
+    }
+    private let dialogsDisabled = Mutex(true)
 
     public var askToBuyEnabled: Bool {
         get { setting(\.askToBuy) }
@@ -91,12 +96,13 @@ public final class SKTestSession {
     public var failureError: SKError.Code {
         get { failureCode }
         set {
-            failureCode = newValue
+            chosenFailure.withLock { $0 = newValue }
             let failure = Self.failure(for: newValue)
             change { if $0.failures[.purchase] != nil { $0.failures[.purchase] = failure } }
         }
     }
-    private var failureCode = SKError.Code.unknown
+    private var failureCode: SKError.Code { chosenFailure.withLock { $0 } }
+    private let chosenFailure = Mutex(SKError.Code.unknown)
 
     static func failure(for code: SKError.Code) -> StoreFailure {
         switch code {
