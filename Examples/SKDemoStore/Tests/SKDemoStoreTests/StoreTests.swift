@@ -2,6 +2,7 @@ import Foundation
 import SKDemoStore
 import StoreKit
 import StoreKitTest
+import Observation
 import XCTest
 
 /// The store class driven through `SKTestSession`, as its tests run in Xcode.
@@ -141,5 +142,43 @@ final class StoreTests: XCTestCase {
             XCTFail("the purchase went through")
         } catch Product.PurchaseError.purchaseNotAllowed {
         }
+    }
+}
+
+/// The `@Observable` variant: observation tells the UI, and the same session drives it.
+final class EntitlementsTests: XCTestCase {
+    var session: SKTestSession!
+
+    override func setUpWithError() throws {
+        session = try SKTestSession(configurationFileNamed: "Products")
+        session.disableDialogs = true
+        session.clearTransactions()
+    }
+
+    @MainActor
+    func testPurchaseIsObservedAndARefundTakesItBack() async throws {
+        let entitlements = Entitlements()
+        let products = try await Product.products(for: ["nonconsumable.car"])
+        let car = try XCTUnwrap(products.first)
+        let changed = expectation(description: "observers hear of the purchase")
+        withObservationTracking { _ = entitlements.ownedProductIDs } onChange: { changed.fulfill() }
+        await entitlements.buy(car)
+        await fulfillment(of: [changed], timeout: 5)
+        XCTAssertEqual(entitlements.ownedProductIDs, ["nonconsumable.car"])
+        let bought = try XCTUnwrap(session.allTransactions().first)
+        try session.refundTransaction(identifier: bought.identifier)
+        for _ in 0..<500 where !entitlements.ownedProductIDs.isEmpty { try await Task.sleep(for: .milliseconds(10)) }
+        XCTAssertEqual(entitlements.ownedProductIDs, [])
+    }
+
+    @MainActor
+    func testAFailedPurchaseIsKept() async throws {
+        let entitlements = Entitlements()
+        let products = try await Product.products(for: ["nonconsumable.car"])
+        let car = try XCTUnwrap(products.first)
+        try await session.setSimulatedError(.generic(.networkError(URLError(.notConnectedToInternet))), forAPI: .purchase)
+        await entitlements.buy(car)
+        XCTAssertNotNil(entitlements.lastError as? StoreKitError)
+        XCTAssertEqual(entitlements.ownedProductIDs, [])
     }
 }
