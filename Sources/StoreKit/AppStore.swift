@@ -142,9 +142,6 @@ public struct AppTransaction: Hashable, Sendable, SignedValue {
     public var deviceVerification: Data { Data(base64Encoded: payload.deviceVerification) ?? Data() }
     public var jsonRepresentation: Data { parts.payload }
 
-    public static func == (a: AppTransaction, b: AppTransaction) -> Bool { a.jws == b.jws }
-    public func hash(into hasher: inout Hasher) { hasher.combine(jws) }
-
     /// The app's transaction, verified.
     public static var shared: VerificationResult<AppTransaction> {
         get async throws {

@@ -158,9 +158,6 @@ extension Product.SubscriptionInfo {
         public var appTransactionID: String { payload.appTransactionID }
         public var jsonRepresentation: Data { parts.payload }
 
-        public static func == (a: RenewalInfo, b: RenewalInfo) -> Bool { a.jws == b.jws }
-        public func hash(into hasher: inout Hasher) { hasher.combine(jws) }
-
         public struct ExpirationReason: RawRepresentable, Hashable, Sendable {
             public let rawValue: Int
             public init(rawValue: Int) { self.rawValue = rawValue }

@@ -59,9 +59,6 @@ public struct Transaction: Identifiable, Hashable, Sendable, SignedValue, Custom
     public func finish() async {
         await StoreKitRuntime.current?.source.finish(transactionID: payload.transactionID)
     }
-
-    public static func == (a: Transaction, b: Transaction) -> Bool { a.jws == b.jws }
-    public func hash(into hasher: inout Hasher) { hasher.combine(jws) }
 }
 
 extension Transaction {

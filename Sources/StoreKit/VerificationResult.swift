@@ -48,12 +48,15 @@ extension VerificationResult {
     }
 }
 
-/// A value StoreKit hands out signed: its token's parts.
-protocol SignedValue {
+/// A value StoreKit hands out signed: its token's parts; two are the same when their tokens are.
+protocol SignedValue: Hashable {
     var jws: String { get }
 }
 
 extension SignedValue {
+    public static func == (a: Self, b: Self) -> Bool { a.jws == b.jws }
+    public func hash(into hasher: inout Hasher) { hasher.combine(jws) }
+
     /// The token's three parts, decoded (empty when a part is not base64url).
     var parts: (header: Data, payload: Data, signature: Data) {
         let pieces = jws.split(separator: ".", omittingEmptySubsequences: false).map { Base64URL.decode(String($0)) ?? Data() }

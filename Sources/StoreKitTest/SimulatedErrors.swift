@@ -12,7 +12,8 @@ public protocol FailableStoreKitAPI<Failure>: Sendable {
 
 /// What a failure is in the store's own vocabulary, and which API an API value names.
 protocol StoreFailureConvertible { var storeFailure: StoreFailure { get } }
-protocol StoreAPINaming { static var storeAPI: StoreAPI { get } }
+protocol StoreAPINaming { var storeAPI: StoreAPI { get } }
+extension StoreKitFailableAPI: StoreAPINaming {}
 
 /// The failures each API can be made to raise.
 public enum SKTestFailures {
@@ -64,76 +65,60 @@ public enum SKTestFailures {
     }
 }
 
-public struct StoreKitLoadProductsAPI: FailableStoreKitAPI, StoreAPINaming {
-    public typealias Failure = SKTestFailures.LoadProducts
-    static let storeAPI = StoreAPI.loadProducts
-}
-public struct StoreKitPurchaseAPI: FailableStoreKitAPI, StoreAPINaming {
-    public typealias Failure = SKTestFailures.Purchase
-    static let storeAPI = StoreAPI.purchase
-}
-public struct StoreKitVerificationAPI: FailableStoreKitAPI, StoreAPINaming {
-    public typealias Failure = SKTestFailures.Verification
-    static let storeAPI = StoreAPI.verification
-}
-public struct StoreKitAppStoreSyncAPI: FailableStoreKitAPI, StoreAPINaming {
-    public typealias Failure = SKTestFailures.AppStoreSync
-    static let storeAPI = StoreAPI.appStoreSync
-}
-public struct StoreKitSubscriptionStatusAPI: FailableStoreKitAPI, StoreAPINaming {
-    public typealias Failure = SKTestFailures.SubscriptionStatus
-    static let storeAPI = StoreAPI.subscriptionStatus
-}
-public struct StoreKitAppTransactionAPI: FailableStoreKitAPI, StoreAPINaming {
-    public typealias Failure = SKTestFailures.AppTransaction
-    static let storeAPI = StoreAPI.appTransaction
-}
-public struct StoreKitManageSubscriptionsAPI: FailableStoreKitAPI, StoreAPINaming {
-    public typealias Failure = SKTestFailures.ManageSubscriptions
-    static let storeAPI = StoreAPI.manageSubscriptions
-}
-public struct StoreKitRefundRequestAPI: FailableStoreKitAPI, StoreAPINaming {
-    public typealias Failure = SKTestFailures.RefundRequest
-    static let storeAPI = StoreAPI.refundRequest
-}
-public struct StoreKitOfferCodeRedeemAPI: FailableStoreKitAPI, StoreAPINaming {
-    public typealias Failure = SKTestFailures.OfferCodeRedeem
-    static let storeAPI = StoreAPI.offerCodeRedeem
+/// One failable API: which of the store's APIs it names, and the failures it takes.
+public struct StoreKitFailableAPI<Failure: SKTestFailure>: FailableStoreKitAPI {
+    let storeAPI: StoreAPI
 }
 
-extension FailableStoreKitAPI where Self == StoreKitLoadProductsAPI { public static var loadProducts: Self { .init() } }
-extension FailableStoreKitAPI where Self == StoreKitPurchaseAPI { public static var purchase: Self { .init() } }
-extension FailableStoreKitAPI where Self == StoreKitVerificationAPI { public static var verification: Self { .init() } }
-extension FailableStoreKitAPI where Self == StoreKitAppStoreSyncAPI { public static var appStoreSync: Self { .init() } }
-extension FailableStoreKitAPI where Self == StoreKitSubscriptionStatusAPI { public static var subscriptionStatus: Self { .init() } }
-extension FailableStoreKitAPI where Self == StoreKitAppTransactionAPI { public static var appTransaction: Self { .init() } }
-extension FailableStoreKitAPI where Self == StoreKitManageSubscriptionsAPI { public static var manageSubscriptions: Self { .init() } }
-extension FailableStoreKitAPI where Self == StoreKitRefundRequestAPI { public static var refundRequest: Self { .init() } }
-extension FailableStoreKitAPI where Self == StoreKitOfferCodeRedeemAPI { public static var offerCodeRedeem: Self { .init() } }
+public typealias StoreKitLoadProductsAPI = StoreKitFailableAPI<SKTestFailures.LoadProducts>
+public typealias StoreKitPurchaseAPI = StoreKitFailableAPI<SKTestFailures.Purchase>
+public typealias StoreKitVerificationAPI = StoreKitFailableAPI<SKTestFailures.Verification>
+public typealias StoreKitAppStoreSyncAPI = StoreKitFailableAPI<SKTestFailures.AppStoreSync>
+public typealias StoreKitSubscriptionStatusAPI = StoreKitFailableAPI<SKTestFailures.SubscriptionStatus>
+public typealias StoreKitAppTransactionAPI = StoreKitFailableAPI<SKTestFailures.AppTransaction>
+public typealias StoreKitManageSubscriptionsAPI = StoreKitFailableAPI<SKTestFailures.ManageSubscriptions>
+public typealias StoreKitRefundRequestAPI = StoreKitFailableAPI<SKTestFailures.RefundRequest>
+public typealias StoreKitOfferCodeRedeemAPI = StoreKitFailableAPI<SKTestFailures.OfferCodeRedeem>
+
+extension FailableStoreKitAPI where Self == StoreKitLoadProductsAPI { public static var loadProducts: Self { .init(storeAPI: .loadProducts) } }
+extension FailableStoreKitAPI where Self == StoreKitPurchaseAPI { public static var purchase: Self { .init(storeAPI: .purchase) } }
+extension FailableStoreKitAPI where Self == StoreKitVerificationAPI { public static var verification: Self { .init(storeAPI: .verification) } }
+extension FailableStoreKitAPI where Self == StoreKitAppStoreSyncAPI { public static var appStoreSync: Self { .init(storeAPI: .appStoreSync) } }
+extension FailableStoreKitAPI where Self == StoreKitSubscriptionStatusAPI { public static var subscriptionStatus: Self { .init(storeAPI: .subscriptionStatus) } }
+extension FailableStoreKitAPI where Self == StoreKitAppTransactionAPI { public static var appTransaction: Self { .init(storeAPI: .appTransaction) } }
+extension FailableStoreKitAPI where Self == StoreKitManageSubscriptionsAPI { public static var manageSubscriptions: Self { .init(storeAPI: .manageSubscriptions) } }
+extension FailableStoreKitAPI where Self == StoreKitRefundRequestAPI { public static var refundRequest: Self { .init(storeAPI: .refundRequest) } }
+extension FailableStoreKitAPI where Self == StoreKitOfferCodeRedeemAPI { public static var offerCodeRedeem: Self { .init(storeAPI: .offerCodeRedeem) } }
 
 extension SKTestSession {
     /// Makes an API fail with `error` until it is set to nil.
     public func setSimulatedError<API: FailableStoreKitAPI>(_ error: API.Failure?, forAPI api: API) async throws {
-        guard let api = (API.self as? any StoreAPINaming.Type)?.storeAPI else { throw SKTestError(.invalidAction, "\(API.self) cannot fail here") }
+        guard let api = (api as? any StoreAPINaming)?.storeAPI else { throw SKTestError(.invalidAction, "\(API.self) cannot fail here") }
         let failure = (error as? any StoreFailureConvertible)?.storeFailure
         await store.update { $0.failures[api] = failure }
     }
 
     /// The error an API is set to fail with, if any.
     public func simulatedError<API: FailableStoreKitAPI>(forAPI api: API) async -> API.Failure? {
-        guard let naming = API.self as? any StoreAPINaming.Type, let failure = await store.settings().failures[naming.storeAPI] else { return nil }
-        return Self.testFailure(failure) as? API.Failure
+        guard let api = (api as? any StoreAPINaming)?.storeAPI, let failure = await store.settings().failures[api] else { return nil }
+        return Self.testFailure(failure, api: api) as? API.Failure
     }
 
-    /// The StoreKitTest failure for one the store holds.
-    private static func testFailure(_ failure: StoreFailure) -> any SKTestFailure {
-        switch failure {
-        case .purchase(let e): SKTestFailures.Purchase.purchase(StoreKit.Product.PurchaseError(rawValue: e.rawValue)!)
-        case .verification(let e): SKTestFailures.Verification.verification(.init(rawValue: e.rawValue)!)
-        case .refund(let e): SKTestFailures.RefundRequest.refundRequest(StoreKit.Transaction.RefundRequestError(rawValue: e.rawValue)!)
-        case .storeKit(let e): SKTestFailures.LoadProducts.generic(StoreKit.StoreKitError(e))
-        case .offerCode: SKTestFailures.OfferCodeRedeem.generic(.unknown)
+    /// The StoreKitTest failure for one the store holds for an API.
+    private static func testFailure(_ failure: StoreFailure, api: StoreAPI) -> any SKTestFailure {
+        let generic = if case .storeKit(let code) = failure { StoreKit.StoreKitError(code) } else { StoreKit.StoreKitError.unknown }
+        switch (failure, api) {
+        case (.purchase(let e), _): return SKTestFailures.Purchase.purchase(StoreKit.Product.PurchaseError(rawValue: e.rawValue)!)
+        case (.verification(let e), _): return SKTestFailures.Verification.verification(.init(rawValue: e.rawValue)!)
+        case (.refund(let e), _): return SKTestFailures.RefundRequest.refundRequest(StoreKit.Transaction.RefundRequestError(rawValue: e.rawValue)!)
+        case (_, .loadProducts): return SKTestFailures.LoadProducts.generic(generic)
+        case (_, .purchase): return SKTestFailures.Purchase.generic(generic)
+        case (_, .appStoreSync): return SKTestFailures.AppStoreSync.generic(generic)
+        case (_, .subscriptionStatus): return SKTestFailures.SubscriptionStatus.generic(generic)
+        case (_, .appTransaction): return SKTestFailures.AppTransaction.generic(generic)
+        case (_, .manageSubscriptions): return SKTestFailures.ManageSubscriptions.generic(generic)
+        case (_, .refundRequest): return SKTestFailures.RefundRequest.generic(generic)
+        case (_, .offerCodeRedeem), (_, .verification): return SKTestFailures.OfferCodeRedeem.generic(generic)
         }
     }
 }
-

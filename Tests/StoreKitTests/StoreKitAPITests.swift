@@ -10,16 +10,8 @@ extension StoreKitSuites {
 @Suite("StoreKit API")
 struct StoreKitAPITests {
     let session: SKTestSession
-
-    init() throws {
-        session = try SKTestSession(contentsOf: StoreKitSuites.configuration)
-        session.disableDialogs = true
-        session.clearTransactions()
-    }
-
-    func product(_ id: String) async throws -> Product {
-        try #require(try await Product.products(for: [id]).first)
-    }
+    init() throws { session = try StoreKitSuites.freshSession() }
+    func product(_ id: String) async throws -> Product { try await StoreKitSuites.product(id) }
 
     func buy(_ id: String, options: Set<Product.PurchaseOption> = []) async throws -> Transaction {
         let result = try await product(id).purchase(options: options)
@@ -123,6 +115,7 @@ struct StoreKitAPITests {
         try await session.setSimulatedError(nil, forAPI: .purchase)
         try await session.setSimulatedError(.generic(.networkError(URLError(.notConnectedToInternet))), forAPI: .appStoreSync)
         await #expect(throws: StoreKitError.self) { try await AppStore.sync() }
+        #expect(await session.simulatedError(forAPI: .appStoreSync) == .generic(.networkError(URLError(.notConnectedToInternet))))
     }
 
     @Test func aSimulatedVerificationFailureComesBackUnverified() async throws {

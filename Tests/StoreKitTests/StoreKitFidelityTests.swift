@@ -8,6 +8,18 @@ import Testing
 @Suite(.serialized) struct StoreKitSuites {
     /// Apple's SKDemo sample configuration: four non-consumables and consumables, a group of three subscriptions, a non-renewing one.
     static let configuration = Repo.sharedFixtures.appendingPathComponent("storekit/cntrump+SKDemo__Products.storekit")
+
+    /// A session on it with nothing bought, as a test's setup makes one.
+    static func freshSession() throws -> SKTestSession {
+        let session = try SKTestSession(contentsOf: configuration)
+        session.disableDialogs = true
+        session.clearTransactions()
+        return session
+    }
+
+    static func product(_ id: String) async throws -> Product {
+        try #require(try await Product.products(for: [id]).first)
+    }
 }
 
 /// StoreKit's rules, asserted through Apple's API as an app's code and tests call it (storekit.md).
@@ -16,16 +28,8 @@ extension StoreKitSuites {
 @Suite("StoreKit rules through the public API")
 struct StoreKitFidelityTests {
     let session: SKTestSession
-
-    init() throws {
-        session = try SKTestSession(contentsOf: StoreKitSuites.configuration)
-        session.disableDialogs = true
-        session.clearTransactions()
-    }
-
-    func product(_ id: String) async throws -> Product {
-        try #require(try await Product.products(for: [id]).first)
-    }
+    init() throws { session = try StoreKitSuites.freshSession() }
+    func product(_ id: String) async throws -> Product { try await StoreKitSuites.product(id) }
 
     func transactions(_ sequence: Transaction.Transactions) async -> [Transaction] {
         var all: [Transaction] = []
