@@ -61,7 +61,7 @@ let package = Package(
         .testTarget(name: "ReliabilityTests", dependencies: ["StorefrontApp", "StorefrontTestSupport"]),
         .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI", "StorefrontTestSupport"]),
         .testTarget(name: "StorefrontAppTests", dependencies: ["StorefrontApp", "StorefrontTestSupport"], exclude: ["Screens"]),
-        .testTarget(name: "StoreKitTests", dependencies: ["StoreKit", "StoreKitTest", "StorefrontTestSupport"]),
+        .testTarget(name: "StoreKitTests", dependencies: ["StoreKit", "StoreKitTest", "StoreCore", "StoreEngine", "StorefrontTestSupport"]),
         .testTarget(name: "BenchTests", dependencies: ["storefront-bench"]),
     ],
     swiftLanguageModes: [.v6]
