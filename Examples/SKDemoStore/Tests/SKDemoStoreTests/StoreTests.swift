@@ -151,6 +151,7 @@ final class EntitlementsTests: XCTestCase {
 
     override func setUpWithError() throws {
         session = try SKTestSession(configurationFileNamed: "Products")
+        session.resetToDefaultState()
         session.disableDialogs = true
         session.clearTransactions()
     }
