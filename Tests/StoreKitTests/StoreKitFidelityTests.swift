@@ -69,6 +69,40 @@ struct StoreKitFidelityTests {
         #expect(await transactions(Transaction.unfinished).isEmpty)
     }
 
+    @Test func buyingAnOwnedNonConsumableHandsBackTheSameTransaction() async throws {
+        let car = try await product("nonconsumable.car")
+        guard case .success(.verified(let first)) = try await car.purchase() else { Issue.record("no purchase"); return }
+        await first.finish()
+        guard case .success(.verified(let again)) = try await car.purchase() else { Issue.record("no second purchase"); return }
+        #expect(again.id == first.id)
+        #expect(await transactions(Transaction.all).count == 1)
+    }
+
+    @Test func renewalsArriveThroughUpdatesAndBecomeTheEntitlement() async throws {
+        guard case .success(.verified(let first)) = try await product("subscription.standard").purchase() else { Issue.record("no purchase"); return }
+        await first.finish()
+        var updates = Transaction.updates.makeAsyncIterator()
+        try session.forceRenewalOfSubscription(productIdentifier: "subscription.standard")
+        let renewal = try #require(await updates.next()).unsafePayloadValue
+        #expect(renewal.reason == .renewal && renewal.originalID == first.originalID && renewal.id != first.id)
+        #expect(await transactions(Transaction.currentEntitlements).map(\.id) == [renewal.id])
+    }
+
+    @Test func currentEntitlementsKeepNonRenewingSubscriptionsForGood() async throws {
+        guard case .success(.verified(let plan)) = try await product("nonRenewing.standard").purchase() else { Issue.record("no purchase"); return }
+        await plan.finish()
+        #expect(plan.expirationDate == nil, "the app computes a non-renewing subscription's end")
+        #expect(await transactions(Transaction.currentEntitlements).map(\.id) == [plan.id])
+    }
+
+    @Test func anExpiredSubscriptionLeavesTheEntitlements() async throws {
+        guard case .success(.verified(let pro)) = try await product("subscription.pro").purchase() else { Issue.record("no purchase"); return }
+        await pro.finish()
+        try session.expireSubscription(productIdentifier: pro.productID)
+        #expect(await transactions(Transaction.currentEntitlements).isEmpty)
+        #expect(await transactions(Transaction.all).map(\.id).contains(pro.id))
+    }
+
     @Test func transactionAllLeavesOutFinishedConsumables() async throws {
         guard case .success(.verified(let fuel)) = try await product("consumable.fuel.octane87").purchase() else { Issue.record("no purchase"); return }
         #expect(await transactions(Transaction.all).map(\.id) == [fuel.id], "an unfinished consumable is in Transaction.all")
