@@ -56,6 +56,33 @@ public struct Storefront: Identifiable, Hashable, Sendable {
             return Storefront(await connection.source.storefront())
         }
     }
+
+    /// The storefront each time the customer's changes (looked at four times a second, as the store's clock ticks).
+    public static var updates: Storefronts { Storefronts() }
+
+    public struct Storefronts: AsyncSequence, Sendable {
+        public typealias Element = Storefront
+
+        public func makeAsyncIterator() -> AsyncIterator { AsyncIterator() }
+
+        public struct AsyncIterator: AsyncIteratorProtocol {
+            var last: Storefront?
+
+            public mutating func next() async -> Storefront? {
+                guard let connection = StoreKitRuntime.current else { return nil }
+                if last == nil { last = Storefront(await connection.source.storefront()) }
+                while !Task.isCancelled {
+                    let now = Storefront(await connection.source.storefront())
+                    if now != last {
+                        last = now
+                        return now
+                    }
+                    guard (try? await Task.sleep(for: .milliseconds(250))) != nil else { return nil }
+                }
+                return nil
+            }
+        }
+    }
 }
 
 /// StoreKit's `StoreKitError`.

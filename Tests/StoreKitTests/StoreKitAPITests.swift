@@ -135,6 +135,16 @@ struct StoreKitAPITests {
         #expect(try await product("nonconsumable.car").displayPrice.contains("€"))
         session.resetToDefaultState()
         #expect(session.storefront == "USA")
+        let watching = Task {
+            var changes = Storefront.updates.makeAsyncIterator()
+            return await changes.next()?.countryCode
+        }
+        // Changed a few times: the watcher may start looking after the first change.
+        for code in ["JPN", "GBR", "JPN", "GBR", "JPN", "GBR"] {
+            session.storefront = code
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        #expect(["JPN", "GBR"].contains(await watching.value))
     }
 
     @Test func sessionSettingsReadBackAndReset() throws {
