@@ -51,10 +51,19 @@ import Synchronization
         if let previous { Task { await previous.close() } }
     }
 
-    /// The installed store; without one, the store `STOREFRONT_CATALOG` (and `STOREFRONT_STATE`) name,
+    /// A store for one task and the tasks it starts, over the installed one: several apps (devices) on
+    /// one store in one process, each on its own connection (`withConnection`).
+    @TaskLocal static var taskConnection: StoreConnection?
+
+    /// Runs `body` with the API talking to `connection` (and the tasks it starts, not detached ones).
+    public static func withConnection<T: Sendable>(_ connection: StoreConnection, _ body: () async throws -> T) async rethrows -> T {
+        try await $taskConnection.withValue(connection, operation: body)
+    }
+
+    /// The task's store, else the installed one; without one, the store `STOREFRONT_CATALOG` (and `STOREFRONT_STATE`) name,
     /// opened once; nil when there is none (no products, nothing bought, as StoreKit with no configuration).
     static var current: StoreConnection? {
-        if let connection = installed.withLock({ $0 }) { return connection }
+        if let connection = taskConnection ?? installed.withLock({ $0 }) { return connection }
         guard triedEnvironment.withLock({ tried in defer { tried = true }; return !tried }) else { return nil }
         guard let connection = fromEnvironment() else { return nil }
         installed.withLock { if $0 == nil { $0 = connection } }

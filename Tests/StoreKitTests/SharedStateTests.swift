@@ -1,7 +1,7 @@
 import Foundation
 import StoreCore
 import StoreEngine
-import StoreKit
+@_spi(Storefront) import StoreKit
 import StoreKitTest
 import StorefrontTestSupport
 import Testing
@@ -35,6 +35,31 @@ extension StoreKitSuites {
             try await storefront.approveAskToBuy(transactionID: pending.id)  // the QA panel's Approve
             #expect(await updates.next()?.unsafePayloadValue.productID == "nonconsumable.racecar")
             await storefront.shutdown()
+        }
+    }
+}
+
+extension StoreKitSuites {
+    /// Two apps on two stores in one process (what a scenario's devices need): each task talks to its own.
+    @Suite("A connection for a task")
+    struct TaskConnectionTests {
+        @Test func eachTaskTalksToItsOwnStore() async throws {
+            let session = try StoreKitSuites.freshSession()
+            _ = session
+            let other = try LocalAppStore(catalog: CatalogLoader.load(path: StoreKitSuites.configuration.path), stateDirectory: nil)
+            try await other.setStorefront("JPN", locale: nil)
+            let there = try await StoreKitRuntime.withConnection(StoreConnection(store: other)) {
+                let car = try await StoreKitSuites.product("nonconsumable.car")
+                guard case .success(.verified(let bought)) = try await car.purchase() else { throw StoreKit.StoreKitError.unknown }
+                return (await Storefront.current?.countryCode, bought.storefront.countryCode)
+            }
+            #expect(there.0 == "JPN" && there.1 == "JPN")
+            #expect(await Storefront.current?.countryCode == "USA")
+            var here: [Transaction] = []
+            for await result in Transaction.all { here.append(result.unsafePayloadValue) }
+            #expect(here.isEmpty, "the purchase was made on the other store")
+            #expect(await other.ledgerEntries().count == 1)
+            await other.shutdown()
         }
     }
 }
