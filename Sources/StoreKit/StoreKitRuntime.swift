@@ -25,7 +25,7 @@ import Synchronization
     /// A transaction as StoreKit hands it out; nil for a token whose payload cannot be read at all
     /// (StoreKit has no transaction to show for one).
     @_spi(Storefront) public func transaction(_ jws: String) -> VerificationResult<Transaction>? {
-        VerificationResult(verifier.transaction(jws), jws: jws) { Transaction(payload: $0, jws: jws) }
+        VerificationResult(verifier.transaction(jws), jws: jws) { Transaction(payload: $0, jws: jws, store: self) }
     }
 
     func renewalInfo(_ jws: String) -> VerificationResult<Product.SubscriptionInfo.RenewalInfo>? {

@@ -5,10 +5,13 @@ import StoreCore
 public struct Transaction: Identifiable, Hashable, Sendable, SignedValue, CustomDebugStringConvertible {
     let payload: TransactionPayload
     let jws: String
+    /// The store that handed it out: it is finished there.
+    let store: StoreConnection
 
-    init(payload: TransactionPayload, jws: String) {
+    init(payload: TransactionPayload, jws: String, store: StoreConnection) {
         self.payload = payload
         self.jws = jws
+        self.store = store
     }
 
     public var id: UInt64 { UInt64(payload.transactionID) }
@@ -57,7 +60,7 @@ public struct Transaction: Identifiable, Hashable, Sendable, SignedValue, Custom
     /// Tells the App Store the app delivered what was bought; until then the transaction comes back
     /// in `updates` at every launch and stays in `unfinished`.
     public func finish() async {
-        await StoreKitRuntime.current?.source.finish(transactionID: payload.transactionID)
+        await store.source.finish(transactionID: payload.transactionID)
     }
 }
 

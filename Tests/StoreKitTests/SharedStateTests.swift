@@ -51,9 +51,11 @@ extension StoreKitSuites {
             let there = try await StoreKitRuntime.withConnection(StoreConnection(store: other)) {
                 let car = try await StoreKitSuites.product("nonconsumable.car")
                 guard case .success(.verified(let bought)) = try await car.purchase() else { throw StoreKit.StoreKitError.unknown }
-                return (await Storefront.current?.countryCode, bought.storefront.countryCode)
+                return (await Storefront.current?.countryCode, bought)
             }
-            #expect(there.0 == "JPN" && there.1 == "JPN")
+            #expect(there.0 == "JPN" && there.1.storefront.countryCode == "JPN")
+            await there.1.finish()  // outside the task that bought it: a transaction is finished on the store it came from
+            #expect(await other.unfinishedTransactions().isEmpty)
             #expect(await Storefront.current?.countryCode == "USA")
             var here: [Transaction] = []
             for await result in Transaction.all { here.append(result.unsafePayloadValue) }
