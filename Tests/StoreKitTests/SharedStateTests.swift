@@ -22,10 +22,11 @@ extension StoreKitSuites {
             // What `storefront --catalog Products.storekit --state DIR` opens, beside the test run.
             let storefront = try LocalAppStore(catalog: CatalogLoader.load(path: StoreKitSuites.configuration.path), stateDirectory: directory)
 
-            guard case .success(.verified(let car)) = try await StoreKitSuites.product("nonconsumable.car").purchase() else {
-                Issue.record("no purchase"); return
-            }
+            let purchase = try await StoreKitSuites.product("nonconsumable.car").purchase()
+            guard case .success(let result) = purchase, case .verified(let car) = result else { Issue.record("\(purchase)"); return }
             #expect(await storefront.ledgerEntries().map(\.id) == [Int64(car.id)])
+            // The very token the store signed (the one Apple's library accepts in AppleLibraryTests), for the app's backend.
+            #expect(await storefront.ledgerEntries().first?.jws == result.jwsRepresentation)
 
             session.askToBuyEnabled = true
             #expect(try await StoreKitSuites.product("nonconsumable.racecar").purchase() == .pending)
