@@ -5,8 +5,8 @@ import StoreKitTest
 import Observation
 import XCTest
 
-/// The store class driven through `SKTestSession`, as its tests run in Xcode.
-final class StoreTests: XCTestCase {
+/// A fresh test environment for every test, as Xcode tests set one up.
+class SessionTestCase: XCTestCase {
     var session: SKTestSession!
 
     override func setUpWithError() throws {
@@ -15,6 +15,10 @@ final class StoreTests: XCTestCase {
         session.disableDialogs = true
         session.clearTransactions()
     }
+}
+
+/// The store class driven through `SKTestSession`, as its tests run in Xcode.
+final class StoreTests: SessionTestCase {
 
     @MainActor
     func launchedStore() async -> Store {
@@ -146,15 +150,7 @@ final class StoreTests: XCTestCase {
 }
 
 /// The `@Observable` variant: observation tells the UI, and the same session drives it.
-final class EntitlementsTests: XCTestCase {
-    var session: SKTestSession!
-
-    override func setUpWithError() throws {
-        session = try SKTestSession(configurationFileNamed: "Products")
-        session.resetToDefaultState()
-        session.disableDialogs = true
-        session.clearTransactions()
-    }
+final class EntitlementsTests: SessionTestCase {
 
     @MainActor
     func testPurchaseIsObservedAndARefundTakesItBack() async throws {
