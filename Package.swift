@@ -9,6 +9,9 @@ let package = Package(
     products: [
         .executable(name: "storefront", targets: ["storefront"]),
         .executable(name: "storefront-bench", targets: ["storefront-bench"]),
+        // Apple's StoreKit 2 API over Storefront's store, for a team's own purchase code and its tests.
+        .library(name: "StoreKit", targets: ["StoreKit"]),
+        .library(name: "StoreKitTest", targets: ["StoreKitTest"]),
     ],
     targets: [
         // C libraries, through system-library shims.
@@ -29,6 +32,11 @@ let package = Package(
         .target(name: "StoreEngine", dependencies: ["StoreCore", "StoreSigning", "CSQLite", "CLibPQ", "CLibCrypto"]),
         // The app side: StoreManager.
         .target(name: "StoreClient", dependencies: ["StoreCore", "StoreSigning", "StoreEngine"]),
+        // Apple's public StoreKit 2 names and shapes (`Product`, `Transaction`, `AppStore`…) over a
+        // `TransactionSource`, verifying every JWS as StoreKit does; an app imports only this (and Foundation).
+        .target(name: "StoreKit", dependencies: ["StoreCore", "StoreSigning", "StoreEngine", "StoreClient"]),
+        // Apple's `SKTestSession` over `LocalAppStore` and its tester controls.
+        .target(name: "StoreKitTest", dependencies: ["StoreKit", "StoreCore", "StoreEngine", "StoreClient"]),
         // The App Store's server side, beside the app side: notifications V2 delivered from the ledger's
         // outbox (Foundation's URL loading) and the App Store Server API served over libmicrohttpd.
         .target(name: "StoreServer", dependencies: ["StoreCore", "StoreSigning", "StoreEngine", "CMicroHTTPD", "CLibCrypto"]),
@@ -53,6 +61,7 @@ let package = Package(
         .testTarget(name: "ReliabilityTests", dependencies: ["StorefrontApp", "StorefrontTestSupport"]),
         .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI", "StorefrontTestSupport"]),
         .testTarget(name: "StorefrontAppTests", dependencies: ["StorefrontApp", "StorefrontTestSupport"], exclude: ["Screens"]),
+        .testTarget(name: "StoreKitTests", dependencies: ["StoreKit", "StoreKitTest", "StoreCore", "StoreEngine", "StorefrontTestSupport"]),
         .testTarget(name: "BenchTests", dependencies: ["storefront-bench"]),
     ],
     swiftLanguageModes: [.v6]

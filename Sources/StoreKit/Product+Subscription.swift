@@ -1,0 +1,177 @@
+import Foundation
+import StoreCore
+import StoreEngine
+
+extension Product {
+    /// An auto-renewable subscription's group, period, offers and the customer's status in its group.
+    public struct SubscriptionInfo: Hashable, Sendable {
+        let product: StoreCore.Product
+        let terms: SubscriptionTerms
+
+        init(product: StoreCore.Product, terms: SubscriptionTerms) {
+            self.product = product
+            self.terms = terms
+        }
+
+        public var subscriptionGroupID: String { terms.groupID }
+        public var subscriptionPeriod: SubscriptionPeriod { SubscriptionPeriod(terms.period) }
+        public var introductoryOffer: SubscriptionOffer? { terms.introductoryOffer.map { SubscriptionOffer($0, of: product) } }
+        public var promotionalOffers: [SubscriptionOffer] { terms.promotionalOffers.map { SubscriptionOffer($0, of: product) } }
+        public var winBackOffers: [SubscriptionOffer] { terms.winBackOffers.map { SubscriptionOffer($0, of: product) } }
+        /// The service level in the group: 1 is the highest.
+        public var groupLevel: Int { terms.level }
+        public var groupDisplayName: String { product.groupName ?? "" }
+
+        /// Whether the customer may still get an introductory offer in this subscription's group.
+        public var isEligibleForIntroOffer: Bool { get async { await Self.isEligibleForIntroOffer(for: subscriptionGroupID) } }
+
+        public static func isEligibleForIntroOffer(for groupID: String) async -> Bool {
+            await StoreKitRuntime.current?.source.isEligibleForIntroOffer(groupID: groupID) ?? false
+        }
+
+        /// The customer's statuses in this subscription's group (their own, and a family member's shared one).
+        public var status: [Status] { get async throws { try await Self.status(for: subscriptionGroupID) } }
+
+        public static func status(for groupID: String) async throws -> [Status] {
+            guard let connection = StoreKitRuntime.current else { return [] }
+            return try await connection.call { try await $0.subscriptionStatuses(groupID: groupID) }.compactMap { signed in
+                guard let transaction = connection.transaction(signed.transaction),
+                      let renewalInfo = connection.renewalInfo(signed.renewalInfo) else { return nil }
+                return Status(state: RenewalState(signed.state), transaction: transaction, renewalInfo: renewalInfo)
+            }
+        }
+    }
+
+    public struct SubscriptionPeriod: Hashable, Sendable {
+        public enum Unit: Hashable, Sendable, CaseIterable { case day, week, month, year }
+        public let value: Int
+        public let unit: Unit
+
+        init(_ period: Period) {
+            value = period.value
+            unit = switch period.unit { case .day: .day; case .week: .week; case .month: .month; case .year: .year }
+        }
+    }
+
+    /// An introductory, promotional or win-back offer on a subscription.
+    public struct SubscriptionOffer: Hashable, Sendable {
+        public let id: String?
+        public let type: OfferType
+        public let price: Decimal
+        public let displayPrice: String
+        /// One period of the offer (of a pay-as-you-go offer, one discounted billing period).
+        public let period: SubscriptionPeriod
+        public let periodCount: Int
+        public let paymentMode: PaymentMode
+
+        init(_ offer: StoreCore.SubscriptionOffer, of product: StoreCore.Product) {
+            id = offer.id
+            type = OfferType(rawValue: offer.type.rawValue)
+            price = offer.price(in: product.storefront)
+            displayPrice = product.format(price)
+            period = SubscriptionPeriod(offer.period)
+            periodCount = offer.periodCount
+            paymentMode = PaymentMode(rawValue: offer.paymentMode.rawValue)
+        }
+
+        public struct OfferType: RawRepresentable, Hashable, Sendable {
+            public let rawValue: String
+            public init(rawValue: String) { self.rawValue = rawValue }
+            public static let introductory = OfferType(rawValue: "introductory")
+            public static let promotional = OfferType(rawValue: "promotional")
+            public static let winBack = OfferType(rawValue: "winBack")
+        }
+
+        public struct PaymentMode: RawRepresentable, Hashable, Sendable {
+            public let rawValue: String
+            public init(rawValue: String) { self.rawValue = rawValue }
+            public static let freeTrial = PaymentMode(rawValue: "freeTrial")
+            public static let payAsYouGo = PaymentMode(rawValue: "payAsYouGo")
+            public static let payUpFront = PaymentMode(rawValue: "payUpFront")
+        }
+    }
+}
+
+extension Product.SubscriptionInfo {
+    /// The customer's subscription in a group: its state, latest transaction and renewal info, each verified.
+    public struct Status: Equatable, Sendable {
+        public let state: RenewalState
+        public let transaction: VerificationResult<Transaction>
+        public let renewalInfo: VerificationResult<RenewalInfo>
+    }
+
+    public struct RenewalState: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+        public let rawValue: Int
+        public init(rawValue: Int) { self.rawValue = rawValue }
+        init(_ state: SubscriptionState) {
+            switch state {
+            case .subscribed: self = .subscribed
+            case .expired: self = .expired
+            case .inBillingRetryPeriod: self = .inBillingRetryPeriod
+            case .inGracePeriod: self = .inGracePeriod
+            case .revoked: self = .revoked
+            }
+        }
+
+        public static let subscribed = RenewalState(rawValue: 1)
+        public static let expired = RenewalState(rawValue: 2)
+        public static let inBillingRetryPeriod = RenewalState(rawValue: 3)
+        public static let inGracePeriod = RenewalState(rawValue: 4)
+        public static let revoked = RenewalState(rawValue: 5)
+
+        public var description: String {
+            ["subscribed", "expired", "inBillingRetryPeriod", "inGracePeriod", "revoked"][safe: rawValue - 1] ?? "RenewalState(\(rawValue))"
+        }
+    }
+
+    /// What happens at the subscription's next renewal, as the App Store signed it.
+    public struct RenewalInfo: Hashable, Sendable, SignedValue {
+        let payload: RenewalInfoPayload
+        let jws: String
+
+        init(payload: RenewalInfoPayload, jws: String) {
+            self.payload = payload
+            self.jws = jws
+        }
+
+        public var originalTransactionID: UInt64 { UInt64(payload.originalTransactionID) }
+        public var currentProductID: String { payload.productID }
+        /// The product the subscription renews to (a pending downgrade or crossgrade shows here).
+        public var autoRenewPreference: String? { payload.autoRenewProductID }
+        public var willAutoRenew: Bool { payload.willAutoRenew }
+        public var expirationReason: ExpirationReason? { payload.expirationReason.map { ExpirationReason(rawValue: $0.rawValue) } }
+        public var gracePeriodExpirationDate: Date? { payload.gracePeriodExpirationDate }
+        public var isInBillingRetry: Bool { payload.isInBillingRetry }
+        public var priceIncreaseStatus: PriceIncreaseStatus {
+            switch payload.priceIncreaseStatus { case nil: .noIncreasePending; case .notYetResponded: .pending; case .agreed: .agreed }
+        }
+        public var renewalDate: Date? { payload.renewalDate }
+        public var recentSubscriptionStartDate: Date? { payload.recentSubscriptionStartDate }
+        public var offerID: String? { payload.offerID }
+        public var offerType: Transaction.OfferType? { payload.offerType.map(Transaction.OfferType.init) }
+        public var renewalPrice: Decimal? { payload.renewalPriceMilliunits.map { Decimal($0) / 1000 } }
+        public var currency: Locale.Currency? { payload.currency.isEmpty ? nil : Locale.Currency(payload.currency) }
+        public var eligibleWinBackOfferIDs: [String] { payload.eligibleWinBackOfferIDs }
+        public var environment: AppStore.Environment { AppStore.Environment(rawValue: payload.environment) }
+        public var signedDate: Date { payload.signedDate }
+        public var appAccountToken: UUID? { payload.appAccountToken }
+        public var appTransactionID: String { payload.appTransactionID }
+        public var jsonRepresentation: Data { parts.payload }
+
+        public struct ExpirationReason: RawRepresentable, Hashable, Sendable {
+            public let rawValue: Int
+            public init(rawValue: Int) { self.rawValue = rawValue }
+            public static let autoRenewDisabled = ExpirationReason(rawValue: 1)
+            public static let billingError = ExpirationReason(rawValue: 2)
+            public static let didNotConsentToPriceIncrease = ExpirationReason(rawValue: 3)
+            public static let productUnavailable = ExpirationReason(rawValue: 4)
+            public static let unknown = ExpirationReason(rawValue: 5)
+        }
+
+        public enum PriceIncreaseStatus: Hashable, Sendable { case noIncreasePending, pending, agreed }
+    }
+}
+
+extension Array {
+    subscript(safe index: Int) -> Element? { indices.contains(index) ? self[index] : nil }
+}

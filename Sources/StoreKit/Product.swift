@@ -1,0 +1,124 @@
+import Foundation
+import StoreCore
+import StoreEngine
+
+/// StoreKit's `Product`: an In-App Purchase as the store sells it in the customer's storefront and language.
+public struct Product: Identifiable, Hashable, Sendable {
+    public typealias ID = String
+    let item: StoreCore.Product
+
+    init(_ item: StoreCore.Product) { self.item = item }
+
+    public var id: ID { item.id }
+    public var type: ProductType { ProductType(item.type) }
+    public var displayName: String { item.displayName }
+    public var description: String { item.description }
+    public var price: Decimal { item.price }
+    /// The price in the storefront's currency, formatted for the customer's locale.
+    public var displayPrice: String { item.displayPrice }
+    public var priceFormatStyle: Decimal.FormatStyle.Currency { .init(code: item.currency, locale: Locale(identifier: item.locale)) }
+    public var isFamilyShareable: Bool { item.isFamilyShareable }
+    public var subscription: SubscriptionInfo? { item.subscription.map { SubscriptionInfo(product: item, terms: $0) } }
+
+    /// The products sold in the current storefront with these identifiers; an unknown or mistyped one is left out, never an error.
+    public static func products<Identifiers: Collection>(for identifiers: Identifiers) async throws -> [Product]
+    where Identifiers.Element == ID {
+        guard let connection = StoreKitRuntime.current else { return [] }
+        let ids = Array(Set(identifiers))
+        return try await connection.call { try await $0.products(for: ids) }.map(Product.init)
+    }
+
+    /// Buys the product: the payment sheet is confirmed (as with `SKTestSession.disableDialogs`).
+    /// The transaction comes back verified (or not) and unfinished: deliver, then `finish()` it.
+    public func purchase(options: Set<PurchaseOption> = []) async throws -> PurchaseResult {
+        guard let connection = StoreKitRuntime.current else { throw PurchaseError.productUnavailable }
+        let outcome: PurchaseOutcome
+        do {
+            outcome = try await connection.call { try await $0.purchase(id, options: PurchaseOption.engineOptions(options), answer: .confirm) }
+        } catch StoreKitError.userCancelled {
+            return .userCancelled  // a cancelled payment sheet is a result, not an error
+        }
+        switch outcome {
+        case .success(let jws):
+            guard let result = connection.transaction(jws) else { throw StoreKitError.unknown }
+            return .success(result)
+        case .userCancelled: return .userCancelled
+        case .pending: return .pending
+        }
+    }
+
+    /// The customer's latest transaction for this product.
+    public var latestTransaction: VerificationResult<Transaction>? { get async { await Transaction.latest(for: id) } }
+    /// The transactions that entitle the customer to this product.
+    public var currentEntitlements: Transaction.Transactions { Transaction.currentEntitlements(for: id) }
+    @available(*, deprecated, renamed: "currentEntitlements")
+    public var currentEntitlement: VerificationResult<Transaction>? {
+        get async { for await result in currentEntitlements { return result }; return nil }
+    }
+}
+
+extension Product {
+    public struct ProductType: RawRepresentable, Hashable, Sendable {
+        public let rawValue: String
+        public init(rawValue: String) { self.rawValue = rawValue }
+        init(_ type: StoreCore.ProductType) { self.init(rawValue: type.signedName) }
+
+        public static let consumable = ProductType(rawValue: "Consumable")
+        public static let nonConsumable = ProductType(rawValue: "Non-Consumable")
+        public static let nonRenewable = ProductType(rawValue: "Non-Renewing Subscription")
+        public static let autoRenewable = ProductType(rawValue: "Auto-Renewable Subscription")
+
+        public var localizedDescription: String { rawValue }
+    }
+
+    /// What a purchase ended in.
+    public enum PurchaseResult: Sendable, Equatable {
+        case success(VerificationResult<Transaction>)
+        case userCancelled
+        /// Ask to Buy or an interrupted purchase: nothing to unlock; the transaction arrives through `Transaction.updates` if it completes.
+        case pending
+    }
+
+    public enum PurchaseError: String, Error, Sendable, Hashable, CaseIterable, LocalizedError {
+        case invalidQuantity, productUnavailable, purchaseNotAllowed, ineligibleForOffer
+        case invalidOfferIdentifier, invalidOfferPrice, invalidOfferSignature, missingOfferParameters
+
+        public var errorDescription: String? { StoreFailure.purchase(StoreCore.PurchaseError(rawValue: rawValue)!).message }
+    }
+
+    /// An option of one purchase.
+    public struct PurchaseOption: Hashable, Sendable {
+        enum Kind: Hashable, Sendable {
+            case quantity(Int), appAccountToken(UUID), simulatesAskToBuy(Bool)
+            case promotionalOffer(id: String, signature: String), winBackOffer(id: String)
+        }
+        let kind: Kind
+
+        /// How many of a consumable.
+        public static func quantity(_ quantity: Int) -> PurchaseOption { .init(kind: .quantity(quantity)) }
+        /// The app's own account for the customer; it comes back in the transaction.
+        public static func appAccountToken(_ token: UUID) -> PurchaseOption { .init(kind: .appAccountToken(token)) }
+        /// Ask to Buy for this purchase: the result is `.pending` until the tester approves or declines it.
+        public static func simulatesAskToBuyInSandbox(_ simulate: Bool) -> PurchaseOption { .init(kind: .simulatesAskToBuy(simulate)) }
+        /// A promotional offer, with the signature the developer's server made for it (compact JWS).
+        public static func promotionalOffer(_ offer: Product.SubscriptionOffer, compactJWS: String) -> PurchaseOption {
+            .init(kind: .promotionalOffer(id: offer.id ?? "", signature: compactJWS))
+        }
+        /// A win-back offer for a lapsed subscriber.
+        public static func winBackOffer(_ offer: Product.SubscriptionOffer) -> PurchaseOption { .init(kind: .winBackOffer(id: offer.id ?? "")) }
+
+        static func engineOptions(_ options: Set<PurchaseOption>) -> PurchaseOptions {
+            var engine = PurchaseOptions()
+            for option in options {
+                switch option.kind {
+                case .quantity(let n): engine.quantity = n
+                case .appAccountToken(let token): engine.appAccountToken = token
+                case .simulatesAskToBuy(let on): engine.simulatesAskToBuy = on
+                case .promotionalOffer(let id, let signature): engine.promotionalOffer = (id, signature)
+                case .winBackOffer(let id): engine.winBackOfferID = id
+                }
+            }
+            return engine
+        }
+    }
+}

@@ -1,0 +1,108 @@
+import Foundation
+import StoreClient
+import StoreCore
+import StoreEngine
+import Synchronization
+
+/// The store the app talks to and the root it trusts: what StoreKit's daemon is on a device.
+/// Every signed token the API hands out is verified here first, as StoreKit does.
+@_spi(Storefront) public struct StoreConnection: Sendable {
+    public let source: any TransactionSource
+    let verifier: SignedDataVerifier
+    let close: @Sendable () async -> Void
+
+    /// The app on a local App Store: it trusts that store's certificate, as a device trusts Apple's root.
+    public init(store: LocalAppStore) {
+        self.init(source: store, verifier: SignedDataVerifier(trustedRoots: [store.certificate])) { await store.shutdown() }
+    }
+
+    public init(source: any TransactionSource, verifier: SignedDataVerifier, close: @escaping @Sendable () async -> Void = {}) {
+        self.source = source
+        self.verifier = verifier
+        self.close = close
+    }
+
+    /// A transaction as StoreKit hands it out; nil for a token whose payload cannot be read at all
+    /// (StoreKit has no transaction to show for one).
+    @_spi(Storefront) public func transaction(_ jws: String) -> VerificationResult<Transaction>? {
+        VerificationResult(verifier.transaction(jws), jws: jws) { Transaction(payload: $0, jws: jws, store: self) }
+    }
+
+    func renewalInfo(_ jws: String) -> VerificationResult<Product.SubscriptionInfo.RenewalInfo>? {
+        VerificationResult(verifier.renewalInfo(jws), jws: jws) { Product.SubscriptionInfo.RenewalInfo(payload: $0, jws: jws) }
+    }
+
+    func appTransaction(_ jws: String) -> VerificationResult<AppTransaction>? {
+        VerificationResult(verifier.appTransaction(jws), jws: jws) { AppTransaction(payload: $0, jws: jws) }
+    }
+}
+
+/// One StoreKit per process, as on a device: `SKTestSession` installs its store here, and the API reads it.
+@_spi(Storefront) public enum StoreKitRuntime {
+    private static let installed = Mutex<StoreConnection?>(nil)
+    private static let triedEnvironment = Mutex(false)
+
+    /// Makes `connection` the store the app talks to; the one before closes, ending its `Transaction.updates`.
+    public static func install(_ connection: StoreConnection?) {
+        let previous = installed.withLock { current in
+            defer { current = connection }
+            return current
+        }
+        if let previous { Task { await previous.close() } }
+    }
+
+    /// A store for one task and the tasks it starts, over the installed one: several apps (devices) on
+    /// one store in one process, each on its own connection (`withConnection`).
+    @TaskLocal static var taskConnection: StoreConnection?
+
+    /// Runs `body` with the API talking to `connection` (and the tasks it starts, not detached ones).
+    public static func withConnection<T: Sendable>(_ connection: StoreConnection, _ body: () async throws -> T) async rethrows -> T {
+        try await $taskConnection.withValue(connection, operation: body)
+    }
+
+    /// The task's store, else the installed one; without one, the store `STOREFRONT_CATALOG` (and `STOREFRONT_STATE`) name,
+    /// opened once; nil when there is none (no products, nothing bought, as StoreKit with no configuration).
+    static var current: StoreConnection? {
+        if let connection = taskConnection ?? installed.withLock({ $0 }) { return connection }
+        guard triedEnvironment.withLock({ tried in defer { tried = true }; return !tried }) else { return nil }
+        guard let connection = fromEnvironment() else { return nil }
+        installed.withLock { if $0 == nil { $0 = connection } }
+        return installed.withLock { $0 }
+    }
+
+    private static func fromEnvironment() -> StoreConnection? {
+        let environment = ProcessInfo.processInfo.environment
+        guard let path = environment["STOREFRONT_CATALOG"] else { return nil }
+        do {
+            let store = try LocalAppStore(catalog: CatalogLoader.load(path: path), stateDirectory: environment["STOREFRONT_STATE"])
+            return StoreConnection(store: store)
+        } catch {
+            FileHandle.standardError.write(Data("StoreKit: cannot open the store STOREFRONT_CATALOG names (\(path)): \(error)\n".utf8))
+            return nil
+        }
+    }
+}
+
+extension StoreConnection {
+    /// The error StoreKit throws for one the store raised.
+    static func storeKitError(_ error: any Error) -> any Error {
+        switch error {
+        case let failure as StoreFailure:
+            switch failure {
+            case .storeKit(let e): return StoreKitError(e)
+            case .purchase(let e): return Product.PurchaseError(rawValue: e.rawValue) ?? StoreKitError.unknown
+            case .refund(let e): return Transaction.RefundRequestError(rawValue: e.rawValue) ?? StoreKitError.unknown
+            case .verification, .offerCode: return StoreKitError.unknown
+            }
+        case is TestControlError: return StoreKitError.unsupported
+        case let error as LedgerError where error.isOutOfReach: return StoreKitError.networkError(URLError(.notConnectedToInternet))
+        case is LedgerError: return StoreKitError.systemError(error)
+        default: return error
+        }
+    }
+
+    /// Runs a store call, throwing what StoreKit throws.
+    func call<T: Sendable>(_ body: (any TransactionSource) async throws -> T) async throws -> T {
+        do { return try await body(source) } catch { throw Self.storeKitError(error) }
+    }
+}

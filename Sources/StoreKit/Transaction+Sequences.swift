@@ -1,0 +1,83 @@
+import Foundation
+import StoreEngine
+
+extension Transaction {
+    /// An asynchronous sequence of verified (or unverified) transactions, read from the store when iterated.
+    public struct Transactions: AsyncSequence, Sendable {
+        public typealias Element = VerificationResult<Transaction>
+        let tokens: @Sendable (StoreConnection) async -> AsyncStream<String>
+        /// Which transactions the sequence hands out.
+        var keep: @Sendable (Transaction) -> Bool = { _ in true }
+
+        public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(tokens: tokens, keep: keep) }
+
+        public struct AsyncIterator: AsyncIteratorProtocol {
+            let tokens: @Sendable (StoreConnection) async -> AsyncStream<String>
+            let keep: @Sendable (Transaction) -> Bool
+            var started = false
+            var connection: StoreConnection?
+            var base: AsyncStream<String>.AsyncIterator?
+
+            public mutating func next() async -> Element? {
+                if !started {
+                    started = true
+                    connection = StoreKitRuntime.current
+                    if let connection { base = await tokens(connection).makeAsyncIterator() }
+                }
+                guard let connection else { return nil }
+                while let jws = await base?.next() {
+                    if let result = connection.transaction(jws), keep(result.unsafePayloadValue) { return result }
+                }
+                return nil
+            }
+        }
+
+        /// A sequence of the tokens a store call returns at once.
+        static func listing(_ read: @escaping @Sendable (any TransactionSource) async -> [String]) -> Transactions {
+            Transactions { connection in
+                let tokens = await read(connection.source)
+                return AsyncStream { continuation in
+                    for token in tokens { continuation.yield(token) }
+                    continuation.finish()
+                }
+            }
+        }
+    }
+
+    /// Transactions as they happen: every unfinished one first (at launch), then purchases made on other
+    /// devices or outside the app, renewals, Ask to Buy approvals, refunds and revocations. Start it at launch.
+    public static var updates: Transactions { Transactions { await $0.source.updates() } }
+
+    /// Every transaction of the customer's, newest first.
+    public static var all: Transactions { .listing { await $0.allTransactions() } }
+
+    /// The latest transaction of each product the customer is entitled to: non-consumables, subscriptions
+    /// subscribed or in grace period, non-renewing subscriptions; never consumables, never revoked ones.
+    public static var currentEntitlements: Transactions { .listing { await $0.currentEntitlements() } }
+
+    /// The transactions that entitle the customer to one product (at most one for an In-App Purchase).
+    public static func currentEntitlements(for productID: String) -> Transactions {
+        var entitlements = currentEntitlements
+        entitlements.keep = { $0.productID == productID }
+        return entitlements
+    }
+
+    /// The transaction that entitles the customer to a product; nil when none does.
+    @available(*, deprecated, renamed: "currentEntitlements(for:)")
+    public static func currentEntitlement(for productID: String) async -> VerificationResult<Transaction>? {
+        for await result in currentEntitlements(for: productID) { return result }
+        return nil
+    }
+
+    /// The customer's latest transaction for a product; nil when they never bought it.
+    public static func latest(for productID: String) async -> VerificationResult<Transaction>? {
+        var all = all
+        all.keep = { $0.productID == productID }
+        for await result in all { return result }
+        return nil
+    }
+
+    /// Transactions the app has not finished yet.
+    public static var unfinished: Transactions { .listing { await $0.unfinishedTransactions() } }
+
+}

@@ -1,0 +1,124 @@
+import Foundation
+import StoreCore
+
+/// StoreKit's `Transaction`: one purchase or renewal, as the App Store signed it.
+public struct Transaction: Identifiable, Hashable, Sendable, SignedValue, CustomDebugStringConvertible {
+    let payload: TransactionPayload
+    let jws: String
+    /// The store that handed it out: it is finished there.
+    let store: StoreConnection
+
+    init(payload: TransactionPayload, jws: String, store: StoreConnection) {
+        self.payload = payload
+        self.jws = jws
+        self.store = store
+    }
+
+    public var id: UInt64 { UInt64(payload.transactionID) }
+    public var originalID: UInt64 { UInt64(payload.originalTransactionID) }
+    public var webOrderLineItemID: String? { payload.webOrderLineItemID }
+    public var productID: String { payload.productID }
+    public var subscriptionGroupID: String? { payload.subscriptionGroupID }
+    public var appBundleID: String { payload.bundleID }
+    public var purchaseDate: Date { payload.purchaseDate }
+    public var originalPurchaseDate: Date { payload.originalPurchaseDate }
+    public var expirationDate: Date? { payload.expirationDate }
+    public var purchasedQuantity: Int { payload.quantity }
+    public var isUpgraded: Bool { payload.isUpgraded }
+    public var ownershipType: OwnershipType { OwnershipType(rawValue: payload.ownership.rawValue) }
+    public var signedDate: Date { payload.signedDate }
+    public var revocationDate: Date? { payload.revocationDate }
+    public var revocationReason: RevocationReason? { payload.revocationReason.map { RevocationReason(rawValue: $0.rawValue) } }
+    public var productType: Product.ProductType { Product.ProductType(payload.productType) }
+    public var appAccountToken: UUID? { payload.appAccountToken }
+    public var environment: AppStore.Environment { AppStore.Environment(rawValue: payload.environment) }
+    public var reason: Reason { Reason(rawValue: payload.reason.rawValue) }
+    public var storefront: Storefront { Storefront(countryCode: payload.storefront, id: payload.storefrontID, currencyCode: payload.currency) }
+    @available(*, deprecated, renamed: "storefront.countryCode")
+    public var storefrontCountryCode: String { payload.storefront }
+    /// What the customer paid, for the whole quantity.
+    public var price: Decimal? { payload.price }
+    public var currency: Locale.Currency? { payload.currency.isEmpty ? nil : Locale.Currency(payload.currency) }
+    public var offer: Offer? {
+        payload.offerType.map {
+            Offer(type: OfferType($0), id: payload.offerID, paymentMode: payload.offerPaymentMode.map(Offer.PaymentMode.init),
+                  period: payload.offerPeriod.map(Product.SubscriptionPeriod.init))
+        }
+    }
+    @available(*, deprecated, renamed: "offer.type")
+    public var offerType: OfferType? { offer?.type }
+    @available(*, deprecated, renamed: "offer.id")
+    public var offerID: String? { payload.offerID }
+    public var appTransactionID: String { payload.appTransactionID }
+    /// A local store binds no device: empty, as for a transaction read on another device.
+    public var deviceVerification: Data { Data() }
+    public var deviceVerificationNonce: UUID { UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)) }
+    /// The payload's JSON, as signed.
+    public var jsonRepresentation: Data { parts.payload }
+    public var debugDescription: String { String(decoding: jsonRepresentation, as: UTF8.self) }
+
+    /// Tells the App Store the app delivered what was bought; until then the transaction comes back
+    /// in `updates` at every launch and stays in `unfinished`.
+    public func finish() async {
+        await store.source.finish(transactionID: payload.transactionID)
+    }
+}
+
+extension Transaction {
+    public struct OwnershipType: RawRepresentable, Hashable, Sendable {
+        public let rawValue: String
+        public init(rawValue: String) { self.rawValue = rawValue }
+        public static let purchased = OwnershipType(rawValue: "PURCHASED")
+        public static let familyShared = OwnershipType(rawValue: "FAMILY_SHARED")
+    }
+
+    public struct RevocationReason: RawRepresentable, Hashable, Sendable {
+        public let rawValue: Int
+        public init(rawValue: Int) { self.rawValue = rawValue }
+        public static let developerIssue = RevocationReason(rawValue: 1)
+        public static let other = RevocationReason(rawValue: 0)
+    }
+
+    public struct Reason: RawRepresentable, Hashable, Sendable {
+        public let rawValue: String
+        public init(rawValue: String) { self.rawValue = rawValue }
+        public static let purchase = Reason(rawValue: "PURCHASE")
+        public static let renewal = Reason(rawValue: "RENEWAL")
+    }
+
+    public struct OfferType: RawRepresentable, Hashable, Sendable {
+        public let rawValue: Int
+        public init(rawValue: Int) { self.rawValue = rawValue }
+        init(_ type: StoreCore.OfferType) { self.init(rawValue: type.signedValue) }
+        public static let introductory = OfferType(rawValue: 1)
+        public static let promotional = OfferType(rawValue: 2)
+        public static let code = OfferType(rawValue: 3)
+        public static let winBack = OfferType(rawValue: 4)
+    }
+
+    /// The offer a transaction was bought or renewed with.
+    public struct Offer: Hashable, Sendable {
+        public let type: OfferType
+        public let id: String?
+        public let paymentMode: PaymentMode?
+        /// The whole offer's length.
+        public let period: Product.SubscriptionPeriod?
+
+        public struct PaymentMode: RawRepresentable, Hashable, Sendable {
+            public let rawValue: String
+            public init(rawValue: String) { self.rawValue = rawValue }
+            init(_ mode: StoreCore.PaymentMode) { self.init(rawValue: mode.signedName) }
+            public static let freeTrial = PaymentMode(rawValue: "FREE_TRIAL")
+            public static let payAsYouGo = PaymentMode(rawValue: "PAY_AS_YOU_GO")
+            public static let payUpFront = PaymentMode(rawValue: "PAY_UP_FRONT")
+            public static let oneTime = PaymentMode(rawValue: "ONE_TIME")
+        }
+    }
+
+    public enum RefundRequestError: String, Error, Sendable, Equatable, LocalizedError {
+        case duplicateRequest, failed
+        public var errorDescription: String? { StoreFailure.refund(StoreCore.RefundRequestError(rawValue: rawValue)!).message }
+    }
+
+    public enum RefundRequestStatus: Sendable, Equatable { case success, userCancelled }
+}

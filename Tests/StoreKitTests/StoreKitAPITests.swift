@@ -1,0 +1,205 @@
+import Foundation
+import Observation
+import StoreKit
+import StoreKitTest
+import StorefrontTestSupport
+import Testing
+
+/// Apple's StoreKit API, member by member, over a session on Apple's own SKDemo configuration.
+extension StoreKitSuites {
+@Suite("StoreKit API")
+struct StoreKitAPITests {
+    let session: SKTestSession
+    init() throws { session = try StoreKitSuites.freshSession() }
+    func product(_ id: String) async throws -> Product { try await StoreKitSuites.product(id) }
+
+    func buy(_ id: String, options: Set<Product.PurchaseOption> = []) async throws -> Transaction {
+        let result = try await product(id).purchase(options: options)
+        guard case .success(.verified(let transaction)) = result else { throw TestFailure("\(id): \(result)") }
+        return transaction
+    }
+
+    struct TestFailure: Error, CustomStringConvertible { let description: String; init(_ d: String) { description = d } }
+
+    @Test func productShowsTheConfigurationsNamesAndPrices() async throws {
+        let car = try await product("nonconsumable.car")
+        #expect(car.type == .nonConsumable)
+        #expect(car.price == Decimal(string: "1.99"))
+        #expect(car.displayPrice == "$1.99")
+        #expect(car.price.formatted(car.priceFormatStyle) == "$1.99")
+        #expect(!car.displayName.isEmpty)
+        #expect(car.subscription == nil)
+        let pro = try #require(try await product("subscription.pro").subscription)
+        #expect(pro.subscriptionGroupID == (try await product("subscription.standard").subscription?.subscriptionGroupID))
+        #expect(pro.subscriptionPeriod.value == 1 && pro.subscriptionPeriod.unit == .month)
+        #expect(pro.groupLevel == 1)
+        let intro = try #require(pro.introductoryOffer)
+        #expect(intro.paymentMode == .payUpFront && intro.displayPrice == "$1.99" && intro.period.unit == .month && intro.period.value == 2)
+        #expect(await pro.isEligibleForIntroOffer)
+        #expect(try await product("nonRenewing.standard").type == .nonRenewable)
+    }
+
+    @Test func purchaseHandsBackAVerifiedTransactionWithTheOptions() async throws {
+        let token = UUID()
+        let fuel = try await buy("consumable.fuel.octane87", options: [.quantity(3), .appAccountToken(token)])
+        #expect(fuel.purchasedQuantity == 3 && fuel.appAccountToken == token && fuel.productType == .consumable)
+        #expect(fuel.ownershipType == .purchased && fuel.reason == .purchase && fuel.storefront.countryCode == "USA")
+        #expect(fuel.price == Decimal(string: "2.97") && fuel.currency?.identifier == "USD")
+        let result = try #require(await Transaction.latest(for: fuel.productID))
+        #expect(result.jwsRepresentation.split(separator: ".").count == 3)
+        #expect(try result.payloadValue == fuel)
+        #expect(fuel.jsonRepresentation == result.payloadData)
+    }
+
+    @Test func askToBuyIsPendingUntilApprovedThenArrivesThroughUpdates() async throws {
+        session.askToBuyEnabled = true
+        #expect(try await product("nonconsumable.car").purchase() == .pending)
+        let pending = try #require(session.allTransactions().first)
+        #expect(pending.state == .deferred && pending.pendingAskToBuyConfirmation)
+        var updates = Transaction.updates.makeAsyncIterator()
+        try session.approveAskToBuyTransaction(identifier: pending.identifier)
+        let approved = try #require(await updates.next())
+        #expect(try approved.payloadValue.productID == "nonconsumable.car")
+    }
+
+    @Test func askToBuyDeclinedDeliversNothing() async throws {
+        #expect(try await product("nonconsumable.car").purchase(options: [.simulatesAskToBuyInSandbox(true)]) == .pending)
+        let pending = try #require(session.allTransactions().first)
+        try session.declineAskToBuyTransaction(identifier: pending.identifier)
+        #expect(session.allTransactions().first?.state == .failed)
+        var entitlements: [Transaction] = []
+        for await result in Transaction.currentEntitlements { entitlements.append(result.unsafePayloadValue) }
+        #expect(entitlements.isEmpty)
+        #expect(throws: SKTestError.self) { try session.approveAskToBuyTransaction(identifier: pending.identifier) }
+    }
+
+    @Test func subscriptionStatusFollowsExpiryAndForcedRenewal() async throws {
+        let pro = try await product("subscription.pro")
+        let first = try await buy(pro.id)
+        await first.finish()
+        #expect(try await pro.subscription?.status.map(\.state) == [.subscribed])
+        #expect(await pro.subscription?.isEligibleForIntroOffer == false)
+        try session.forceRenewalOfSubscription(productIdentifier: pro.id)
+        let renewed = try #require(await Transaction.latest(for: pro.id)).unsafePayloadValue
+        #expect(renewed.id != first.id && renewed.originalID == first.originalID && renewed.reason == .renewal)
+        try session.expireSubscription(productIdentifier: pro.id)
+        let status = try #require(try await pro.subscription?.status.first)
+        #expect(status.state == .expired)
+        #expect(try status.renewalInfo.payloadValue.currentProductID == pro.id)
+    }
+
+    @Test func aPurchaseMadeOutsideTheAppArrivesThroughUpdates() async throws {
+        var updates = Transaction.updates.makeAsyncIterator()
+        let bought = try await session.buyProduct(identifier: "nonconsumable.racecar")
+        #expect(await updates.next()?.unsafePayloadValue.id == bought.id)
+    }
+
+    @Test func restoreSyncsAndEntitlementsComeBack() async throws {
+        await (try await buy("nonconsumable.utilityvehicle")).finish()
+        try await AppStore.sync()
+        var restored: [String] = []
+        for await result in Transaction.currentEntitlements { restored.append(try result.payloadValue.productID) }
+        #expect(restored == ["nonconsumable.utilityvehicle"])
+    }
+
+    @Test func simulatedErrorsAreThrownWhereStoreKitThrowsThem() async throws {
+        try await session.setSimulatedError(.generic(.networkError(URLError(.cannotConnectToHost))), forAPI: .loadProducts)
+        await #expect(throws: StoreKitError.self) { try await Product.products(for: ["nonconsumable.car"]) }
+        #expect(await session.simulatedError(forAPI: .loadProducts) != nil)
+        try await session.setSimulatedError(nil, forAPI: .loadProducts)
+        let car = try await product("nonconsumable.car")
+        try await session.setSimulatedError(.purchase(.purchaseNotAllowed), forAPI: .purchase)
+        await #expect(throws: Product.PurchaseError.purchaseNotAllowed) { try await car.purchase() }
+        try await session.setSimulatedError(.generic(.userCancelled), forAPI: .purchase)
+        #expect(try await car.purchase() == .userCancelled)
+        try await session.setSimulatedError(nil, forAPI: .purchase)
+        try await session.setSimulatedError(.generic(.networkError(URLError(.notConnectedToInternet))), forAPI: .appStoreSync)
+        await #expect(throws: StoreKitError.self) { try await AppStore.sync() }
+        #expect(await session.simulatedError(forAPI: .appStoreSync) == .generic(.networkError(URLError(.notConnectedToInternet))))
+    }
+
+    @Test func aSimulatedVerificationFailureComesBackUnverified() async throws {
+        try await session.setSimulatedError(.verification(.invalidSignature), forAPI: .verification)
+        let result = try await product("nonconsumable.car").purchase()
+        guard case .success(.unverified(let transaction, let error)) = result else { Issue.record("\(result)"); return }
+        #expect(error == .invalidSignature && transaction.productID == "nonconsumable.car")
+        #expect(throws: VerificationResult<Transaction>.VerificationError.invalidSignature) { try VerificationResult.unverified(transaction, error).payloadValue }
+    }
+
+    @Test func appTransactionAndStorefrontAreTheStores() async throws {
+        let app = try await AppTransaction.shared.payloadValue
+        #expect(!app.bundleID.isEmpty && !app.originalAppVersion.isEmpty)
+        #expect(await Storefront.current?.countryCode == "USA")
+        session.storefront = "FRA"
+        #expect(await Storefront.current?.countryCode == "FRA")
+        #expect(try await product("nonconsumable.car").displayPrice.contains("€"))
+        session.resetToDefaultState()
+        #expect(session.storefront == "USA")
+        let watching = Task {
+            var changes = Storefront.updates.makeAsyncIterator()
+            return await changes.next()?.countryCode
+        }
+        // Changed a few times: the watcher may start looking after the first change.
+        for code in ["JPN", "GBR", "JPN", "GBR", "JPN", "GBR"] {
+            session.storefront = code
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        #expect(["JPN", "GBR"].contains(await watching.value))
+    }
+
+    @Test func sessionSettingsReadBackAndReset() throws {
+        session.interruptedPurchasesEnabled = true
+        session.timeRate = .oneRenewalEveryTwoSeconds
+        #expect(session.interruptedPurchasesEnabled && session.timeRate == .oneRenewalEveryTwoSeconds)
+        session.resetToDefaultState()
+        #expect(!session.interruptedPurchasesEnabled && session.timeRate == .monthlyRenewalEveryThirtySeconds)
+    }
+
+    @Test func aMissingConfigurationFileNamesWhereItLooked() throws {
+        #expect { try SKTestSession(configurationFileNamed: "NoSuchConfiguration") } throws: { error in
+            (error as? SKTestError)?.code == .fileNotFound && "\(error)".contains("NoSuchConfiguration.storekit")
+        }
+        #expect(throws: SKTestError.self) { try session.refundTransaction(identifier: 424242) }
+    }
+}
+}
+
+/// Apple's sample store classes, as they are written: `ObservableObject` with `@Published`, and `@Observable`.
+@Suite("Observation of a store class")
+struct StoreObservationTests {
+    final class LegacyStore: ObservableObject {
+        @Published var purchased: [String] = []
+    }
+
+    @Observable final class ModernStore {
+        var purchased: [String] = []
+    }
+
+    @Test func publishedAnnouncesChangesThroughObjectWillChange() {
+        let store = LegacyStore()
+        var announced = 0
+        let subscription = store.objectWillChange.sink { announced += 1 }
+        store.purchased.append("nonconsumable.car")
+        store.purchased = []
+        #expect(announced == 2)
+        subscription.cancel()
+        store.purchased = ["x"]
+        #expect(announced == 2)
+    }
+
+    @Test func observableTracksAccessAndChange() {
+        let store = ModernStore()
+        let changed = Mutexed(false)
+        withObservationTracking { _ = store.purchased } onChange: { changed.set(true) }
+        store.purchased.append("nonconsumable.car")
+        #expect(changed.get())
+    }
+
+    final class Mutexed<T: Sendable>: @unchecked Sendable {  // @unchecked: every access holds `lock`
+        private let lock = NSLock()
+        private var value: T
+        init(_ value: T) { self.value = value }
+        func set(_ new: T) { lock.withLock { value = new } }
+        func get() -> T { lock.withLock { value } }
+    }
+}
