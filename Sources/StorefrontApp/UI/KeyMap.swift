@@ -71,7 +71,12 @@ enum KeyMap {
     /// The bindings in force for this state, in priority order.
     static func bindings(_ state: AppState) -> [Binding] {
         if state.layering.drives { return state.layering.bindings }
-        if let top = state.top { return top.view.bindings(state) + sheetScrolling(top, state) }
+        if let top = state.top {
+            // Scrolling goes before Quit, so a narrow footer keeps it.
+            var own = top.view.bindings(state)
+            own.insert(contentsOf: sheetScrolling(top, state), at: own.firstIndex { $0.action == .quit } ?? own.count)
+            return own
+        }
         if state.isEditingFilter { return filterEditing }
         let filtered = state.filter.text.isEmpty ? [] : [clearFilter]
         return filtered + state.screen.view.bindings + state.layering.bindings + global
