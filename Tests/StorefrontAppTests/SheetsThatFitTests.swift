@@ -73,3 +73,34 @@ import TerminalUI
         #expect(!beside.isEmpty && beside.allSatisfy(\.style.dim))
     }
 }
+
+/// A wide terminal shows the selected item's details in a pane beside the list.
+@Suite struct DetailPaneTests {
+    let golden = GoldenScreenTests()
+
+    @Test("from 140 columns the Store, History and Notices show the selected item's details beside the list")
+    func wideScreensShowDetails() async throws {
+        var state = try await fixtureState()
+        let wide = Size(width: detailPaneWidth, height: 30), narrow = Size(width: detailPaneWidth - 1, height: 30)
+        state.selection[.store] = StoreScreen.products(state).firstIndex { $0.id == "com.lumenquest.pro.monthly" }!
+        #expect(render(state, size: wide).text.contains("┌ Product"))
+        #expect(!render(state, size: narrow).text.contains("┌ Product"))
+        press(&state, .character("3"), .end)
+        #expect(render(state, size: wide).text.contains("transactionId: 2000000001"), "the selected (oldest) transaction")
+        press(&state, .up)
+        #expect(!render(state, size: wide).text.contains("transactionId: 2000000001"), "the pane follows the selection")
+    }
+
+    @Test func storeAt200x50() async throws {
+        var state = try await fixtureState()
+        state.size = Size(width: 200, height: 50)
+        try golden.assertScreen("store-200x50", render(state, size: state.size).text)
+    }
+
+    @Test func historyAt160x40() async throws {
+        var state = try await fixtureState()
+        state.size = Size(width: 160, height: 40)
+        press(&state, .character("3"), .down)
+        try golden.assertScreen("history-160x40", render(state, size: state.size).text)
+    }
+}

@@ -84,7 +84,19 @@ public struct Sheet: Sendable {
     /// Draws the sheet centred in `area` and returns its frame.
     @discardableResult
     public func draw(in area: Rect, on canvas: inout Canvas) -> Rect {
-        let frame = frame(in: area)
+        draw(frame: frame(in: area), on: &canvas)
+    }
+
+    /// Draws the title and body as a pane filling `rect` (a detail pane beside a list), without buttons.
+    public func drawPane(in rect: Rect, on canvas: inout Canvas) {
+        var pane = self
+        pane.buttons = []
+        pane.selectedParagraph = nil
+        pane.draw(frame: rect, on: &canvas)
+    }
+
+    @discardableResult
+    private func draw(frame: Rect, on canvas: inout Canvas) -> Rect {
         canvas.fill(frame, style: style)
         let inner = Box(title: title, style: style, titleStyle: Style.bold.merged(over: style))
             .draw(in: frame, on: &canvas).inset(dx: 1, dy: 0)
