@@ -99,6 +99,7 @@ import StorefrontTestSupport
 
     @Test func helpAtMinimumSizeUsesTwoColumns() async throws {
         var state = try await fixtureState()
+        state.size = minimumSize
         press(&state, .character("4"), .character("?"))
         try assertScreen("help-qa-60x18", render(state, size: minimumSize).text)
     }
@@ -111,6 +112,7 @@ import StorefrontTestSupport
 
     @Test func wideHistory() async throws {
         var state = try await fixtureState()
+        state.size = Size(width: 140, height: 40)
         press(&state, .character("3"), .down, .enter)
         try assertScreen("history-detail-140x40", render(state, size: Size(width: 140, height: 40)).text)
     }

@@ -29,7 +29,12 @@ struct AppState: Sendable {
     var filters: [Screen: TextField] = [:] { didSet { if filterText(.store) != oldValue[.store]?.text ?? "" { arrangeStore() } } }
     var isEditingFilter = false
     /// Modal sheets, top last: keys go to the top one first, Esc pops it.
-    var sheets: [SheetState] = []
+    var sheets: [SheetState] = [] {
+        // A sheet opened or closed: the one on top is read from its first line.
+        didSet { if sheets.count != oldValue.count { sheetScroll = 0 } }
+    }
+    /// How far the top sheet's body is scrolled (see `Sheet.scroll`).
+    var sheetScroll = 0
     var snapshot = StoreSnapshot() {
         didSet {
             guard snapshot.products != oldValue.products else { return }

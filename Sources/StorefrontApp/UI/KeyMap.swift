@@ -71,10 +71,35 @@ enum KeyMap {
     /// The bindings in force for this state, in priority order.
     static func bindings(_ state: AppState) -> [Binding] {
         if state.layering.drives { return state.layering.bindings }
-        if let top = state.top { return top.view.bindings(state) }
+        if let top = state.top {
+            // Scrolling goes before Quit, so a narrow footer keeps it.
+            var own = top.view.bindings(state)
+            own.insert(contentsOf: sheetScrolling(top, state), at: own.firstIndex { $0.action == .quit } ?? own.count)
+            return own
+        }
         if state.isEditingFilter { return filterEditing }
         let filtered = state.filter.text.isEmpty ? [] : [clearFilter]
         return filtered + state.screen.view.bindings + state.layering.bindings + global
+    }
+
+    /// ↑↓ PgUp PgDn scroll a sheet whose body is taller than it can be, where the sheet has no use of its own for them.
+    static let scroll: [Binding] = [
+        Binding(keys: [.up, .character("k")], name: "↑↓", label: "Scroll up", action: .up, hint: "Scroll"),
+        Binding(keys: [.down, .character("j")], name: "↓", label: "Scroll down", action: .down, footer: false),
+        Binding(keys: [.pageUp], name: "PgUp", label: "Page up", action: .pageUp, footer: false),
+        Binding(keys: [.pageDown], name: "PgDn", label: "Page down", action: .pageDown, footer: false),
+    ]
+
+    /// True when `action` scrolls the top sheet rather than being the sheet's own.
+    static func sheetScrolls(_ action: Action, _ state: AppState) -> Bool {
+        guard let top = state.top, top.maxScroll(state) > 0 else { return false }
+        return !top.view.bindings(state).contains { $0.action == action }
+    }
+
+    private static func sheetScrolling(_ top: SheetState, _ state: AppState) -> [Binding] {
+        guard top.maxScroll(state) > 0 else { return [] }
+        let taken = Set(top.view.bindings(state).flatMap(\.keys))
+        return scroll.filter { $0.keys.allSatisfy { !taken.contains($0) } }
     }
 
     /// How many items PgUp and PgDn move: half the screen's height, as Ctrl-U and Ctrl-D do in vim

@@ -120,10 +120,26 @@ func screenAction(_ action: Action, _ state: inout AppState) -> [Effect] {
 func sheetAction(_ action: Action, _ state: inout AppState) -> [Effect] {
     if action == .quit { state.shouldQuit = true; return [.quit] }
     let index = state.sheets.count - 1
+    if let lines = scrollLines(action, state), KeyMap.sheetScrolls(action, state) {
+        state.sheetScroll = min(max(0, state.sheetScroll + lines), state.sheets[index].maxScroll(state))
+        return []
+    }
     var sheet = state.sheets[index].view
     let step = sheet.perform(action, &state)
     if step.closes { state.sheets.remove(at: index) } else { state.sheets[index] = sheet.stacked }
     return step.effects
+}
+
+/// How many lines a scroll action moves a sheet's body (a page: its body's height less one line kept).
+private func scrollLines(_ action: Action, _ state: AppState) -> Int? {
+    let page = max(1, state.top.map { $0.bodyRows(state) - 1 } ?? 1)
+    switch action {
+    case .up: return -1
+    case .down: return 1
+    case .pageUp: return -page
+    case .pageDown: return page
+    default: return nil
+    }
 }
 
 extension Array {

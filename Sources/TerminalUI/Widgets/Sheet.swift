@@ -1,5 +1,7 @@
 /// A modal sheet: a centred, bordered box that clears what is under it, with a title,
 /// wrapped body text and a row of buttons (the selected one in reverse video).
+/// A body taller than the area scrolls above the buttons, which always keep their row; the border
+/// says when lines are hidden above (`↑ more`) or below (`↓ more`).
 public struct Sheet: Sendable {
     public var title: String
     /// Paragraphs; each is wrapped to the sheet's width. An empty string is a blank line.
@@ -14,6 +16,8 @@ public struct Sheet: Sendable {
     public var alternativeBodies: [[String]]
     public var style: Style
     public var selectedStyle: Style
+    /// The first body line shown, when the body is taller than the sheet can be (clamped when drawn).
+    public var scroll = 0
 
     public init(title: String, body: [String], buttons: [String] = [], selectedButton: Int? = nil, selectedParagraph: Int? = nil,
                 maxTextWidth: Int = 50, alternativeBodies: [[String]] = [], style: Style = .plain, selectedStyle: Style = .selected) {
@@ -39,8 +43,30 @@ public struct Sheet: Sendable {
     /// Where the sheet goes when centred in `area`.
     public func frame(in area: Rect) -> Rect {
         let textWidth = self.textWidth(in: area)
-        let lines = ([body] + alternativeBodies).map { Self.wrapped($0, width: textWidth).count }.max()! + (buttons.isEmpty ? 0 : 2)
+        let lines = ([body] + alternativeBodies).map { Self.wrapped($0, width: textWidth).count }.max()! + buttonRows
         return area.centered(width: textWidth + Self.chrome, height: lines + 2)
+    }
+
+    /// The blank line and the row the buttons take below the body.
+    private var buttonRows: Int { buttons.isEmpty ? 0 : 2 }
+
+    /// How many body lines show at once in `area`.
+    public func bodyRows(in area: Rect) -> Int { max(0, frame(in: area).height - 2 - buttonRows) }
+
+    /// How far the body can scroll in `area`: 0 when it fits.
+    public func maxScroll(in area: Rect) -> Int {
+        max(0, bodyLines(width: textWidth(in: area)).count - bodyRows(in: area))
+    }
+
+    /// `scroll` within bounds, moved just enough to show the selected paragraph.
+    private func visibleScroll(_ lines: [(paragraph: Int, text: String)], rows: Int) -> Int {
+        var first = min(max(0, scroll), max(0, lines.count - rows))
+        if let selectedParagraph, let top = lines.firstIndex(where: { $0.paragraph == selectedParagraph }),
+           let bottom = lines.lastIndex(where: { $0.paragraph == selectedParagraph }) {
+            if bottom >= first + rows { first = bottom - rows + 1 }
+            if top < first { first = top }
+        }
+        return first
     }
 
     private func textWidth(in area: Rect) -> Int {
@@ -58,17 +84,33 @@ public struct Sheet: Sendable {
     /// Draws the sheet centred in `area` and returns its frame.
     @discardableResult
     public func draw(in area: Rect, on canvas: inout Canvas) -> Rect {
-        let frame = frame(in: area)
+        draw(frame: frame(in: area), on: &canvas)
+    }
+
+    /// Draws the title and body as a pane filling `rect` (a detail pane beside a list), without buttons.
+    public func drawPane(in rect: Rect, on canvas: inout Canvas) {
+        var pane = self
+        pane.buttons = []
+        pane.selectedParagraph = nil
+        pane.draw(frame: rect, on: &canvas)
+    }
+
+    @discardableResult
+    private func draw(frame: Rect, on canvas: inout Canvas) -> Rect {
         canvas.fill(frame, style: style)
         let inner = Box(title: title, style: style, titleStyle: Style.bold.merged(over: style))
             .draw(in: frame, on: &canvas).inset(dx: 1, dy: 0)
-        for (i, line) in bodyLines(width: inner.width).prefix(inner.height).enumerated() {
+        let lines = bodyLines(width: inner.width)
+        let rows = max(0, inner.height - buttonRows)
+        let first = visibleScroll(lines, rows: rows)
+        for (i, line) in lines.dropFirst(first).prefix(rows).enumerated() {
             let selected = line.paragraph == selectedParagraph
             let s = selected ? selectedStyle.merged(over: style) : style
             // The padding too, so the selection reads as a bar across the sheet.
             if selected { canvas.fill(Rect(x: frame.x + 1, y: inner.y + i, width: frame.width - 2, height: 1), style: s) }
             canvas.put(line.text, at: inner.x, inner.y + i, maxWidth: inner.width, style: s)
         }
+        markHidden(above: first > 0, below: first + rows < lines.count, frame: frame, on: &canvas)
         guard !buttons.isEmpty, inner.height >= 1 else { return frame }
         var x = inner.x + max(0, (inner.width - buttonRowWidth) / 2)
         for (i, label) in buttonLabels.enumerated() {
@@ -76,6 +118,13 @@ public struct Sheet: Sendable {
             x += canvas.put(label, at: x, inner.maxY - 1, maxWidth: inner.maxX - x, style: s) + 2
         }
         return frame
+    }
+
+    /// `↑ more` on the top border and `↓ more` on the bottom one, at the right, for hidden lines.
+    private func markHidden(above: Bool, below: Bool, frame: Rect, on canvas: inout Canvas) {
+        let mark = Style.bold.merged(over: style)
+        if above { canvas.put(" ↑ more ", at: frame.maxX - 10, frame.y, maxWidth: 8, style: mark) }
+        if below { canvas.put(" ↓ more ", at: frame.maxX - 10, frame.maxY - 1, maxWidth: 8, style: mark) }
     }
 }
 

@@ -24,10 +24,31 @@ func render(_ state: AppState, size: Size, layer: (_ area: Rect, inout Canvas) -
     drawStatus(state, in: parts[3], on: &canvas)
     Footer.draw(KeyMap.footer(state), in: parts[4], on: &canvas)
     layer(parts[2], &canvas)
-    // Beside a layer's panel sheets leave it in view; below it there is no room for that.
-    let sheetArea = content.width < parts[2].width ? content : parts[2]
-    for sheet in state.sheets { sheet.view.draw(state, in: sheetArea, on: &canvas) }
+    let area = sheetArea(state, size: size)
+    for (i, sheet) in state.sheets.enumerated() {
+        if i == 0 { canvas.restyle(area) { $0.dim = true } }  // what lies under the sheets steps back
+        let frame = sheet.view.draw(state, scroll: i == state.sheets.count - 1 ? state.sheetScroll : 0, in: area, on: &canvas)
+        clearCutWords(beside: frame, on: &canvas)
+    }
     return canvas
+}
+
+/// Where sheets are drawn: beside a layer's panel they leave it in view; below it there is no room for that.
+func sheetArea(_ state: AppState, size: Size) -> Rect {
+    let whole = Rect(x: 0, y: 0, width: size.width, height: size.height).rows([1, 1, size.height - 4, 1])[2]
+    let content = state.layering.content(whole)
+    return content.width < whole.width ? content : whole
+}
+
+/// Blanks the ends of words a sheet's edges cut, so what shows beside it never reads as something
+/// else (`$99.99/year` cut to `│9.99/year`, a different price on a projector).
+private func clearCutWords(beside frame: Rect, on canvas: inout Canvas) {
+    for y in frame.y..<min(frame.maxY, canvas.height) {
+        var x = frame.x - 1
+        while x >= 0, canvas[x, y].text != " " { canvas.put(" ", at: x, y, style: canvas[x, y].style); x -= 1 }
+        x = frame.maxX
+        while x < canvas.width, canvas[x, y].text != " " { canvas.put(" ", at: x, y, style: canvas[x, y].style); x += 1 }
+    }
 }
 
 /// Where the current screen's list is drawn (and clicked).

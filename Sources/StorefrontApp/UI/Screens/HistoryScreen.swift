@@ -19,6 +19,10 @@ enum HistoryScreen: ScreenView {
 
     static func itemCount(_ state: AppState) -> Int { items(state).count }
 
+    static func detail(_ state: AppState) -> SheetState? {
+        items(state)[safe: state.selected(.history)].map { .transactionDetail($0.payload.transactionID) }
+    }
+
     static func perform(_ action: Action, _ state: inout AppState) -> [Effect] {
         guard let item = items(state)[safe: state.selected(.history)] else { return [] }
         switch action {

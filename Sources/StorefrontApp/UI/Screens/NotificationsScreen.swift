@@ -27,6 +27,10 @@ enum NotificationsScreen: ScreenView {
         }
     }
 
+    static func detail(_ state: AppState) -> SheetState? {
+        items(state)[safe: state.selected(.notifications)].map { .notificationDetail(NotificationDetailSheet(sequence: $0.sequence)) }
+    }
+
     static func perform(_ action: Action, _ state: inout AppState) -> [Effect] {
         guard let item = items(state)[safe: state.selected(.notifications)] else { return [] }
         switch action {

@@ -20,7 +20,12 @@ protocol ScreenView {
     static func lines(_ state: AppState, width: Int, rows: Int) -> [ListView.Line]
     /// Draws the screen in `rect`: by default its lines as a list scrolled to the selection.
     static func draw(_ state: AppState, in rect: Rect, on canvas: inout Canvas)
+    /// The detail sheet of the selected item, which a wide terminal shows in a pane beside the list.
+    static func detail(_ state: AppState) -> SheetState?
 }
+
+/// From this width a screen with details shows the selected item's beside its list (as k9s and lazygit do).
+let detailPaneWidth = 140
 
 /// The widest a screen's list grows, in columns.
 let readableWidth = 100
@@ -29,10 +34,18 @@ extension ScreenView {
     static var firstItem: Int { 0 }
     static func isHeading(_ item: Int, _ state: AppState) -> Bool { false }
 
+    static func detail(_ state: AppState) -> SheetState? { nil }
+
     static func draw(_ state: AppState, in area: Rect, on canvas: inout Canvas) {
         let screen = state.screen
+        let detail = canvas.width >= detailPaneWidth ? detail(state) : nil
         // A readable measure: on a wide terminal a price stays beside its product's name, not a screen away.
-        let rect = Rect(x: area.x, y: area.y, width: min(area.width, readableWidth), height: area.height)
+        let width = detail == nil ? min(area.width, readableWidth) : min(readableWidth, area.width * 11 / 20)
+        let rect = Rect(x: area.x, y: area.y, width: width, height: area.height)
+        if let detail {
+            let pane = Rect(x: rect.maxX + 1, y: area.y, width: area.maxX - rect.maxX - 1, height: area.height)
+            detail.view.sheet(state, in: pane).drawPane(in: pane, on: &canvas)
+        }
         // The selection shows only while no sheet has the keys; the hint goes on the row above the list.
         ListView(lines(state, width: rect.width, rows: rect.height), selected: state.selected(screen), showsSelection: state.top == nil)
             .draw(in: rect, on: &canvas, hintRow: Rect(x: rect.x, y: rect.y - 1, width: rect.width, height: 1))

@@ -17,6 +17,10 @@ enum StoreScreen: ScreenView {
 
     static func itemCount(_ state: AppState) -> Int { products(state).count }
 
+    static func detail(_ state: AppState) -> SheetState? {
+        products(state)[safe: state.selected(.store)].map { .productDetail($0.id) }
+    }
+
     static func perform(_ action: Action, _ state: inout AppState) -> [Effect] {
         guard let product = products(state)[safe: state.selected(.store)] else { return [] }
         switch action {

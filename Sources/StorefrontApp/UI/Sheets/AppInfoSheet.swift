@@ -20,8 +20,7 @@ struct AppInfoSheet: SheetView {
         ]
     }
 
-    func draw(_ state: AppState, in area: Rect, on canvas: inout Canvas) {
+    func sheet(_ state: AppState, in area: Rect) -> Sheet {
         Sheet(title: "App info (AppTransaction)", body: Self.lines(state), buttons: ["OK"], selectedButton: 0, maxTextWidth: 60)
-            .draw(in: area, on: &canvas)
     }
 }

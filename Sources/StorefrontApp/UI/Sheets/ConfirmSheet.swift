@@ -27,7 +27,7 @@ struct ConfirmSheet: SheetView, Equatable {
         }
     }
 
-    func draw(_ state: AppState, in area: Rect, on canvas: inout Canvas) {
-        Sheet(title: title, body: [message], buttons: ["Confirm", "Cancel"], selectedButton: button).draw(in: area, on: &canvas)
+    func sheet(_ state: AppState, in area: Rect) -> Sheet {
+        Sheet(title: title, body: [message], buttons: ["Confirm", "Cancel"], selectedButton: button)
     }
 }

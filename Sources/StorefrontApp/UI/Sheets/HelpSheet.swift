@@ -4,9 +4,8 @@ import TerminalUI
 struct HelpSheet: SheetView {
     var stacked: SheetState { .help }
 
-    func draw(_ state: AppState, in area: Rect, on canvas: inout Canvas) {
+    func sheet(_ state: AppState, in area: Rect) -> Sheet {
         Sheet(title: "Keys", body: Self.body(KeyMap.helpLines(for: state), rows: area.height - 2), maxTextWidth: 76)
-            .draw(in: area, on: &canvas)
     }
 
     /// The help lines, in two columns when one does not fit the height.

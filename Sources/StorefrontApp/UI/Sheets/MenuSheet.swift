@@ -40,11 +40,10 @@ struct MenuSheet: SheetView, Equatable {
         return .stay
     }
 
-    func draw(_ state: AppState, in area: Rect, on canvas: inout Canvas) {
+    func sheet(_ state: AppState, in area: Rect) -> Sheet {
         let intro = note.map { [$0, ""] } ?? []
         let body = intro + (items.isEmpty ? ["Nothing to choose."] : items.enumerated().map { ($0.offset == selected ? "› " : "· ") + $0.element.label })
-        Sheet(title: title, body: body, selectedParagraph: items.isEmpty ? nil : intro.count + selected, maxTextWidth: 56)
-            .draw(in: area, on: &canvas)
+        return Sheet(title: title, body: body, selectedParagraph: items.isEmpty ? nil : intro.count + selected, maxTextWidth: 56)
     }
 }
 

@@ -7,7 +7,7 @@ struct MessageSheet: SheetView, Equatable {
 
     var stacked: SheetState { .message(self) }
 
-    func draw(_ state: AppState, in area: Rect, on canvas: inout Canvas) {
-        Sheet(title: title, body: [text], buttons: ["OK"], selectedButton: 0).draw(in: area, on: &canvas)
+    func sheet(_ state: AppState, in area: Rect) -> Sheet {
+        Sheet(title: title, body: [text], buttons: ["OK"], selectedButton: 0)
     }
 }

@@ -61,8 +61,7 @@ struct NotificationDetailSheet: SheetView, Equatable {
         action == .back ? .close : .stay
     }
 
-    func draw(_ state: AppState, in area: Rect, on canvas: inout Canvas) {
+    func sheet(_ state: AppState, in area: Rect) -> Sheet {
         Sheet(title: "Notification #\(sequence)", body: lines(state), buttons: ["OK"], selectedButton: 0, maxTextWidth: 72)
-            .draw(in: area, on: &canvas)
     }
 }

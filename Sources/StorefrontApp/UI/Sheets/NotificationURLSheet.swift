@@ -43,11 +43,13 @@ struct NotificationURLSheet: SheetView, Equatable {
         }
     }
 
-    func draw(_ state: AppState, in area: Rect, on canvas: inout Canvas) {
-        let sheet = Sheet(title: "Notification URL", body: ["App Store Server Notifications V2 are POSTed here.",
-                                                            "Empty: recorded, not sent.", "", problem ?? ""],
-                          buttons: [], maxTextWidth: 60)
-        let frame = sheet.draw(in: area, on: &canvas)
+    func sheet(_ state: AppState, in area: Rect) -> Sheet {
+        Sheet(title: "Notification URL", body: ["App Store Server Notifications V2 are POSTed here.",
+                                                "Empty: recorded, not sent.", "", problem ?? ""],
+              buttons: [], maxTextWidth: 60)
+    }
+
+    func decorate(_ state: AppState, frame: Rect, on canvas: inout Canvas) {
         field.draw(at: frame.x + 2, frame.y + 3, width: frame.width - 4, on: &canvas, placeholder: "http://127.0.0.1:8080/notifications")
     }
 }

@@ -113,9 +113,9 @@ struct PaymentSheet: SheetView, Equatable {
         return lines + account
     }
 
-    func draw(_ state: AppState, in area: Rect, on canvas: inout Canvas) {
+    func sheet(_ state: AppState, in area: Rect) -> Sheet {
         Sheet(title: "App Store", body: body(state), buttons: isPurchasing ? [] : ["Confirm", "Cancel"],
-              selectedButton: button, maxTextWidth: 56, alternativeBodies: otherOfferChoices(state)).draw(in: area, on: &canvas)
+              selectedButton: button, maxTextWidth: 56, alternativeBodies: otherOfferChoices(state))
     }
 
     /// The body for every other offer and plan choice: cycling them must not resize the sheet under the customer's eyes.

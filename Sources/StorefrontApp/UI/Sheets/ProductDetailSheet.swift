@@ -49,7 +49,7 @@ struct ProductDetailSheet: SheetView, Equatable {
         return "\(code.code)\(alias) · \(who) · \(what)\(end)"
     }
 
-    func draw(_ state: AppState, in area: Rect, on canvas: inout Canvas) {
-        Sheet(title: "Product", body: lines(state), buttons: ["OK"], selectedButton: 0, maxTextWidth: 60).draw(in: area, on: &canvas)
+    func sheet(_ state: AppState, in area: Rect) -> Sheet {
+        Sheet(title: "Product", body: lines(state), buttons: ["OK"], selectedButton: 0, maxTextWidth: 60)
     }
 }

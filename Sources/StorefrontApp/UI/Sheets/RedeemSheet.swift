@@ -34,10 +34,11 @@ struct RedeemSheet: SheetView, Equatable {
         }
     }
 
-    func draw(_ state: AppState, in area: Rect, on canvas: inout Canvas) {
-        let sheet = Sheet(title: "Redeem Offer Code", body: ["Enter the code, then press Enter.", "", "", ""],
-                          buttons: [], maxTextWidth: 40)
-        let frame = sheet.draw(in: area, on: &canvas)
+    func sheet(_ state: AppState, in area: Rect) -> Sheet {
+        Sheet(title: "Redeem Offer Code", body: ["Enter the code, then press Enter.", "", "", ""], buttons: [], maxTextWidth: 40)
+    }
+
+    func decorate(_ state: AppState, frame: Rect, on canvas: inout Canvas) {
         field.draw(at: frame.x + 2, frame.y + 3, width: frame.width - 4, on: &canvas, placeholder: "CODE")
         if isRedeeming { canvas.put(Spinner.frame(state.tick) + " Redeeming…", at: frame.x + 2, frame.y + 4) }
     }

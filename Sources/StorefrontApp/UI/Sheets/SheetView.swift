@@ -11,7 +11,10 @@ protocol SheetView: Sendable {
     mutating func perform(_ action: Action, _ state: inout AppState) -> SheetStep
     /// Takes a key before the key map does (typing into a field); false leaves it to the map.
     mutating func edit(_ key: Key) -> Bool
-    func draw(_ state: AppState, in area: Rect, on canvas: inout Canvas)
+    /// The sheet's box: title, body and buttons, for `area`.
+    func sheet(_ state: AppState, in area: Rect) -> Sheet
+    /// What the sheet draws inside its frame besides the box (a text field); nothing by default.
+    func decorate(_ state: AppState, frame: Rect, on canvas: inout Canvas)
     /// The sheet as it sits on the stack.
     var stacked: SheetState { get }
 }
@@ -24,6 +27,18 @@ extension SheetView {
     }
 
     mutating func edit(_ key: Key) -> Bool { false }
+
+    func decorate(_ state: AppState, frame: Rect, on canvas: inout Canvas) {}
+
+    /// Draws the sheet in `area`, its body scrolled by `scroll` lines, and returns its frame.
+    @discardableResult
+    func draw(_ state: AppState, scroll: Int = 0, in area: Rect, on canvas: inout Canvas) -> Rect {
+        var box = sheet(state, in: area)
+        box.scroll = scroll
+        let frame = box.draw(in: area, on: &canvas)
+        decorate(state, frame: frame, on: &canvas)
+        return frame
+    }
 }
 
 /// What a sheet's action leaves: effects for the store, and whether the sheet closes.
@@ -68,6 +83,18 @@ enum SheetState: Sendable, Equatable {
         case .storeMessage(let sheet): sheet
         case .help: HelpSheet()
         }
+    }
+
+    /// How far this sheet's body can scroll at the terminal's size.
+    func maxScroll(_ state: AppState) -> Int {
+        let area = sheetArea(state, size: state.size)
+        return view.sheet(state, in: area).maxScroll(in: area)
+    }
+
+    /// How many body lines this sheet shows at once at the terminal's size.
+    func bodyRows(_ state: AppState) -> Int {
+        let area = sheetArea(state, size: state.size)
+        return view.sheet(state, in: area).bodyRows(in: area)
     }
 
     static func productDetail(_ productID: String) -> SheetState { .productDetail(ProductDetailSheet(productID: productID)) }

@@ -57,8 +57,8 @@ struct StoreMessageSheet: SheetView, Equatable {
         }
     }
 
-    func draw(_ state: AppState, in area: Rect, on canvas: inout Canvas) {
-        Sheet(title: "App Store", body: lines, buttons: [primary, "Not Now"], selectedButton: button, maxTextWidth: 56).draw(in: area, on: &canvas)
+    func sheet(_ state: AppState, in area: Rect) -> Sheet {
+        Sheet(title: "App Store", body: lines, buttons: [primary, "Not Now"], selectedButton: button, maxTextWidth: 56)
     }
 }
 

@@ -55,8 +55,7 @@ struct TransactionDetailSheet: SheetView, Equatable {
         }
     }
 
-    func draw(_ state: AppState, in area: Rect, on canvas: inout Canvas) {
+    func sheet(_ state: AppState, in area: Rect) -> Sheet {
         Sheet(title: "Transaction #\(transactionID)", body: lines(state), buttons: ["OK"], selectedButton: 0, maxTextWidth: 60)
-            .draw(in: area, on: &canvas)
     }
 }
