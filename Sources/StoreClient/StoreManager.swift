@@ -370,8 +370,7 @@ public actor StoreManager {
     /// Whether `Transaction.all` (and `latest(for:)`) hands the app this transaction: StoreKit leaves out
     /// finished consumables, unless refunded or revoked, when the app does not opt in (`includesConsumableHistory`).
     private func inHistory(_ result: VerificationResult<TransactionPayload>, finished: Bool) -> Bool {
-        guard !includesConsumableHistory, let t = result.payload, t.productType == .consumable else { return true }
-        return !finished || t.isRevoked
+        result.payload.map { $0.isInHistory(finished: finished, includesConsumables: includesConsumableHistory) } ?? true
     }
 
     /// The history the launch left for after the first frame (see `start(historyAfterFirstFrame:)`);

@@ -3,6 +3,15 @@ import StoreCore
 import StoreSigning
 
 /// StoreKit's `VerificationResult`: the decoded payload, and whether its signature and chain held.
+extension TransactionPayload {
+    /// Whether `Transaction.all` (and `latest(for:)`) hands the app this transaction: StoreKit leaves out
+    /// finished consumables, unless refunded or revoked, when the app does not opt in (Info.plist's
+    /// `SKIncludeConsumableInAppPurchaseHistory`, the catalog's `includeConsumableInAppPurchaseHistory`).
+    public func isInHistory(finished: Bool, includesConsumables: Bool) -> Bool {
+        includesConsumables || productType != .consumable || !finished || isRevoked
+    }
+}
+
 public enum VerificationResult<Payload: Sendable & Equatable>: Sendable, Equatable {
     case verified(Payload)
     case unverified(Payload?, VerificationError)

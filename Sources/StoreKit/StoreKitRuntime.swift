@@ -10,15 +10,20 @@ import Synchronization
     public let source: any TransactionSource
     let verifier: SignedDataVerifier
     let close: @Sendable () async -> Void
+    /// The app's `SKIncludeConsumableInAppPurchaseHistory`: whether `Transaction.all` keeps finished consumables.
+    let includesConsumableHistory: Bool
 
     /// The app on a local App Store: it trusts that store's certificate, as a device trusts Apple's root.
     public init(store: LocalAppStore) {
-        self.init(source: store, verifier: SignedDataVerifier(trustedRoots: [store.certificate])) { await store.shutdown() }
+        self.init(source: store, verifier: SignedDataVerifier(trustedRoots: [store.certificate]),
+                  includesConsumableHistory: store.catalog.app.includesConsumableHistory) { await store.shutdown() }
     }
 
-    public init(source: any TransactionSource, verifier: SignedDataVerifier, close: @escaping @Sendable () async -> Void = {}) {
+    public init(source: any TransactionSource, verifier: SignedDataVerifier, includesConsumableHistory: Bool = false,
+                close: @escaping @Sendable () async -> Void = {}) {
         self.source = source
         self.verifier = verifier
+        self.includesConsumableHistory = includesConsumableHistory
         self.close = close
     }
 

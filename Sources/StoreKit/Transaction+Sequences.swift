@@ -48,8 +48,22 @@ extension Transaction {
     /// devices or outside the app, renewals, Ask to Buy approvals, refunds and revocations. Start it at launch.
     public static var updates: Transactions { Transactions { await $0.source.updates() } }
 
-    /// Every transaction of the customer's, newest first.
-    public static var all: Transactions { .listing { await $0.allTransactions() } }
+    /// Every transaction of the customer's, newest first; finished consumables only if the app opts in.
+    public static var all: Transactions {
+        Transactions { connection in
+            let tokens = await connection.source.allTransactions()
+            let unfinished = connection.includesConsumableHistory ? [] : Set(await connection.source.unfinishedTransactions()
+                .compactMap { connection.verifier.transaction($0).payload?.transactionID })
+            let kept = connection.includesConsumableHistory ? tokens : tokens.filter { jws in
+                guard let t = connection.verifier.transaction(jws).payload else { return true }
+                return t.isInHistory(finished: !unfinished.contains(t.transactionID), includesConsumables: false)
+            }
+            return AsyncStream { continuation in
+                for token in kept { continuation.yield(token) }
+                continuation.finish()
+            }
+        }
+    }
 
     /// The latest transaction of each product the customer is entitled to: non-consumables, subscriptions
     /// subscribed or in grace period, non-renewing subscriptions; never consumables, never revoked ones.

@@ -108,10 +108,7 @@ struct StoreKitFidelityTests {
         #expect(await transactions(Transaction.all).map(\.id) == [fuel.id], "an unfinished consumable is in Transaction.all")
         await fuel.finish()
         let listed = await transactions(Transaction.all).map(\.id)
-        // Fails once the store follows the rule: then this wrapper goes.
-        withKnownIssue("the store keeps finished consumables in Transaction.all until issue 33's rule lands") {
-            #expect(!listed.contains(fuel.id))
-        }
+        #expect(!listed.contains(fuel.id))
     }
 }
 }

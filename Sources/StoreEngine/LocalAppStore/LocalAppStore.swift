@@ -8,7 +8,7 @@ import Synchronization
 /// subscriptions. It plays Apple's part only: it hands out signed data and never decides what
 /// the app unlocks.
 public actor LocalAppStore: TransactionSource, StoreTestControls {
-    public let catalog: Catalog
+    public nonisolated let catalog: Catalog
     public nonisolated let identity: StoreIdentity
     let ledger: Ledger
     let time: any RealTimeSource
