@@ -1,4 +1,5 @@
 import Testing
+import StorefrontTestSupport
 import TerminalUI
 @testable import StorefrontApp
 
@@ -102,5 +103,35 @@ import TerminalUI
         state.size = Size(width: 160, height: 40)
         press(&state, .character("3"), .down)
         try golden.assertScreen("history-160x40", render(state, size: state.size).text)
+    }
+}
+
+@Suite struct ProductDetailOffersTests {
+    @Test("a subscription's detail lists its introductory, promotional and win-back offers with their terms")
+    func detailListsEveryOffer() async throws {
+        let state = try await fixtureState()
+        let lines = ProductDetailSheet(productID: "com.lumenquest.plus.monthly").lines(state)
+        #expect(lines.contains { $0.hasPrefix("Introductory offer: ") && $0.contains("then $4.99/month") })
+        #expect(lines.contains("Promotional offers:") && lines.contains { $0.hasPrefix("  plus.loyalty · ") })
+        #expect(lines.contains("Win-back offers:") && lines.contains { $0.hasPrefix("  plus.winback · ") })
+        #expect(!ProductDetailSheet(productID: "com.lumenquest.coins.100").lines(state).contains { $0.contains("offer:") || $0.hasSuffix("offers:") })
+    }
+}
+
+@Suite struct RevokedSubscriptionShownTests {
+    @Test("a revoked subscription shows when and why it was revoked, not an expiry that no longer applies")
+    func revokedShowsWhenAndWhy() async throws {
+        let (store, manager) = try await liveStore()
+        await manager.purchase("com.lumenquest.plus.monthly")
+        let id = try #require(await manager.snapshot.history.first?.payload?.transactionID)
+        try await store.refund(transactionID: id, prorated: false, reason: .developerIssue)
+        await manager.refresh()
+        var state = await AppState.opening(Repo.catalog, manager: manager, controls: store)
+        await manager.stop()
+        await store.shutdown()
+        press(&state, .character("2"))
+        let text = render(state, size: Size(width: 100, height: 24)).text
+        #expect(text.contains("Revoked: 2026-05-28 20:26 (reason: an issue in the app)"))
+        #expect(!text.contains("Expires:") && !text.contains("Renews:"))
     }
 }

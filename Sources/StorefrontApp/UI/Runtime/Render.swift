@@ -94,8 +94,9 @@ private func drawSubheader(_ state: AppState, in rect: Rect, on canvas: inout Ca
             canvas.put(state.filter.text + "  (/ to edit)", at: x, rect.y, style: .dim)
         }
     } else {
-        let info = state.screen.view.summary(state)
-        canvas.put(info, at: rect.x + 1, rect.y, maxWidth: rect.width - 10, style: .dim)
+        // Cut with an ellipsis, and a space short of the list's "↑↓ more" at the right.
+        let info = DisplayWidth.truncate(state.screen.view.summary(state), toWidth: rect.width - 11)
+        canvas.put(info, at: rect.x + 1, rect.y, style: .dim)
     }
 }
 

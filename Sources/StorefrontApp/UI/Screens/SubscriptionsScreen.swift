@@ -55,7 +55,11 @@ enum SubscriptionsScreen: ScreenView {
             // On a billing plan, what that plan charges ("$2.99/month, 12-month commitment").
             let terms = t.billingPlanType.flatMap { product?.planText($0) } ?? product?.priceWithPeriod ?? t.productID
             var detail = ["Product: \(product?.displayName ?? t.productID) (\(terms))"]
-            if let expires = t.expirationDate {
+            if let revoked = t.revocationDate {
+                // A refund ends access at once: when and why, not an expiry that no longer applies.
+                let why = t.revocationReason == .developerIssue ? "an issue in the app" : "other"
+                detail.append("Revoked: \(Format.dateTime(revoked, seconds: state.timeIsCompressed)) (reason: \(why))")
+            } else if let expires = t.expirationDate {
                 let verb = status.renewalInfo.payload?.willAutoRenew == true && status.state == .subscribed ? "Renews" : "Expires"
                 detail.append("\(verb): \(Format.dateTime(expires, seconds: state.timeIsCompressed))")
             }

@@ -15,6 +15,7 @@ struct ProductDetailSheet: SheetView, Equatable {
         if let plans = p.subscription?.billingPlans, !plans.isEmpty {
             lines += ["", "Billing plans (b on the payment sheet):"] + plans.map { "  " + Self.describe($0, p) }
         }
+        if let terms = p.subscription { lines += Self.offers(terms, p) }
         if let d = p.duration { lines.append("Lasts: \(p.words(d))") }
         if p.isFamilyShareable { lines.append("Family Sharing: yes") }
         let mark = StoreScreen.marks(p, state).text
@@ -22,6 +23,16 @@ struct ProductDetailSheet: SheetView, Equatable {
         let codes = state.offerCodes.filter { $0.productID == p.id }
         if !codes.isEmpty { lines += ["", "Offer codes (redeem with c):"] + codes.map { "  " + Self.describe($0, p, now: state.snapshot.now) } }
         return lines
+    }
+
+    /// The subscription's offers, by kind: "Introductory offer: 1 week free, then $4.99/month",
+    /// "Promotional offers:" and "Win-back offers:" with each offer's ID and terms.
+    static func offers(_ terms: SubscriptionTerms, _ p: Product) -> [String] {
+        var lines = terms.introductoryOffers.map { "Introductory offer: " + p.offerText($0) }
+        for (kind, offers) in [("Promotional offers", terms.promotionalOffers), ("Win-back offers", terms.winBackOffers)] where !offers.isEmpty {
+            lines += ["\(kind):"] + offers.map { "  " + ($0.id.map { $0 + " · " } ?? "") + p.offerText($0) }
+        }
+        return lines.isEmpty ? [] : [""] + lines
     }
 
     /// "Monthly · $2.99/month, 12-month commitment · $35.88 in all" (and "not sold" for a disabled plan).
