@@ -20,6 +20,7 @@ enum ServeCommand {
             return failure.response
         }
         let host = options.host ?? "127.0.0.1"
+        TerminationSignal.install()
         let server: HTTPServer
         do {
             server = try HTTPServer.start(host: host, port: options.port ?? defaultPort) { request in
@@ -78,19 +79,39 @@ private func say(_ line: String) {
     FileHandle.standardOutput.write(Data((line + "\n").utf8))
 }
 
-/// Waits for SIGINT or SIGTERM, taking them from their default action (ending the process mid-write).
+/// SIGINT and SIGTERM, taken from their default action (ending the process mid-write). `install()` runs
+/// before the banner says the server is up, and a handler installed by `sigaction` is in force at once,
+/// so a signal sent on reading the banner is never lost (a dispatch signal source registers later, on
+/// its own thread: under load a SIGTERM sent meanwhile was ignored, and `serve` never stopped).
 enum TerminationSignal {
-    static func wait() async -> Int32 {
-        let (signals, continuation) = AsyncStream<Int32>.makeStream()
-        let sources = [SIGINT, SIGTERM].map { number in
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { continuation.yield(number) }
-            source.resume()
-            return source
+    /// The pipe's write end, for the handler (which can capture nothing). Set once, before the handlers
+    /// that read it are installed, and never again: no data race.
+    nonisolated(unsafe) private static var writeFD: Int32 = -1
+    nonisolated(unsafe) private static var readFD: Int32 = -1
+
+    static func install() {
+        var fds: [Int32] = [-1, -1]
+        guard pipe(&fds) == 0 else { return }
+        (readFD, writeFD) = (fds[0], fds[1])
+        for number in [SIGINT, SIGTERM] {
+            var action = sigaction()
+            action.__sigaction_handler.sa_handler = { sig in
+                var byte = UInt8(truncatingIfNeeded: sig)
+                _ = write(TerminationSignal.writeFD, &byte, 1)
+            }
+            sigaction(number, &action, nil)
         }
-        defer { sources.forEach { $0.cancel() } }
-        for await number in signals { return number }
-        return SIGTERM
+    }
+
+    /// The first termination signal since `install()`.
+    static func wait() async -> Int32 {
+        let fd = readFD
+        return await withCheckedContinuation { continuation in
+            Thread {
+                var byte: UInt8 = 0
+                while read(fd, &byte, 1) < 0, errno == EINTR {}
+                continuation.resume(returning: Int32(byte))
+            }.start()
+        }
     }
 }
