@@ -135,3 +135,17 @@ import TerminalUI
         #expect(!text.contains("Expires:") && !text.contains("Renews:"))
     }
 }
+
+@Suite struct CatalogWarningsShownTests {
+    @Test("what loading the catalog worked around reaches the storefront's status line and log")
+    func warningsReachTheStorefront() async throws {
+        var catalog = Repo.catalog
+        catalog.warnings = ["a plan's displayPrice 0.99 differs from its displayPrice 11.88"]
+        let (store, manager) = try await liveStore()
+        let state = await AppState.opening(catalog, manager: manager, controls: store)
+        await manager.stop()
+        await store.shutdown()
+        #expect(state.status == "⚠ Catalog: a plan's displayPrice 0.99 differs from its displayPrice 11.88")
+        #expect(state.log.contains { $0.text.hasPrefix("⚠ Catalog: ") })
+    }
+}

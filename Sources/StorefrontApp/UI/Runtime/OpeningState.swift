@@ -22,6 +22,8 @@ extension AppState {
         var state = AppState(catalog: catalog)
         state.snapshot = await manager.snapshot
         state.settings = await controls.settings()
+        // What loading the catalog worked around (said on standard error too, which the screen then covers).
+        for warning in catalog.warnings { state.status = "⚠ Catalog: " + warning }
         if ledgerAfterFirstFrame {
             state.isLoadingLedger = true
         } else {

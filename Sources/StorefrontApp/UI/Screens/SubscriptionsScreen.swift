@@ -89,7 +89,7 @@ enum SubscriptionsScreen: ScreenView {
                     detail.append("Win-back offers: " + r.eligibleWinBackOfferIDs.joined(separator: ", "))
                 }
             }
-            if let offer = t.offerType { detail.append("Offer: \(offer.rawValue)" + (t.offerID.map { " (\($0))" } ?? "")) }
+            if let offer = t.offerType { detail.append("Offer: \(Self.words(offer))" + (t.offerID.map { " \($0)" } ?? "")) }
             if let error = status.transaction.error { detail.append("⚠ Unverified: \(error.rawValue)") }
             lines += detail.map { ListView.Line("    " + $0, item: i) }
         }
@@ -107,6 +107,16 @@ enum SubscriptionsScreen: ScreenView {
         case .inBillingRetryPeriod: "In billing retry"
         case .inGracePeriod: "In grace period"
         case .revoked: "Revoked"
+        }
+    }
+
+    /// An offer's kind as the customer reads it ("win-back offer", not `winBack`).
+    static func words(_ offer: OfferType) -> String {
+        switch offer {
+        case .introductory: "introductory offer"
+        case .promotional: "promotional offer"
+        case .code: "offer code"
+        case .winBack: "win-back offer"
         }
     }
 }

@@ -19,7 +19,8 @@ struct ProductDetailSheet: SheetView, Equatable {
         if let d = p.duration { lines.append("Lasts: \(p.words(d))") }
         if p.isFamilyShareable { lines.append("Family Sharing: yes") }
         let mark = StoreScreen.marks(p, state).text
-        if !mark.isEmpty { lines.append("Status: \(mark)") }
+        // A mark that names itself ("Balance: 1") needs no "Status:" before it.
+        if !mark.isEmpty { lines.append(mark.contains(":") ? mark : "Status: \(mark)") }
         let codes = state.offerCodes.filter { $0.productID == p.id }
         if !codes.isEmpty { lines += ["", "Offer codes (redeem with c):"] + codes.map { "  " + Self.describe($0, p, now: state.snapshot.now) } }
         return lines
