@@ -85,6 +85,14 @@ struct PaymentSheetTests {
         #expect(sheet.offers.contains(.winBack("plus.winback")))
     }
 
+    @Test("the payment sheet opens on the win-back offer the Store's row advertises")
+    func theAdvertisedWinBackOfferIsPreselected() async throws {
+        let lapsed = try await state(expired: true)
+        #expect(draft(for: try #require(lapsed.product("com.lumenquest.plus.monthly")), lapsed).offer == .winBack("plus.winback"))
+        let current = try await state(expired: false)
+        #expect(draft(for: try #require(current.product("com.lumenquest.plus.monthly")), current).offer == PaymentSheet.Offer.none)
+    }
+
     @Test func aCurrentSubscriberIsNotOfferedWinBack() async throws {
         #expect(offerLines(try await state(expired: false)).isEmpty)
     }

@@ -204,5 +204,7 @@ func draft(for product: Product, _ state: AppState) -> PaymentSheet {
         draft.plans = plans.isEmpty ? [.upFront] : plans
     }
     draft.offers = PaymentSheet.offers(for: product, state, on: draft.plan)
+    // The win-back offer the Store's row advertises is the one the sheet opens on.
+    draft.offerIndex = draft.offers.firstIndex { if case .winBack = $0 { true } else { false } } ?? 0
     return draft
 }
