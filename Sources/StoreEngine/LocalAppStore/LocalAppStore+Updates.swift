@@ -13,24 +13,28 @@ extension LocalAppStore {
         return stream
     }
 
+    /// Ticks every `interval` from now on (tests: to see what arrives without them).
+    func setTickInterval(_ interval: Duration) { tickInterval = interval }
+
     func unsubscribe(_ id: UUID) {
         if !delivery.remove(id) { follower.stop() }
     }
 
     /// Renewals happen while the program runs, and other processes' purchases arrive, without any call from the app.
-    /// On PostgreSQL, other processes' commits are told by `LISTEN/NOTIFY` (a tick follows each at once); the
-    /// ticks in between only renew what falls due.
+    /// Other processes' commits wake the store (`LISTEN/NOTIFY` on PostgreSQL, inotify on SQLite's log;
+    /// a tick follows each at once); the ticks in between renew what falls due, and find commits no wake told.
     func startPolling() {
         guard !follower.isFollowing else { return }
-        let feed = ledger.changeFeed { [weak self] in Task { await self?.ledgerDidChange() } }
-        follower.follow(feed: feed, ticks: Task { [weak self] in
-            while (try? await Task.sleep(for: .milliseconds(250))) != nil {
+        let (wake, interval) = (ledger.wake { [weak self] in Task { await self?.ledgerDidChange() } }, tickInterval)
+        follower.follow(wake: wake, ticks: Task { [weak self] in
+            while (try? await Task.sleep(for: interval)) != nil {
                 await self?.tick()
             }
         })
     }
 
     func ledgerDidChange() {
+        guard follower.wakeMayBeNews(dataVersion: try? ledger.db.dataVersion()) else { return }
         follower.feedSaidChanged()
         tick()
     }
@@ -39,7 +43,10 @@ extension LocalAppStore {
         guard !isShutDown else { return }
         // This process's own changes were delivered as it made them (see `commit`); only others' are news.
         let changed = follower.othersCommittedSinceLastTick(dataVersion: try? ledger.db.dataVersion())
-        if changed { adoptSharedState() }
+        if changed {
+            adoptSharedState()
+            outboxBell.ring()  // another process's commit may have left a notification to send
+        }
         catchUp()  // delivers what it renews itself
         if changed { pumpEvents() }
     }
