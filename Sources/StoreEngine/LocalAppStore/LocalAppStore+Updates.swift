@@ -5,12 +5,26 @@ import StoreCore
 extension LocalAppStore {
     public func updates() -> AsyncStream<String> {
         let (stream, continuation) = AsyncStream<String>.makeStream()
-        let id = delivery.add(continuation)
+        let id = delivery.add(continuation, redelivering: true)
         continuation.onTermination = { [weak self] _ in Task { await self?.unsubscribe(id) } }
-        // StoreKit redelivers every unfinished transaction at launch.
-        for row in read([], ledger.unfinishedRows) { if let jws = row.jws { continuation.yield(present(jws)) } }
+        // StoreKit redelivers every unfinished transaction at launch (those there now; later ones come live, after them).
+        let upTo = read(Int64.max) { try highestTransactionID() }
+        Task(priority: .background) { redeliver(after: Int64.min, upTo: upTo, to: (id, continuation)) }
         startPolling()
         return stream
+    }
+
+    /// Redelivers the unfinished transactions after ID `after` up to `upTo`, a page at a time, each page
+    /// a turn of its own on the store, behind the app's calls: after years away there are thousands, and
+    /// neither the app's first frame nor its other calls wait for them.
+    func redeliver(after: Int64, upTo: Int64, to listener: (id: UUID, stream: AsyncStream<String>.Continuation)) {
+        let pageSize = 100
+        let page = read([]) { try ledger.unfinishedTokens(after: after, limit: pageSize) }
+        for (id, jws) in page where id <= upTo && !jws.isEmpty {
+            if case .terminated = listener.stream.yield(present(jws)) { return }
+        }
+        guard page.count == pageSize, let last = page.last?.id, last < upTo else { return delivery.redelivered(listener.id) }
+        Task(priority: .background) { redeliver(after: last, upTo: upTo, to: listener) }
     }
 
     /// Ticks every `interval` from now on (tests: to see what arrives without them).
@@ -123,12 +137,13 @@ extension LocalAppStore {
         guard ledger.db.rowsWritten != nil else { try? ledger.setFinished(transactionID); return }
         // Described to the app: only the unfinished count changes, which `changes(since:)` reads anew.
         // Stamped in the same write, as `commit` is: one lock for the three statements.
-        let stamps = try? ledger.db.transaction { () throws -> (ChangeStamp?, ChangeStamp?) in
+        let stamps = try? ledger.db.transaction { () throws -> (ChangeStamp?, ChangeStamp?, Bool) in
             let from = try ledger.stamp()
+            let counted = try ledger.isCountedUnfinished(transactionID)
             try ledger.setFinished(transactionID)
-            return (from, try ledger.stamp())
+            return (from, try ledger.stamp(), counted)
         }
-        if case let (from?, to?)? = stamps { record(from: from, to: to, transaction: nil) }
+        if case let (from?, to?, counted)? = stamps { record(from: from, to: to, transaction: nil, unfinishedChange: counted ? -1 : 0) }
     }
 
     public func sync() async throws {

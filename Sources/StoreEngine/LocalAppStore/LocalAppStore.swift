@@ -249,7 +249,7 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
             event = try ledger.appendEvent(transactionID: payload.transactionID, kind: kind, origin: delivery.origin)
             return jws
         }
-        if let from = stamps.from, let to = stamps.to, let jws { record(from: from, to: to, transaction: jws) }
+        if let from = stamps.from, let to = stamps.to, let jws { record(from: from, to: to, transaction: jws, unfinishedChange: 1) }
         // Inside a batch (a catch-up, an upgrade) the batch delivers once it has committed.
         if !ledger.db.isInTransaction { pumpEvents(after: event, of: kind) }
         return jws
