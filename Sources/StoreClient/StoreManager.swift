@@ -49,24 +49,31 @@ public actor StoreManager {
         self.productIDs = productIDs
     }
 
-    /// Starts listening to `Transaction.updates` (as an app does at launch), then loads everything.
+    /// Starts listening to `Transaction.updates` (as an app does at launch), loads everything, then
+    /// handles what the updates brought meanwhile and after.
     /// `historyAfterFirstFrame`: everything but the history, which the UI loads with `loadHistory()`
     /// once its first frame is drawn (verifying it was most of a launch); until then the snapshot
     /// says it is loading, and refreshes leave it out.
     public func start(historyAfterFirstFrame: Bool = false) async {
         (historyDeferred, snapshot.isLoadingHistory) = (historyAfterFirstFrame, historyAfterFirstFrame)
         let updates = await source.updates()
+        await loadProducts()
+        await loadAppTransaction()
+        await refresh()
+        // Handled once the first snapshot is read: an app back after years away has thousands of
+        // unfinished renewals waiting, and its first frame does not wait for them.
+        let verifier = verifier
         listener = Task { [weak self] in
             // A cancelled stream still hands out what it buffered: stop at once instead, and
             // what was not handled stays unfinished, to be redelivered at the next launch.
             for await jws in updates {
                 if Task.isCancelled { break }
-                await self?.handleUpdate(jws)
+                // Verified here, off the app's actor: beside the one before it being delivered and finished.
+                // Not through the cache: an update is read once (a launch onto thousands of unfinished
+                // renewals kept every one of them there).
+                await self?.handleUpdate(verifier.transaction(jws))
             }
         }
-        await loadProducts()
-        await loadAppTransaction()
-        await refresh()
     }
 
     /// `AppTransaction.shared`: what the app knows of its own purchase (for business-model migrations).
@@ -102,6 +109,7 @@ public actor StoreManager {
         let running = listener
         stopListening()
         await running?.value
+        await delivering?.value
     }
 
     private func stopListening() {
@@ -210,12 +218,26 @@ public actor StoreManager {
     /// QA: the next transaction is delivered and then the app dies before `finish()`; relaunching redelivers it.
     public func crashBeforeNextFinish() { crashesBeforeFinish = true }
 
-    private func handleUpdate(_ jws: String) async {
-        let verification = verify(jws)
+    /// The update being delivered and finished, beside the next one's verification.
+    private var delivering: Task<Void, Never>?
+
+    private func handleUpdate(_ verification: VerificationResult<TransactionPayload>) async {
+        // Delivered and finished beside the next update's verification (the store finishes on a core of
+        // its own), in order and one at a time: at most one waits behind the one in hand.
+        let before = delivering
+        delivering = Task {
+            await before?.value
+            await deliver(verification)
+        }
+        await before?.value
+    }
+
+    private func deliver(_ verification: VerificationResult<TransactionPayload>) async {
+        guard !hasCrashed else { return }  // the app died delivering the one before
         await deliverAndFinish(verification)
         guard let transaction = verification.payload else {
             emit(.failed(.verification, .verification(verification.error ?? .invalidEncoding)))
-            await refresh()
+            refreshAfterUpdates()
             return
         }
         if let error = verification.error {
@@ -227,7 +249,23 @@ public actor StoreManager {
         } else {
             emit(.transactionArrived(productID: transaction.productID, offer: transaction.offerType))
         }
-        await refresh()
+        refreshAfterUpdates()
+    }
+
+    /// Whether a refresh for the updates handled is queued, not yet begun.
+    private var updatesRefreshQueued = false
+
+    /// A refresh after the updates handled so far: one queued at a time, so a burst of updates (a
+    /// launch onto thousands of unfinished renewals, a refresh each was most of its time) is refreshed
+    /// for once per refresh it takes, and the last update is always followed by one.
+    private func refreshAfterUpdates() {
+        guard !updatesRefreshQueued else { return }
+        updatesRefreshQueued = true
+        Task {
+            await Task.yield()  // the updates already waiting go first
+            updatesRefreshQueued = false
+            await refresh()
+        }
     }
 
     // MARK: Entitlements and status
@@ -319,10 +357,16 @@ public actor StoreManager {
         snapshot.introEligibility = await source.introOfferEligibility(groupIDs: groupIDs)
         if !historyDeferred { await refreshHistory() }
         snapshot.transactionCount = await source.transactionCount()
-        snapshot.unfinishedCount = await source.unfinishedTransactions().count
+        snapshot.unfinishedCount = await source.unfinishedCount()
         snapshot.storefront = await source.storefront()
         snapshot.locale = await source.locale()
-        if let start, await source.changeStamp() == start { stamp = start }
+        // Written meanwhile only what leaves the records read here as they were (finishes, as updates
+        // handled beside this read make): the next refresh applies it from `start`. Anything else, read again.
+        if let start {
+            let unchanged = await source.changeStamp() == start
+            let described = unchanged ? nil : await source.changes(since: start)
+            if unchanged || described?.transactions.isEmpty == true { stamp = start }
+        }
     }
 
     /// The groups' statuses verified, each group's taken from the snapshot while what was signed for it is

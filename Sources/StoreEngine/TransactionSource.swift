@@ -25,6 +25,8 @@ public protocol TransactionSource: Sendable {
     func transactionCount() async -> Int
     /// `Transaction.unfinished`.
     func unfinishedTransactions() async -> [String]
+    /// How many `unfinishedTransactions()` gives, without handing them out (a refresh counts them).
+    func unfinishedCount() async -> Int
     func finish(transactionID: Int64) async
     /// `AppStore.sync()`.
     func sync() async throws

@@ -46,6 +46,10 @@ enum Bench {
         if PostgresFigures.ids.contains(where: wanted) {
             results += try await step("PostgreSQL ledger") { try await PostgresFigures.run(sizes, wanted: wanted) }
         }
+        if LatencyFigures.ids.contains(where: wanted) {
+            results += try await step("latency to the backend and another process") { try await LatencyFigures.run(sizes, wanted: wanted) }
+        }
+        if wanted("redelivery") { results.append(try await step("redelivery at launch") { try await RedeliveryFigures.run(sizes) }) }
         if wanted("scenarios") { results.append(try await step("scenario library") { try await ScenarioFigures.library() }) }
         if wanted("purchase-e2e") || wanted("purchase-e2e-1k") || wanted("purchase-e2e-1m") {
             results += try await step("purchases end to end") { try await PurchaseFigures.endToEnd(sizes) }

@@ -10,12 +10,14 @@ let usage = """
       --quick       smaller sizes, for a smoke run in seconds
       --only IDS    only these figures: a number (1, 5, 8) or an id (refresh-subs, refresh-1m, purchase-e2e,
                     first-frame-10k, first-frame-1m, idle-cpu-1m, catalog-100k, scenarios, postgres-purchases,
-                    postgres-delivery, postgres-year)
+                    postgres-delivery, postgres-year, notify-latency, device-latency,
+                    redelivery)
       --help        this text
     Exit status: 0 when every figure measured meets its target, 1 when one misses or the run fails.
     """
 // storefront-bench rss-probe --catalog FILE --state DIR        (hidden: figure 8's fresh process)
 // storefront-bench catalog-probe --catalog FILE                 (hidden: catalog-100k's fresh process)
+// storefront-bench redelivery-probe --catalog FILE --state DIR (hidden: redelivery's fresh process)
 // storefront-bench write-catalog --products N --out FILE        (hidden: a generated catalog, for profiling)
 // storefront-bench launch-ledgers --dir DIR [--quick]           (hidden: the launch figures' catalog and state directories, kept for profiling)
 
@@ -34,6 +36,9 @@ do {
     case "rss-probe":
         guard let catalog = option("--catalog"), let state = option("--state") else { fail("usage: rss-probe --catalog FILE --state DIR") }
         try await Figures.rssProbe(catalogPath: catalog, state: state)
+    case "redelivery-probe":
+        guard let catalog = option("--catalog"), let state = option("--state") else { fail("usage: redelivery-probe --catalog FILE --state DIR") }
+        try await RedeliveryFigures.probe(catalogPath: catalog, state: state)
     case "catalog-probe":
         guard let catalog = option("--catalog") else { fail("usage: catalog-probe --catalog FILE") }
         try await CatalogFigures.probe(catalogPath: catalog)

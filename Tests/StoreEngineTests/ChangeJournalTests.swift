@@ -46,4 +46,30 @@ struct ChangeJournalTests {
         let last = Int64(ChangeJournal.length + 10)
         #expect(journal.transactions(from: Self.stamp(1, last - 2), to: Self.stamp(1, last)) == ["\(last - 2)", "\(last - 1)"])
     }
+
+    @Test("a run of finishes is one entry: the chain outlasts thousands of them, from any stamp within the run")
+    func finishesRunIsOneEntry() {
+        var journal = ChangeJournal()
+        journal.record(from: Self.stamp(1, 0), to: Self.stamp(1, 3), transaction: "a")
+        for written in 3..<Int64(3 + 1000) { journal.record(from: Self.stamp(1, written), to: Self.stamp(1, written + 1), transaction: nil) }
+        journal.record(from: Self.stamp(1, 1003), to: Self.stamp(1, 1006), transaction: "b")
+        #expect(journal.entries.count == 3)
+        #expect(journal.transactions(from: Self.stamp(1, 0), to: Self.stamp(1, 1006)) == ["a", "b"])
+        #expect(journal.transactions(from: Self.stamp(1, 500), to: Self.stamp(1, 1006)) == ["b"])
+        #expect(journal.transactions(from: Self.stamp(1, 1006), to: Self.stamp(1, 1006)) == [])
+    }
+
+    @Test("the unfinished count is carried along described writes, and lost at any other")
+    func unfinishedCountCarried() {
+        var journal = ChangeJournal()
+        journal.counted(unfinished: 5, at: Self.stamp(1, 0))
+        journal.record(from: Self.stamp(1, 0), to: Self.stamp(1, 3), transaction: "a", unfinishedChange: 1)
+        journal.record(from: Self.stamp(1, 3), to: Self.stamp(1, 4), transaction: nil, unfinishedChange: -1)
+        journal.record(from: Self.stamp(1, 4), to: Self.stamp(1, 4), transaction: nil, unfinishedChange: 0)
+        #expect(journal.unfinishedCount(at: Self.stamp(1, 4)) == 5)
+        #expect(journal.unfinishedCount(at: Self.stamp(1, 3)) == nil, "only where it was carried to")
+        journal.record(from: Self.stamp(1, 4), to: Self.stamp(2, 5), transaction: nil, unfinishedChange: -1)
+        #expect(journal.unfinishedCount(at: Self.stamp(2, 5)) == nil, "another connection's commit joined")
+    }
 }
+

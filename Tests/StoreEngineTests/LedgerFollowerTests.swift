@@ -46,11 +46,25 @@ struct LedgerFollowerTests {
         var follower = LedgerFollower(clock: nil, settings: nil)
         #expect(!follower.isFollowing)
         let ticks = Task<Void, Never> { while (try? await Task.sleep(for: .seconds(60))) != nil {} }
-        follower.follow(feed: nil, ticks: ticks)
+        follower.follow(wake: nil, ticks: ticks)
         #expect(follower.isFollowing)
         follower.stop()
         #expect(!follower.isFollowing)
         await ticks.value
         #expect(ticks.isCancelled)
+    }
+
+    final class FileWake: LedgerWake {
+        var meansOthersCommitted: Bool { false }
+        func stop() {}
+    }
+
+    @Test("a watched file's wake is news only when the data version moved since the last tick (its own writes wake it too)")
+    func fileWakeNews() {
+        var follower = LedgerFollower(clock: nil, settings: nil)
+        follower.follow(wake: FileWake(), ticks: Task {})
+        _ = follower.othersCommittedSinceLastTick(dataVersion: 4)
+        #expect([4, 5, nil].map { follower.wakeMayBeNews(dataVersion: $0) } == [false, true, true])
+        follower.stop()
     }
 }

@@ -45,7 +45,7 @@ struct PostgresLedgerTests {
         let ledger = try PostgresTestServer.freshLedger()
         let a = try await Self.open(ledger)
         let b = try await Self.open(ledger)
-        #expect(await b.store.follower.changeFeed != nil)
+        #expect(await b.store.follower.wake != nil)
         _ = try await a.manager.purchase(ID.removeAds)
         #expect(await eventually { await b.manager.snapshot.entitlements.contains(ID.removeAds) })
         await a.close()

@@ -48,4 +48,29 @@ import StorefrontTestSupport
         #expect(await server.settings().askToBuy == false)
         #expect(await server.now() == storefront.now())
     }
+
+    @Test("a purchase in one process reaches the other's updates() when the ledger's log is written, not at its next tick")
+    func anotherProcessesPurchaseWakesUpdates() async throws {
+        let directory = temporaryDirectory()
+        var catalog = Repo.catalog
+        catalog.settings.networkDelay = 0
+        let buyer = try LocalAppStore(catalog: catalog, stateDirectory: directory)
+        let listener = try LocalAppStore(catalog: catalog, stateDirectory: directory)
+        await listener.setTickInterval(.seconds(3600))  // no tick comes: only the wake can deliver
+        var updates = await listener.updates().makeAsyncIterator()
+        #expect(await listener.follower.wake != nil)
+        let watchdog = Task {
+            try await Task.sleep(for: .seconds(30))
+            await listener.shutdown()  // ends the stream: a delivery that never comes fails rather than hangs
+        }
+        for _ in 0..<3 {
+            let bought = try await buyer.purchase("com.lumenquest.coins.100", options: PurchaseOptions(), answer: .confirm)
+            guard case .success(let jws) = bought else { Issue.record("the purchase failed"); break }
+            let delivered = await updates.next()
+            #expect(delivered == jws)
+        }
+        watchdog.cancel()
+        await buyer.shutdown()
+        await listener.shutdown()
+    }
 }

@@ -240,6 +240,31 @@ struct NotificationDeliveryTests {
         await store.shutdown()
     }
 
+    @Test("a notification leaves as soon as its purchase is committed, not at the sender's next look")
+    func notificationLeavesAtCommit() async throws {
+        let arrived = AsyncStream<Void>.makeStream()
+        let backend = try HTTPServer.start(port: 0) { _ in
+            arrived.continuation.yield()
+            return HTTPResponse(status: 200)
+        }
+        let store = try store(url: "http://127.0.0.1:\(backend.port)/notify")
+        let dispatcher = NotificationDispatcher(store: store, timeout: 5)
+        await dispatcher.start(interval: .seconds(60))
+        try await Task.sleep(for: .milliseconds(50))  // its first look found nothing; the next is a minute away
+        try await buy(store, "com.lumenquest.coins.100")
+        let giveUp = Task {
+            try await Task.sleep(for: .seconds(10))
+            arrived.continuation.finish()
+        }
+        var received = false
+        for await _ in arrived.stream { received = true; break }
+        giveUp.cancel()
+        #expect(received)
+        await dispatcher.stop()
+        await backend.stop()
+        await store.shutdown()
+    }
+
     @Test("notifications not yet sent when the store closes are sent after it reopens")
     func deliveryResumesAfterReopening() async throws {
         let receiver = try NotificationReceiver()

@@ -41,6 +41,7 @@ extension Ledger {
                   int(row.transactionID), .int(Self.ms(row.created)), .text(row.environment),
                   text(row.renewalPayload), int(row.status.map(Int64.init)), text(row.testToken),
                   .text(row.delivery.rawValue), row.nextAttempt.map { .int(Self.ms($0)) } ?? .null])
+        if row.delivery == .pending { outboxBell?.ring() }
     }
 
     /// Dates are kept as milliseconds since 1970, as signed data writes them.
@@ -114,6 +115,7 @@ extension Ledger {
     func requeueNotification(seq: Int64, at date: Date) throws {
         try db.query("UPDATE notifications SET delivery = 'pending', next_attempt = ?, lease_until = NULL WHERE seq = ?",
                      [.int(Self.ms(date)), .int(seq)])
+        outboxBell?.ring()
     }
 
     private func outboxRows(_ sql: String, _ arguments: [SQLValue]) throws -> [OutboxRow] {

@@ -108,7 +108,17 @@ extension Ledger {
     /// The token from its stored form (see `stored`).
     func token(_ stored: String, payload: String) -> String {
         // Bytes, not `contains(".")`: Foundation's string search was a twentieth of a refresh.
-        stored.utf8.contains(UInt8(ascii: ".")) ? stored : tokenPrefix + Base64URL.encode(Array(payload.utf8)) + "." + stored
+        guard !stored.utf8.contains(UInt8(ascii: ".")) else { return stored }
+        // Made at its size: appended piece by piece, a token's storage grew to twice its length, and an
+        // app launching onto thousands of unfinished transactions holds every one at once.
+        let encoded = Base64URL.encode(Array(payload.utf8))
+        var token = String()
+        token.reserveCapacity(tokenPrefix.utf8.count + encoded.utf8.count + 1 + stored.utf8.count)
+        token += tokenPrefix
+        token += encoded
+        token += "."
+        token += stored
+        return token
     }
 
     static let columns = """
@@ -237,8 +247,27 @@ extension Ledger {
             """).first?.first?.int ?? 0)
     }
 
+    /// Whether transaction `id` is among those `unfinishedCount` counts.
+    func isCountedUnfinished(_ id: Int64) throws -> Bool {
+        try !db.query("""
+            SELECT 1 FROM transactions WHERE id = ? AND id IN (SELECT id FROM unfinished) AND status = 'completed' AND jws IS NOT NULL
+            """, [.int(id)]).isEmpty
+    }
+
     func unfinishedRows() throws -> [Row] {
         try rows("SELECT \(Self.columns) FROM transactions WHERE id IN (SELECT id FROM unfinished) AND status = 'completed' ORDER BY id")
+    }
+
+    /// The tokens of unfinished completed transactions by ID, at most `limit` after ID `after`, not
+    /// decoded (a launch redelivers thousands; a damaged payload makes a token the app's verify refuses).
+    func unfinishedTokens(after: Int64, limit: Int) throws -> [(id: Int64, jws: String)] {
+        try db.query("""
+            SELECT id, jws, payload FROM transactions WHERE id IN (SELECT id FROM unfinished) AND status = 'completed' AND id > ?
+            ORDER BY id LIMIT ?
+            """, [.int(after), .int(Int64(limit))]).compactMap { columns in
+            guard let id = columns[0].int else { return nil }
+            return (id, columns[1].text.map { token($0, payload: columns[2].text ?? "") } ?? "")
+        }
     }
 
     /// Non-consumables and non-renewing subscriptions that are not revoked (subscriptions come from `subscriptions`).

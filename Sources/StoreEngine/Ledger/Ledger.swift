@@ -22,6 +22,9 @@ final class Ledger {
     /// The check of a larger SQLite file, running beside the store; nil when the file was checked at open.
     var integrityCheck: IntegrityCheck?
 
+    /// Rung at each notification written or queued again (see `OutboxBell`).
+    var outboxBell: OutboxBell?
+
     /// The highest transaction ID once this write transaction commits, and the ledger's commit count
     /// then (PostgreSQL, see `LedgerDatabase.commitsAtBegin`). The next write that finds the count
     /// unmoved, no other connection having committed (nor this one rolled back), needs no query for
@@ -57,6 +60,24 @@ final class Ledger {
     }
 
     deinit { integrityCheck?.stop() }
+
+    /// What wakes this process when the ledger may have changed: a `LISTEN` on the ledger's channel
+    /// (PostgreSQL), inotify on the write-ahead log (a SQLite file); nil in memory.
+    func wake(_ changed: @escaping @Sendable () -> Void) -> (any LedgerWake)? {
+        switch location {
+        case .postgresql(let database):
+            guard let channel = try? (db as? PostgresDatabase)?.channel() else { return nil }
+            return LedgerChangeFeed(location: database, channel: channel, changed: changed)
+        case .sqlite(let path):
+            #if canImport(Glibc)
+            return LedgerFileWatch(ledger: path, changed: changed)
+            #else
+            return nil
+            #endif
+        case .inMemory:
+            return nil
+        }
+    }
 
     /// Opens the ledger at `location` on its engine.
     convenience init(_ location: LedgerLocation, tokenPrefix: String) throws {

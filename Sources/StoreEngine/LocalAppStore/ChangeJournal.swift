@@ -13,6 +13,13 @@ struct ChangeJournal {
         var to: ChangeStamp
         /// The new completed transaction it wrote, signed (nil: it changed only what `changes` reads anew).
         var transaction: String?
+
+        /// Whether `stamp` lies inside this entry: one that stands for a run of writes that changed only
+        /// what `changes` reads anew (finishes) holds the stamps between them, which this connection
+        /// alone wrote (the same version) and which count the rows it wrote.
+        func holds(_ stamp: ChangeStamp) -> Bool {
+            transaction == nil && stamp.version == from.version && from.written < stamp.written && stamp.written < to.written
+        }
     }
 
     /// How many described writes are kept: an app brings its snapshot up to date after each of its own.
@@ -20,9 +27,29 @@ struct ChangeJournal {
 
     private(set) var entries: [Entry] = []
 
-    /// Records a described write; one another connection's commit may have joined is not recorded.
-    mutating func record(from: ChangeStamp, to: ChangeStamp, transaction: String?) {
+    /// How many transactions were unfinished at a stamp, carried along the described writes (each says
+    /// how it changed the count): counting them in the ledger at every refresh was a launch's quadratic
+    /// cost when thousands were unfinished.
+    private var unfinished: (stamp: ChangeStamp, count: Int)?
+
+    /// The unfinished count at `stamp`, when it was counted there or carried to it.
+    func unfinishedCount(at stamp: ChangeStamp) -> Int? {
+        unfinished.flatMap { $0.stamp == stamp ? $0.count : nil }
+    }
+
+    mutating func counted(unfinished count: Int, at stamp: ChangeStamp) { unfinished = (stamp, count) }
+
+    /// Records a described write that changed the unfinished count by `unfinishedChange`; one another
+    /// connection's commit may have joined is not recorded.
+    mutating func record(from: ChangeStamp, to: ChangeStamp, transaction: String?, unfinishedChange: Int = 0) {
+        if let known = unfinished, known.stamp == from, from.version == to.version { unfinished = (to, known.count + unfinishedChange) }
         guard from != to, from.version == to.version else { return }
+        // A run of finishes is one entry: an app launching onto thousands of unfinished transactions
+        // finishes them faster than it refreshes, and the chain must outlast the run.
+        if transaction == nil, let last = entries.last, last.transaction == nil, last.to == from {
+            entries[entries.count - 1].to = to
+            return
+        }
         entries.append(Entry(from: from, to: to, transaction: transaction))
         if entries.count > Self.length { entries.removeFirst(entries.count - Self.length) }
     }
@@ -32,9 +59,9 @@ struct ChangeJournal {
     func transactions(from stamp: ChangeStamp, to current: ChangeStamp) -> [String]? {
         var at = stamp
         var transactions: [String] = []
-        var next = entries.firstIndex { $0.from == stamp } ?? entries.endIndex
+        var next = entries.firstIndex { $0.from == stamp || $0.holds(stamp) } ?? entries.endIndex
         while at != current {
-            guard next < entries.endIndex, entries[next].from == at else { return nil }
+            guard next < entries.endIndex, entries[next].from == at || entries[next].holds(at) else { return nil }
             at = entries[next].to
             if let jws = entries[next].transaction { transactions.append(jws) }
             next += 1

@@ -5,11 +5,12 @@ import StoreCore
 /// `serve` answers a backend, or a second storefront): whether another process committed since the last
 /// tick, and the clock and settings it saved, so that there is one store, one clock, one set of switches.
 struct LedgerFollower {
-    /// On PostgreSQL, what tells this process of other processes' commits (nil: poll the ledger at each tick).
-    private(set) var changeFeed: LedgerChangeFeed?
+    /// What wakes this process when the ledger may have changed, beside the ticks: `LISTEN` on
+    /// PostgreSQL, inotify on SQLite's log (nil: the ticks alone find other processes' commits).
+    private(set) var wake: (any LedgerWake)?
     /// The ticks that renew what falls due and deliver what others did, while anyone listens.
     private(set) var ticks: Task<Void, Never>?
-    /// Set by the feed; with one, a tick reads the shared state and events only when it is.
+    /// Set by a feed; with one, a tick reads the shared state and events only when it is.
     private var feedSignalled = true
     /// Without a feed (SQLite), the ledger's version at the last tick: a tick reads the shared state
     /// and events only when another process has committed since.
@@ -24,25 +25,32 @@ struct LedgerFollower {
 
     var isFollowing: Bool { ticks != nil }
 
-    mutating func follow(feed: LedgerChangeFeed?, ticks: Task<Void, Never>) {
-        (changeFeed, self.ticks) = (feed, ticks)
+    mutating func follow(wake: (any LedgerWake)?, ticks: Task<Void, Never>) {
+        (self.wake, self.ticks) = (wake, ticks)
     }
 
     mutating func stop() {
         ticks?.cancel()
         ticks = nil
-        changeFeed?.stop()
-        changeFeed = nil
+        wake?.stop()
+        wake = nil
     }
 
     /// The feed said another process committed.
     mutating func feedSaidChanged() { feedSignalled = true }
 
+    /// Whether a wake may bring news: a feed's always does; a watched file's only when the ledger's
+    /// data version moved since the last tick (the write may have been this process's own).
+    func wakeMayBeNews(dataVersion: @autoclosure () -> Int64?) -> Bool {
+        guard let wake, !wake.meansOthersCommitted else { return true }
+        return dataVersion() != tickedDataVersion
+    }
+
     /// Whether another process committed since the last tick asked: the feed says, else the ledger's
     /// data version does (yes when it cannot say).
     mutating func othersCommittedSinceLastTick(dataVersion: @autoclosure () -> Int64?) -> Bool {
         defer { feedSignalled = false }
-        guard changeFeed == nil else { return feedSignalled }
+        if let wake, wake.meansOthersCommitted { return feedSignalled }
         guard let version = dataVersion() else { return true }
         defer { tickedDataVersion = version }
         return version != tickedDataVersion
@@ -66,3 +74,20 @@ struct LedgerFollower {
         return true
     }
 }
+
+/// What wakes a store when its ledger may have changed (see `LedgerFollower.wake`).
+protocol LedgerWake: AnyObject, Sendable {
+    /// Whether a wake means another connection committed; else the store asks the ledger's data version.
+    var meansOthersCommitted: Bool { get }
+    func stop()
+}
+
+extension LedgerChangeFeed: LedgerWake {
+    var meansOthersCommitted: Bool { true }
+}
+
+#if canImport(Glibc)
+extension LedgerFileWatch: LedgerWake {
+    var meansOthersCommitted: Bool { false }
+}
+#endif

@@ -5,32 +5,50 @@ import StoreCore
 extension LocalAppStore {
     public func updates() -> AsyncStream<String> {
         let (stream, continuation) = AsyncStream<String>.makeStream()
-        let id = delivery.add(continuation)
+        let id = delivery.add(continuation, redelivering: true)
         continuation.onTermination = { [weak self] _ in Task { await self?.unsubscribe(id) } }
-        // StoreKit redelivers every unfinished transaction at launch.
-        for row in read([], ledger.unfinishedRows) { if let jws = row.jws { continuation.yield(present(jws)) } }
+        // StoreKit redelivers every unfinished transaction at launch (those there now; later ones come live, after them).
+        let upTo = read(Int64.max) { try highestTransactionID() }
+        Task(priority: .background) { redeliver(after: Int64.min, upTo: upTo, to: (id, continuation)) }
         startPolling()
         return stream
     }
+
+    /// Redelivers the unfinished transactions after ID `after` up to `upTo`, a page at a time, each page
+    /// a turn of its own on the store, behind the app's calls: after years away there are thousands, and
+    /// neither the app's first frame nor its other calls wait for them.
+    func redeliver(after: Int64, upTo: Int64, to listener: (id: UUID, stream: AsyncStream<String>.Continuation)) {
+        let pageSize = 100
+        let page = read([]) { try ledger.unfinishedTokens(after: after, limit: pageSize) }
+        for (id, jws) in page where id <= upTo && !jws.isEmpty {
+            if case .terminated = listener.stream.yield(present(jws)) { return }
+        }
+        guard page.count == pageSize, let last = page.last?.id, last < upTo else { return delivery.redelivered(listener.id) }
+        Task(priority: .background) { redeliver(after: last, upTo: upTo, to: listener) }
+    }
+
+    /// Ticks every `interval` from now on (tests: to see what arrives without them).
+    func setTickInterval(_ interval: Duration) { tickInterval = interval }
 
     func unsubscribe(_ id: UUID) {
         if !delivery.remove(id) { follower.stop() }
     }
 
     /// Renewals happen while the program runs, and other processes' purchases arrive, without any call from the app.
-    /// On PostgreSQL, other processes' commits are told by `LISTEN/NOTIFY` (a tick follows each at once); the
-    /// ticks in between only renew what falls due.
+    /// Other processes' commits wake the store (`LISTEN/NOTIFY` on PostgreSQL, inotify on SQLite's log;
+    /// a tick follows each at once); the ticks in between renew what falls due, and find commits no wake told.
     func startPolling() {
         guard !follower.isFollowing else { return }
-        let feed = ledger.changeFeed { [weak self] in Task { await self?.ledgerDidChange() } }
-        follower.follow(feed: feed, ticks: Task { [weak self] in
-            while (try? await Task.sleep(for: .milliseconds(250))) != nil {
+        let (wake, interval) = (ledger.wake { [weak self] in Task { await self?.ledgerDidChange() } }, tickInterval)
+        follower.follow(wake: wake, ticks: Task { [weak self] in
+            while (try? await Task.sleep(for: interval)) != nil {
                 await self?.tick()
             }
         })
     }
 
     func ledgerDidChange() {
+        guard follower.wakeMayBeNews(dataVersion: try? ledger.db.dataVersion()) else { return }
         follower.feedSaidChanged()
         tick()
     }
@@ -39,7 +57,10 @@ extension LocalAppStore {
         guard !isShutDown else { return }
         // This process's own changes were delivered as it made them (see `commit`); only others' are news.
         let changed = follower.othersCommittedSinceLastTick(dataVersion: try? ledger.db.dataVersion())
-        if changed { adoptSharedState() }
+        if changed {
+            adoptSharedState()
+            outboxBell.ring()  // another process's commit may have left a notification to send
+        }
         catchUp()  // delivers what it renews itself
         if changed { pumpEvents() }
     }
@@ -116,12 +137,13 @@ extension LocalAppStore {
         guard ledger.db.rowsWritten != nil else { try? ledger.setFinished(transactionID); return }
         // Described to the app: only the unfinished count changes, which `changes(since:)` reads anew.
         // Stamped in the same write, as `commit` is: one lock for the three statements.
-        let stamps = try? ledger.db.transaction { () throws -> (ChangeStamp?, ChangeStamp?) in
+        let stamps = try? ledger.db.transaction { () throws -> (ChangeStamp?, ChangeStamp?, Bool) in
             let from = try ledger.stamp()
+            let counted = try ledger.isCountedUnfinished(transactionID)
             try ledger.setFinished(transactionID)
-            return (from, try ledger.stamp())
+            return (from, try ledger.stamp(), counted)
         }
-        if case let (from?, to?)? = stamps { record(from: from, to: to, transaction: nil) }
+        if case let (from?, to?, counted)? = stamps { record(from: from, to: to, transaction: nil, unfinishedChange: counted ? -1 : 0) }
     }
 
     public func sync() async throws {

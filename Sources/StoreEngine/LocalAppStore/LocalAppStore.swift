@@ -10,6 +10,8 @@ import Synchronization
 public actor LocalAppStore: TransactionSource, StoreTestControls {
     public nonisolated let catalog: Catalog
     public nonisolated let identity: StoreIdentity
+    /// Rung when a notification may have fallen due (see `OutboxBell`): what a sender waits on.
+    public nonisolated let outboxBell = OutboxBell()
     let ledger: Ledger
     let time: any RealTimeSource
     /// What subscriptions renew to, for the app's install (`AppTransaction`; one per ledger).
@@ -21,6 +23,8 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
     var isShutDown = false
     /// Other processes' writes to the same ledger, and the ticks that follow them.
     var follower: LedgerFollower
+    /// How often a tick comes: for renewals falling due, and other processes' commits no wake told of.
+    var tickInterval: Duration = .milliseconds(250)
     /// The app's `Transaction.updates` listeners, and how far the ledger's events were read.
     var delivery: UpdateDelivery
     /// Signs what the store hands out, and keeps what it signed and read (see `SignedDataPresenter`).
@@ -41,6 +45,7 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
         // Damage SQLite meets here that the open's quick check missed is the ledger's (`LedgerError.damaged`).
         do {
             (ledger, identity) = try Ledger.open(location ?? .stateDirectory(stateDirectory), stateDirectory: stateDirectory)
+            ledger.outboxBell = outboxBell
             // What the tester changed last time wins over the catalog's defaults, until a reset.
             var settings = catalog.settings
             // Settings that are not JSON are damage; ones the catalog no longer has room for (a storefront
@@ -81,7 +86,7 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
     }
 
     /// A store dropped without `shutdown()` (a test, an error path) still ends its listening thread and connection.
-    deinit { follower.changeFeed?.stop() }
+    deinit { follower.wake?.stop() }
 
     public nonisolated var certificate: Certificate { identity.certificate }
 
@@ -244,7 +249,7 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
             event = try ledger.appendEvent(transactionID: payload.transactionID, kind: kind, origin: delivery.origin)
             return jws
         }
-        if let from = stamps.from, let to = stamps.to, let jws { record(from: from, to: to, transaction: jws) }
+        if let from = stamps.from, let to = stamps.to, let jws { record(from: from, to: to, transaction: jws, unfinishedChange: 1) }
         // Inside a batch (a catch-up, an upgrade) the batch delivers once it has committed.
         if !ledger.db.isInTransaction { pumpEvents(after: event, of: kind) }
         return jws

@@ -12,20 +12,31 @@ struct UpdateDelivery {
     /// The newest event read (or passed over).
     private(set) var lastSeenEvent: Int64
     private var listeners: [UUID: AsyncStream<String>.Continuation] = [:]
+    /// What came live for listeners still being redelivered their unfinished transactions, held until
+    /// they have been: StoreKit hands those out first.
+    private var held: [UUID: [String]] = [:]
 
     init(lastSeenEvent: Int64) { self.lastSeenEvent = lastSeenEvent }
 
     var hasListeners: Bool { !listeners.isEmpty }
 
-    mutating func add(_ listener: AsyncStream<String>.Continuation) -> UUID {
+    /// A listener; `redelivering`: its unfinished transactions come first, until `redelivered`.
+    mutating func add(_ listener: AsyncStream<String>.Continuation, redelivering: Bool = false) -> UUID {
         let id = UUID()
         listeners[id] = listener
+        if redelivering { held[id] = [] }
         return id
+    }
+
+    /// Listener `id` has been redelivered its unfinished transactions: what came live meanwhile follows.
+    mutating func redelivered(_ id: UUID) {
+        for jws in held.removeValue(forKey: id) ?? [] { listeners[id]?.yield(jws) }
     }
 
     /// Whether any listener is left.
     mutating func remove(_ id: UUID) -> Bool {
         listeners[id] = nil
+        held[id] = nil
         return hasListeners
     }
 
@@ -53,13 +64,17 @@ struct UpdateDelivery {
         for event in events {
             lastSeenEvent = event.seq
             guard isDelivered(event), let jws = token(event.transactionID) else { continue }
-            for listener in listeners.values { listener.yield(jws) }
+            for (id, listener) in listeners {
+                if held[id] != nil { held[id]?.append(jws) } else { listener.yield(jws) }
+            }
         }
     }
 
     /// Ends every listener's stream.
     mutating func finish() {
+        for id in held.keys { redelivered(id) }  // what came live is not lost with the redelivery cut short
         for listener in listeners.values { listener.finish() }
         listeners.removeAll()
+        held.removeAll()
     }
 }

@@ -83,6 +83,7 @@ public actor ScriptedSource: TransactionSource, StoreTestControls {
     }
     public func transactionCount() -> Int { entries.filter { $0.status == .completed }.count }
     public func unfinishedTransactions() -> [String] { entries.filter { $0.status == .completed && !$0.isFinished }.compactMap(\.jws) }
+    public func unfinishedCount() -> Int { unfinishedTransactions().count }
 
     public func finish(transactionID: Int64) {
         if let i = entries.firstIndex(where: { $0.id == transactionID }) { entries[i].isFinished = true }

@@ -33,14 +33,21 @@ public actor NotificationDispatcher {
         self.timeout = timeout
     }
 
-    /// Sends whatever falls due, checking every `interval` while there is nothing to send.
-    public func start(interval: Duration = .milliseconds(250)) {
+    /// Sends whatever falls due: at once when the store rings its outbox bell (a notification written,
+    /// another process's commit seen), else every `interval`, for retries falling due and commits the
+    /// store has not seen.
+    public func start(interval: Duration = .seconds(1)) {
         guard loop == nil else { return }
+        let (wakes, wake) = store.outboxBell.wakes()
+        wake.yield()  // what was due before it started
+        let fallback = Task {
+            while (try? await Task.sleep(for: interval)) != nil { wake.yield() }
+        }
         loop = Task { [weak self] in
-            while !Task.isCancelled {
-                let sent = await self?.deliverDue() ?? 0
-                if sent == 0 { try? await Task.sleep(for: interval) }
+            for await _ in wakes {
+                while !Task.isCancelled, let self, await self.deliverDue() > 0 {}
             }
+            fallback.cancel()
         }
     }
 

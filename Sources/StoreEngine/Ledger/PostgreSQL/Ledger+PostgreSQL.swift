@@ -25,13 +25,6 @@ extension Ledger {
         return identity
     }
 
-    /// What tells this process of other processes' commits: a `LISTEN` on the ledger's channel. nil on
-    /// SQLite, whose readers look for them at each tick.
-    func changeFeed(_ changed: @escaping @Sendable () -> Void) -> LedgerChangeFeed? {
-        guard case .postgresql(let database) = location, let channel = try? (db as? PostgresDatabase)?.channel() else { return nil }
-        return LedgerChangeFeed(location: database, channel: channel, changed: changed)
-    }
-
     /// What this transaction's rows have changed the completed count by, not yet folded into `completed_count`.
     static let pendingCompletedChange = "COALESCE(NULLIF(current_setting('storefront.completed_change', true), '')::bigint, 0)"
 }
