@@ -179,12 +179,16 @@ enum LedgerSchema {
     /// What a backend keeps at the App Store through the Server API, one row per item by kind
     /// (`ServerRecordKind`); and the `effectiveDate` each extension was answered with, the new expiry
     /// (`renewal_extensions.effective` stays the request's date, which the twice-a-year rule counts:
-    /// it was all an answer said before). New tables, not columns: SQLite cannot add a column only if
+    /// it was all an answer said before); a notification's `data` fields beyond its transaction (a
+    /// consumption request's reason). A notification no longer waits behind an earlier one of its
+    /// original transaction (Apple documents no such order), so the index that found those goes. New tables, not columns: SQLite cannot add a column only if
     /// it is missing, and a ledger of user_version 0 runs every migration again.
     private static func serverRecords(_ sql: SQLDialect) -> String {
         """
         CREATE TABLE IF NOT EXISTS server_records(kind TEXT NOT NULL, id TEXT NOT NULL, value TEXT NOT NULL, PRIMARY KEY(kind, id));
         CREATE TABLE IF NOT EXISTS renewal_extension_answers(request_id TEXT PRIMARY KEY, effective \(sql.integer) NOT NULL);
+        CREATE TABLE IF NOT EXISTS notification_data(seq \(sql.integer) PRIMARY KEY, fields TEXT NOT NULL);
+        DROP INDEX IF EXISTS notifications_in_line;
         """
     }
 }
