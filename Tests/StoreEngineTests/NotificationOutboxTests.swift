@@ -227,6 +227,37 @@ struct NotificationOutboxTests {
         await store.shutdown()
     }
 
+    @Test("advance over the retries makes one attempt at each scheduled time, stamped then: 1, 12, 24, 48, 72 hours apart")
+    func retriesAcrossAnAdvance() async throws {
+        let store = try store()
+        try await buy(store, ID.coins)
+        let first = try #require(await store.claimDueNotifications()?.notifications.first)
+        await store.recordSendAttempt(sequence: first.sequence, result: SendAttempt.unsuccessfulHTTPResponseCode)
+        try await store.advanceTime(by: Period(10, .day))
+        while let due = await store.claimDueNotifications()?.notifications.first {
+            await store.recordSendAttempt(sequence: due.sequence, result: SendAttempt.unsuccessfulHTTPResponseCode)
+        }
+        let attempts = try #require(await store.notification(sequence: first.sequence)?.attempts)
+        let gaps = zip(attempts.dropFirst(), attempts).map { ($0.date.timeIntervalSince($1.date) / 3600).rounded() }
+        #expect(gaps == [1, 12, 24, 48, 72])
+        #expect(await store.notification(sequence: first.sequence)?.delivery == .failed)
+        await store.shutdown()
+    }
+
+    @Test("a notification of an event inside a jump in time is made (and signed) when the event happened, not at the jump's end")
+    func eventsInsideAJumpAreDatedWhenTheyHappened() async throws {
+        let store = try store()
+        try await buy(store, ID.proMonthly)
+        try await store.advanceTime(by: Period(3, .month))
+        let renewals = await store.notifications().filter { $0.type == "DID_RENEW" }
+        #expect(renewals.count == 3)
+        let renewalDates = await store.ledgerEntries(limit: 3).map(\.payload.purchaseDate).sorted()
+        #expect(renewals.map(\.createdDate) == renewalDates)
+        let body = try JSONParser.parse(try #require(Base64URL.decode(String(renewals[0].signedPayload.split(separator: ".")[1]))))
+        #expect(body["signedDate"]?.intValue == Int(renewalDates[0].timeIntervalSince1970 * 1000))
+        await store.shutdown()
+    }
+
     @Test("a later notification of an original transaction does not wait behind a failing one (Apple documents no order)")
     func noHoldBehindAFailingNotification() async throws {
         let store = try store()

@@ -20,7 +20,7 @@ extension LocalAppStore {
         if transaction == nil, let record, let latest = try ledger.row(record.latestTransactionID) {
             transaction = latest.payload
         }
-        let created = now()
+        let created = batch?.eventDate ?? now()
         let url = currentSettings.notificationURL
         var row = Ledger.OutboxRow(
             type: type.rawValue, subtype: subtype?.rawValue, productID: transaction?.productID ?? record?.productID,
@@ -143,7 +143,9 @@ extension LocalAppStore {
     /// Records an attempt to send notification `sequence` with Apple's `result`; a failure is retried on the App Store's schedule.
     public func recordSendAttempt(sequence: Int64, result: String) {
         guard let row = read(nil, { try ledger.notification(seq: sequence) }) else { return }
-        let attempt = SendAttempt(date: now(), result: result)
+        // Made when it was due: a jump in store time (`advance`) passes each retry's time, and the
+        // App Store would have tried then; the next one is due after it, maybe already (one attempt a time).
+        let attempt = SendAttempt(date: min(row.nextAttempt ?? now(), now()), result: result)
         // Failed attempts in a row, this one included: the first attempt and five retries, then it gives up.
         let failures = row.attempts.reversed().prefix { $0.result != SendAttempt.success }.count + 1
         let next = result == SendAttempt.success ? nil : RetrySchedule.nextAttempt(afterFailures: failures, lastAt: attempt.date, rate: clock.rate)
