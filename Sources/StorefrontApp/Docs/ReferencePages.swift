@@ -121,7 +121,7 @@ enum ReferencePages {
     static let stepHelp: [String: String] = [
         "catalog": "The catalog the scenario runs on (`catalog.json` or `.storekit`), relative to the scenario file.",
         "storefront": "The storefront (and locale) the customer buys in.",
-        "set": "A test setting by the catalog's `settings` name (`billingRetry` still reads), or the time rate.",
+        "set": "A test setting by the catalog's `settings` name (`billingRetry` still reads), or the time rate, or the app account token the storefront's own app passes with every purchase (`none`: none).",
         "fail": "Makes an API fail with an error case name (`networkError`, `purchaseNotAllowed`…); `off` stops it.",
         "original-app": "The AppTransaction's original app version, platform and purchase date.",
         "buy": "The payment sheet, confirmed: a quantity, an offer (signed unless `signature` says), a billing plan, or held for Ask to Buy.",

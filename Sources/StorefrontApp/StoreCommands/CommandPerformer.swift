@@ -26,9 +26,11 @@ public struct CommandPerformer: Sendable {
 
     public func perform(_ command: StoreCommand) async throws -> CommandOutcome {
         switch command {
-        case .buy(let id, let quantity, let offer, let signature, let askToBuy, let plan, let answer):
+        case .buy(let id, let quantity, let offer, let signature, let askToBuy, let plan, let token, let answer):
             var options = await purchaseOptions(id, quantity: quantity, offer: offer, signature: signature, askToBuy: askToBuy)
             options.billingPlan = plan
+            let appsOwn = await controls.settings().appAccountToken
+            options.appAccountToken = token ?? appsOwn
             return .purchase(productID: id, await manager.purchase(id, options: options, answer: answer))
         case .restore:
             await manager.restore()
@@ -84,6 +86,9 @@ public struct CommandPerformer: Sendable {
         case .fail(let api, let failure):
             await c.update { $0.failures[api] = failure }
             return failure.map { "\(api.title) will fail with \($0.name)" } ?? "\(api.title) failures cleared"
+        case .appAccountToken(let token):
+            await c.update { $0.appAccountToken = token }
+            return token.map { "Purchases carry the app account token \($0.uuidString.lowercased())" } ?? "Purchases carry no app account token"
         case .notificationURL(let url):
             await c.update { $0.notificationURL = url }
             return url.map { "Notifications go to \($0)" } ?? "Notifications are recorded, not sent"

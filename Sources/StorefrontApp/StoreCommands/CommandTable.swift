@@ -26,9 +26,15 @@ enum CommandTable {
             if let locale, !Validation.isLocale(locale) { throw w.fail("unknown locale '\(locale)' (use an identifier like en_US or ja_JP)") }
             return .storefront(code, locale: locale)
         },
-        Step(keyword: "set", usage: "set SETTING on|off | set timeRate RATE  (SETTING: \(TestSetting.allCases.map(\.rawValue).joined(separator: ", ")))",
+        Step(keyword: "set", usage: "set SETTING on|off | set timeRate RATE | set appAccountToken UUID|none  (SETTING: \(TestSetting.allCases.map(\.rawValue).joined(separator: ", ")))",
              section: .setUp) { w throws(ParseFailure) in
             let name = try w.next("SETTING")
+            if name == "appAccountToken" {
+                let text = try w.next("UUID|none")
+                if text == "none" { return .appAccountToken(nil) }
+                guard let token = UUID(uuidString: text) else { throw w.fail("'\(text)' is not a UUID (or none)") }
+                return .appAccountToken(token)
+            }
             if name == "timeRate" {
                 let rate = try w.next("RATE")
                 guard let r = TimeRate(name: rate) else { throw w.fail("unknown time rate '\(rate)'") }
@@ -61,7 +67,7 @@ enum CommandTable {
             }
             return .originalApp(version: version, platform: platform, date: date)
         },
-        Step(keyword: "buy", usage: "buy PRODUCT [quantity N] [offer ID [signature missing|invalid]] [plan upFront|monthly] [ask-to-buy]",
+        Step(keyword: "buy", usage: "buy PRODUCT [quantity N] [offer ID [signature missing|invalid]] [plan upFront|monthly] [account-token UUID] [ask-to-buy]",
              section: .customer) { w throws(ParseFailure) in try buy(&w, answer: .confirm) },
         Step(keyword: "cancel", usage: "cancel PRODUCT [quantity N] [offer ID] [plan upFront|monthly]", section: .customer) { w throws(ParseFailure) in
             try buy(&w, answer: .cancel)
@@ -161,6 +167,7 @@ enum CommandTable {
     static func buy(_ w: inout Words, answer: PaymentSheetAnswer) throws(ParseFailure) -> StoreCommand {
         let product = try w.next("PRODUCT")
         var quantity = 1, offer: String?, signature = StoreCommand.OfferSignature.valid, askToBuy = false, plan = BillingPlanType.upFront
+        var token: UUID?
         while let word = w.peek {
             switch word {
             case "plan": w.skip(); plan = try w.oneOf(BillingPlanType.self, "upFront|monthly")
@@ -168,10 +175,16 @@ enum CommandTable {
             case "offer": w.skip(); offer = try w.next("ID")
             case "signature": w.skip(); signature = try w.oneOf(StoreCommand.OfferSignature.self, "missing|invalid")
             case "ask-to-buy": w.skip(); askToBuy = true
+            case "account-token":
+                w.skip()
+                let text = try w.next("UUID")
+                guard let uuid = UUID(uuidString: text) else { throw w.fail("'\(text)' is not a UUID") }
+                token = uuid
             default: throw w.fail("unexpected '\(word)'")
             }
         }
-        return .buy(product, quantity: quantity, offer: offer, signature: signature, askToBuy: askToBuy, plan: plan, answer: answer)
+        return .buy(product, quantity: quantity, offer: offer, signature: signature, askToBuy: askToBuy, plan: plan, appAccountToken: token,
+                    answer: answer)
     }
 
     /// Every action step, one a line, by section (for `ScenarioParser.reference`, which `storefront run --help` prints).

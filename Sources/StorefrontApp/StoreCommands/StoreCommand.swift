@@ -12,6 +12,8 @@ public enum StoreCommand: Sendable, Equatable {
     /// The QA panel's switch: flips the setting the store has now, so quick presses never act on a stale value.
     case toggle(TestSetting)
     case timeRate(TimeRate)
+    /// The token the storefront's own app passes with every purchase (its signed-in user's); nil: none.
+    case appAccountToken(UUID?)
     case fail(StoreAPI, StoreFailure?)
     /// Where App Store Server Notifications V2 go; nil: recorded, not sent.
     case notificationURL(String?)
@@ -21,9 +23,10 @@ public enum StoreCommand: Sendable, Equatable {
     // The customer and the app
     /// `product.purchase(options:)`; `answer` is the customer's choice at the payment sheet. The offer
     /// is named by ID; its kind (promotional, win-back) comes from the product, as an app knows it.
-    /// `plan`: the billing plan of a subscription with billing plans (`.billingPlanType(_:)`).
+    /// `plan`: the billing plan of a subscription with billing plans (`.billingPlanType(_:)`);
+    /// `appAccountToken`: `.appAccountToken(_:)` (nil: the app's own, the `appAccountToken` setting).
     case buy(String, quantity: Int, offer: String?, signature: OfferSignature, askToBuy: Bool, plan: BillingPlanType = .upFront,
-             answer: PaymentSheetAnswer)
+             appAccountToken: UUID? = nil, answer: PaymentSheetAnswer)
     case restore, refresh
     case redeem(String)
     case requestRefund(TransactionRef, reason: String)
@@ -52,7 +55,7 @@ public enum StoreCommand: Sendable, Equatable {
     /// The product a command names, checked against the catalog before a scenario runs.
     public var productID: String? {
         switch self {
-        case .buy(let id, _, _, _, _, _, _), .buyElsewhere(let id, _): id
+        case .buy(let id, _, _, _, _, _, _, _), .buyElsewhere(let id, _): id
         case .requestRefund(let ref, _), .control(_, let ref): ref.productID
         default: nil
         }
@@ -61,7 +64,7 @@ public enum StoreCommand: Sendable, Equatable {
     /// Commands that prepare the store rather than act in it (a walk applies them when reached).
     public var isSetUp: Bool {
         switch self {
-        case .storefront, .set, .toggle, .timeRate, .fail, .notificationURL, .originalApp: true
+        case .storefront, .set, .toggle, .timeRate, .appAccountToken, .fail, .notificationURL, .originalApp: true
         default: false
         }
     }
