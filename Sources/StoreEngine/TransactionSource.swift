@@ -122,6 +122,8 @@ public struct PurchaseOptions: Sendable, Equatable {
     public var simulatesAskToBuy = false
     /// `.billingPlanType(_:)`: how a subscription with billing plans is paid; up front unless chosen, as in StoreKit.
     public var billingPlan: BillingPlanType = .upFront
+    /// `.introductoryOfferEligibility(compactJWS:)`: the team's server's word on the introductory offer.
+    public var introductoryOfferEligibility: String?
 
     public init(quantity: Int = 1, appAccountToken: UUID? = nil, promotionalOffer: (id: String, signature: String?)? = nil,
                 winBackOfferID: String? = nil, simulatesAskToBuy: Bool = false, billingPlan: BillingPlanType = .upFront) {
@@ -137,6 +139,7 @@ public struct PurchaseOptions: Sendable, Equatable {
         a.quantity == b.quantity && a.appAccountToken == b.appAccountToken && a.promotionalOffer?.id == b.promotionalOffer?.id
             && a.promotionalOffer?.signature == b.promotionalOffer?.signature && a.winBackOfferID == b.winBackOfferID
             && a.simulatesAskToBuy == b.simulatesAskToBuy && a.billingPlan == b.billingPlan
+            && a.introductoryOfferEligibility == b.introductoryOfferEligibility
     }
 }
 

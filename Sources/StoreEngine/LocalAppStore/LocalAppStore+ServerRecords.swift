@@ -9,6 +9,8 @@ public enum ServerRecordKind: String, Sendable {
     case image, message, defaultMessage, realtimeURL, performanceTest
     /// Mass renewal-date extensions by product and request ID, with their outcome.
     case massExtension
+    /// The team's In-App Purchase keys by key ID: the public key and issuer ID (see `LocalAppStore+TeamKeys`).
+    case inAppPurchaseKey
 }
 
 extension LocalAppStore {
