@@ -199,6 +199,9 @@ public protocol StoreTestControls: Sendable {
     func buyOutsideApp(productID: String, familyShared: Bool) async throws
     /// Issues a valid promotional offer signature (the developer's server's job).
     func signPromotionalOffer(productID: String, offerID: String) async throws -> String
+    /// Registers one of the team's In-App Purchase keys, whose signatures the store then accepts.
+    @discardableResult
+    func registerInAppPurchaseKey(keyID: String, privateKeyPEM: String, issuerID: String?) async throws -> InAppPurchaseKey
 
     /// Throws past `SupportedDates.latest`.
     func advanceTime(by period: Period) async throws

@@ -11,7 +11,6 @@ import StorefrontTestSupport
 /// replayed and stale signatures are refused with StoreKit's `invalidOfferSignature`.
 @Suite(.tags(.appleLibrary), .notInFastLoop, .enabled(if: AppleLibraryPython.enabled, "Apple's library is not installed (.venv-apple)"))
 struct TeamKeySignatureTests {
-    static let script = Repo.root.appendingPathComponent("Tests/AppleLibrary/sign_with_apple.py").path
     static let keyID = "TEAMKEY001", issuerID = "57246542-96fe-1a63-e053-0824d011072a"
 
     /// A store with a lapsed Pro subscriber (eligible for the promotional offer pro.comeback50) and the team's key registered.
@@ -40,23 +39,8 @@ struct TeamKeySignatureTests {
 
         /// Signatures made by Apple's library with this team's key.
         func sign(_ requests: [[String: Any]], keyPath: String? = nil) async throws -> [String] {
-            let python = try #require(AppleLibraryPython.path, "CI=true but Apple's library is missing")
-            let input = try JSONSerialization.data(withJSONObject: ["keyPath": keyPath ?? self.keyPath, "keyId": TeamKeySignatureTests.keyID,
-                                                                    "issuerId": TeamKeySignatureTests.issuerID, "bundleId": "com.lumenquest.app",
-                                                                    "requests": requests])
-            let output = try await offPool { () throws -> Data in
-                let process = Process(), stdin = Pipe(), stdout = Pipe()
-                process.executableURL = URL(fileURLWithPath: python)
-                process.arguments = [TeamKeySignatureTests.script]
-                (process.standardInput, process.standardOutput) = (stdin, stdout)
-                try process.run()
-                stdin.fileHandleForWriting.write(input)
-                try stdin.fileHandleForWriting.close()
-                defer { process.waitUntilExit() }
-                return stdout.fileHandleForReading.readDataToEndOfFile()
-            }
-            let reply = try #require(try JSONSerialization.jsonObject(with: output) as? [String: Any], "\(String(decoding: output, as: UTF8.self))")
-            return try #require(reply["signatures"] as? [String])
+            try await AppleLibraryPython.sign(requests, keyPath: keyPath ?? self.keyPath, keyID: TeamKeySignatureTests.keyID,
+                                              issuerID: TeamKeySignatureTests.issuerID)
         }
 
         func buy(offer signature: String, appAccountToken: UUID? = nil) async -> Result<PurchaseOutcome, StoreFailure> {

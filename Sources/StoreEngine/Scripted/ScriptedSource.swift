@@ -200,6 +200,10 @@ public actor ScriptedSource: TransactionSource, StoreTestControls {
         _ = try add(item, quantity: 1, notify: true) { if familyShared { $0.ownership = .familyShared } }
     }
 
+    public func registerInAppPurchaseKey(keyID: String, privateKeyPEM: String, issuerID: String?) throws -> InAppPurchaseKey {
+        throw unsupported("the team's In-App Purchase keys")
+    }
+
     public func signPromotionalOffer(productID: String, offerID: String) throws -> String {
         try sign(["productId": .string(productID), "offerIdentifier": .string(offerID), "nonce": .string(UUID().uuidString)])
     }

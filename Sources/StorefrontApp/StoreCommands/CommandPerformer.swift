@@ -26,9 +26,10 @@ public struct CommandPerformer: Sendable {
 
     public func perform(_ command: StoreCommand) async throws -> CommandOutcome {
         switch command {
-        case .buy(let id, let quantity, let offer, let signature, let askToBuy, let plan, let token, let answer):
-            var options = await purchaseOptions(id, quantity: quantity, offer: offer, signature: signature, askToBuy: askToBuy)
+        case .buy(let id, let quantity, let offer, let signature, let askToBuy, let plan, let token, let introEligibility, let answer):
+            var options = try await purchaseOptions(id, quantity: quantity, offer: offer, signature: signature, askToBuy: askToBuy)
             options.billingPlan = plan
+            options.introductoryOfferEligibility = try introEligibility.map { try Self.signed(from: $0) }
             let appsOwn = await controls.settings().appAccountToken
             options.appAccountToken = token ?? appsOwn
             return .purchase(productID: id, await manager.purchase(id, options: options, answer: answer))
@@ -86,6 +87,10 @@ public struct CommandPerformer: Sendable {
         case .fail(let api, let failure):
             await c.update { $0.failures[api] = failure }
             return failure.map { "\(api.title) will fail with \($0.name)" } ?? "\(api.title) failures cleared"
+        case .inAppPurchaseKey(let keyID, let file, let issuer):
+            guard let pem = try? String(contentsOfFile: file, encoding: .utf8) else { throw TestControlError("\(file): cannot read the key file") }
+            try await c.registerInAppPurchaseKey(keyID: keyID, privateKeyPEM: pem, issuerID: issuer)
+            return "In-App Purchase key \(keyID) registered"
         case .appAccountToken(let token):
             await c.update { $0.appAccountToken = token }
             return token.map { "Purchases carry the app account token \($0.uuidString.lowercased())" } ?? "Purchases carry no app account token"
@@ -151,7 +156,7 @@ public struct CommandPerformer: Sendable {
     /// The purchase options an app passes: the offer's kind comes from the product, as the app knows
     /// it; a promotional offer is signed by the developer's server (the local store plays that part).
     private func purchaseOptions(_ id: String, quantity: Int, offer: String?, signature: StoreCommand.OfferSignature,
-                                 askToBuy: Bool) async -> PurchaseOptions {
+                                 askToBuy: Bool) async throws -> PurchaseOptions {
         var options = PurchaseOptions(quantity: quantity, simulatesAskToBuy: askToBuy)
         guard let offer else { return options }
         let terms = await manager.snapshot.products.first { $0.id == id }?.subscription
@@ -166,8 +171,17 @@ public struct CommandPerformer: Sendable {
             options.promotionalOffer = (offer, signed)
         case .missing: options.promotionalOffer = (offer, nil)
         case .invalid: options.promotionalOffer = (offer, "not.a.signature")
+        case .file(let path): options.promotionalOffer = (offer, try Self.signed(from: path))
         }
         return options
+    }
+
+    /// What the team's server signed, as it handed it to the app, from a file (surrounding white space dropped).
+    static func signed(from path: String) throws -> String {
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
+            throw TestControlError("\(path): cannot read the signature (write what your server signed there: a JWS, or the legacy signature's JSON)")
+        }
+        return text.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     static func describe(_ action: ManageSubscriptionAction) -> String {

@@ -43,6 +43,10 @@ enum CommandTable {
             guard let setting = TestSetting(name: name) else { throw w.fail("unknown setting '\(name)'") }
             return .set(setting, try w.onOff())
         },
+        Step(keyword: "iap-key", usage: "iap-key KEY_ID FILE.p8 [issuer UUID]  (the team's In-App Purchase key, as `storefront iap-key`)",
+             section: .setUp) { w throws(ParseFailure) in
+            .inAppPurchaseKey(keyID: try w.next("KEY_ID"), file: try w.next("FILE.p8"), issuer: try w.value(after: "issuer", "UUID"))
+        },
         Step(keyword: "fail", usage: "fail API ERROR|off  (API: \(ScenarioParser.names(StoreAPI.self)))", section: .setUp) { w throws(ParseFailure) in
             let api = try w.oneOf(StoreAPI.self, "API")
             let error = try w.next("ERROR")
@@ -67,7 +71,7 @@ enum CommandTable {
             }
             return .originalApp(version: version, platform: platform, date: date)
         },
-        Step(keyword: "buy", usage: "buy PRODUCT [quantity N] [offer ID [signature missing|invalid]] [plan upFront|monthly] [account-token UUID] [ask-to-buy]",
+        Step(keyword: "buy", usage: "buy PRODUCT [quantity N] [offer ID [signature missing|invalid|file FILE]] [plan upFront|monthly] [account-token UUID] [intro-eligibility FILE] [ask-to-buy]",
              section: .customer) { w throws(ParseFailure) in try buy(&w, answer: .confirm) },
         Step(keyword: "cancel", usage: "cancel PRODUCT [quantity N] [offer ID] [plan upFront|monthly]", section: .customer) { w throws(ParseFailure) in
             try buy(&w, answer: .cancel)
@@ -167,13 +171,21 @@ enum CommandTable {
     static func buy(_ w: inout Words, answer: PaymentSheetAnswer) throws(ParseFailure) -> StoreCommand {
         let product = try w.next("PRODUCT")
         var quantity = 1, offer: String?, signature = StoreCommand.OfferSignature.valid, askToBuy = false, plan = BillingPlanType.upFront
-        var token: UUID?
+        var token: UUID?, introEligibility: String?
         while let word = w.peek {
             switch word {
             case "plan": w.skip(); plan = try w.oneOf(BillingPlanType.self, "upFront|monthly")
             case "quantity": w.skip(); quantity = try w.int("N")
             case "offer": w.skip(); offer = try w.next("ID")
-            case "signature": w.skip(); signature = try w.oneOf(StoreCommand.OfferSignature.self, "missing|invalid")
+            case "signature":
+                w.skip()
+                switch try w.next("missing|invalid|file") {
+                case "missing": signature = .missing
+                case "invalid": signature = .invalid
+                case "file": signature = .file(try w.next("FILE"))
+                case let other: throw w.fail("unknown signature '\(other)' (missing, invalid or file FILE)")
+                }
+            case "intro-eligibility": w.skip(); introEligibility = try w.next("FILE")
             case "ask-to-buy": w.skip(); askToBuy = true
             case "account-token":
                 w.skip()
@@ -184,7 +196,7 @@ enum CommandTable {
             }
         }
         return .buy(product, quantity: quantity, offer: offer, signature: signature, askToBuy: askToBuy, plan: plan, appAccountToken: token,
-                    answer: answer)
+                    introEligibility: introEligibility, answer: answer)
     }
 
     /// Every action step, one a line, by section (for `ScenarioParser.reference`, which `storefront run --help` prints).

@@ -17,6 +17,8 @@ public enum StoreCommand: Sendable, Equatable {
     case fail(StoreAPI, StoreFailure?)
     /// Where App Store Server Notifications V2 go; nil: recorded, not sent.
     case notificationURL(String?)
+    /// One of the team's In-App Purchase keys: its ID, its `.p8` file and the issuer ID its JWS name.
+    case inAppPurchaseKey(keyID: String, file: String, issuer: String?)
     /// What AppTransaction reports of the first download (business-model migrations); nil keeps a field.
     case originalApp(version: String?, platform: String?, date: Date?)
 
@@ -24,9 +26,10 @@ public enum StoreCommand: Sendable, Equatable {
     /// `product.purchase(options:)`; `answer` is the customer's choice at the payment sheet. The offer
     /// is named by ID; its kind (promotional, win-back) comes from the product, as an app knows it.
     /// `plan`: the billing plan of a subscription with billing plans (`.billingPlanType(_:)`);
-    /// `appAccountToken`: `.appAccountToken(_:)` (nil: the app's own, the `appAccountToken` setting).
+    /// `appAccountToken`: `.appAccountToken(_:)` (nil: the app's own, the `appAccountToken` setting);
+    /// `introEligibility`: a file holding `.introductoryOfferEligibility(compactJWS:)`, as the team's server signed it.
     case buy(String, quantity: Int, offer: String?, signature: OfferSignature, askToBuy: Bool, plan: BillingPlanType = .upFront,
-             appAccountToken: UUID? = nil, answer: PaymentSheetAnswer)
+             appAccountToken: UUID? = nil, introEligibility: String? = nil, answer: PaymentSheetAnswer)
     case restore, refresh
     case redeem(String)
     case requestRefund(TransactionRef, reason: String)
@@ -55,7 +58,7 @@ public enum StoreCommand: Sendable, Equatable {
     /// The product a command names, checked against the catalog before a scenario runs.
     public var productID: String? {
         switch self {
-        case .buy(let id, _, _, _, _, _, _, _), .buyElsewhere(let id, _): id
+        case .buy(let id, _, _, _, _, _, _, _, _), .buyElsewhere(let id, _): id
         case .requestRefund(let ref, _), .control(_, let ref): ref.productID
         default: nil
         }
@@ -64,7 +67,7 @@ public enum StoreCommand: Sendable, Equatable {
     /// Commands that prepare the store rather than act in it (a walk applies them when reached).
     public var isSetUp: Bool {
         switch self {
-        case .storefront, .set, .toggle, .timeRate, .appAccountToken, .fail, .notificationURL, .originalApp: true
+        case .storefront, .set, .toggle, .timeRate, .appAccountToken, .fail, .notificationURL, .originalApp, .inAppPurchaseKey: true
         default: false
         }
     }
@@ -77,7 +80,10 @@ public enum StoreCommand: Sendable, Equatable {
         }
     }
 
-    public enum OfferSignature: String, Sendable, Equatable, CaseIterable { case valid, missing, invalid }
+    /// A promotional offer's signature: made by the local store (as a developer's server would), left
+    /// out, broken, or read from a file when the purchase is made, as the team's server signed it (a
+    /// compact JWS, or the legacy signature's JSON `{"keyIdentifier", "nonce", "timestamp", "signature"}`).
+    public enum OfferSignature: Sendable, Equatable { case valid, missing, invalid, file(String) }
 }
 
 /// Which transaction a command acts on: one the tester picked, or, as a scenario says it, the
