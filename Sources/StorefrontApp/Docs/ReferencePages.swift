@@ -39,8 +39,9 @@ enum ReferencePages {
 
     /// One sheet of each kind, with every key it can show: some keys depend on what the sheet holds.
     static var sheetSpecimens: [(String, String, SheetState)] {
-        [("Payment sheet", "`o` when the product has more than one offer, `b` more than one billing plan, `+ -` for a consumable; Enter does the selected button.",
-          .payment(PaymentSheet(productID: "", allowsQuantity: true, offers: [.none, .promotional("")], plans: [.upFront, .monthly]))),
+        [("Payment sheet", "`o` when the product has more than one offer, `b` more than one billing plan, `s` with a promotional offer, `+ -` for a consumable; Enter does the selected button.",
+          .payment(PaymentSheet(productID: "", allowsQuantity: true, offers: [.promotional(""), .none], plans: [.upFront, .monthly]))),
+         ("Offer signature", "Every other key types into the path of the file your server's signature is in.", .offerSignature(OfferSignatureSheet(current: nil))),
          ("Redeem code", "Every other key types into the code.", .redeem(RedeemSheet())),
          ("Notification URL", "Every other key types into the URL.", .notificationURL(NotificationURLSheet(current: nil))),
          ("Product details", "", .productDetail("")),

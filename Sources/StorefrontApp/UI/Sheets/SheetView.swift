@@ -40,6 +40,7 @@ enum SheetState: Sendable, Equatable {
     case payment(PaymentSheet)
     case redeem(RedeemSheet)
     case notificationURL(NotificationURLSheet)
+    case offerSignature(OfferSignatureSheet)
     case productDetail(ProductDetailSheet)
     case transactionDetail(TransactionDetailSheet)
     case notificationDetail(NotificationDetailSheet)
@@ -58,6 +59,7 @@ enum SheetState: Sendable, Equatable {
         case .payment(let sheet): sheet
         case .redeem(let sheet): sheet
         case .notificationURL(let sheet): sheet
+        case .offerSignature(let sheet): sheet
         case .productDetail(let sheet): sheet
         case .transactionDetail(let sheet): sheet
         case .notificationDetail(let sheet): sheet
