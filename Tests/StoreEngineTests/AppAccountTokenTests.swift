@@ -11,7 +11,7 @@ struct AppAccountTokenTests {
     func store() throws -> LocalAppStore {
         var catalog = Repo.catalog
         catalog.settings.networkDelay = 0
-        return try LocalAppStore(catalog: catalog, stateDirectory: nil, time: ManualTime())
+        return try LocalAppStore(catalog: catalog, stateDirectory: nil, ledger: PostgresTestServer.defaultLedger(for: nil), time: ManualTime())
     }
 
     func payload(_ store: LocalAppStore, _ jws: String) -> JSONValue? {

@@ -13,7 +13,7 @@ struct NotificationOutboxTests {
         catalog.settings.networkDelay = 0
         catalog.settings.gracePeriod = false
         catalog.settings.notificationURL = url
-        return try LocalAppStore(catalog: catalog, stateDirectory: directory, time: time)
+        return try LocalAppStore(catalog: catalog, stateDirectory: directory, ledger: PostgresTestServer.defaultLedger(for: directory), time: time)
     }
 
     func names(_ store: LocalAppStore) async -> [String] {

@@ -25,7 +25,7 @@ struct TeamKeySignatureTests {
             catalog.settings.networkDelay = 0
             // Real time now: Apple's library signs with the wall clock, and a signature is good for 24 hours.
             let time = ManualTime(start: Date())
-            let store = try LocalAppStore(catalog: catalog, stateDirectory: nil, time: time)
+            let store = try LocalAppStore(catalog: catalog, stateDirectory: nil, ledger: PostgresTestServer.defaultLedger(for: nil), time: time)
             _ = try await store.purchase(ID.proMonthly, options: PurchaseOptions(), answer: .confirm)
             let original = try #require(await store.ledgerEntries(limit: 1).first?.id)
             try await store.setAutoRenew(productID: ID.proMonthly, enabled: false)
