@@ -131,7 +131,7 @@ enum ReferencePages {
         "restore": "Restore purchases (`AppStore.sync()`).",
         "refresh": "The app reads the store again.",
         "redeem": "Redeems an offer code as the customer.",
-        "request-refund": "The app's refund request for the product's newest transaction.",
+        "request-refund": "The app's refund request for the product's newest transaction; REASON is the customer's (words from the refund sheet, or Apple's `consumptionRequestReason` name, which `CONSUMPTION_REQUEST` carries).",
         "manage": "The manage-subscriptions sheet: cancel, re-enable, or switch to another product of the group.",
         "quit": "The app quits.",
         "launch": "The app launches again on the same store.",

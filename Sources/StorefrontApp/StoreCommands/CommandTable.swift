@@ -79,8 +79,12 @@ enum CommandTable {
         Step(keyword: "restore", usage: "restore", section: .customer) { _ throws(ParseFailure) in .restore },
         Step(keyword: "refresh", usage: "refresh", section: .customer) { _ throws(ParseFailure) in .refresh },
         Step(keyword: "redeem", usage: "redeem CODE", section: .customer) { w throws(ParseFailure) in .redeem(try w.next("CODE")) },
-        Step(keyword: "request-refund", usage: "request-refund PRODUCT", section: .customer) { w throws(ParseFailure) in
-            .requestRefund(.newest(productID: try w.next("PRODUCT")), reason: "scenario")
+        Step(keyword: "request-refund", usage: "request-refund PRODUCT [reason REASON]", section: .customer) { w throws(ParseFailure) in
+            let product = try w.next("PRODUCT")
+            guard w.flag("reason") else { return .requestRefund(.newest(productID: product), reason: "scenario") }
+            let reason = w.rest().joined(separator: " ")
+            if reason.isEmpty { throw w.fail("missing REASON") }
+            return .requestRefund(.newest(productID: product), reason: reason)
         },
         Step(keyword: "manage", usage: "manage GROUP cancel|reenable|switch PRODUCT", section: .customer) { w throws(ParseFailure) in
             let group = try w.next("GROUP")
