@@ -21,7 +21,7 @@ struct OfferSignatureSheet: SheetView, Equatable {
     /// Every key but Enter and Esc edits the path.
     mutating func edit(_ key: Key) -> Bool {
         guard key != .enter, key != .escape else { return false }
-        if case .character(let c) = key { field.insert(String(c)) } else { field.handle(key) }
+        field.handle(key)
         return true
     }
 
