@@ -199,6 +199,8 @@ public protocol StoreTestControls: Sendable {
     func buyOutsideApp(productID: String, familyShared: Bool) async throws
     /// Issues a valid promotional offer signature (the developer's server's job).
     func signPromotionalOffer(productID: String, offerID: String) async throws -> String
+    /// What the cancel sheet offers before a cancel (Retention Messaging); `ask` posts the signed realtime request.
+    func retentionOffer(group: String, ask: @Sendable (_ url: String, _ signedPayload: String) async -> JSONValue?) async -> RetentionOffer?
     /// Registers one of the team's In-App Purchase keys, whose signatures the store then accepts.
     @discardableResult
     func registerInAppPurchaseKey(keyID: String, privateKeyPEM: String, issuerID: String?) async throws -> InAppPurchaseKey

@@ -2,6 +2,7 @@ import Foundation
 import StoreClient
 import StoreCore
 import StoreEngine
+import StoreServer
 
 /// How a command ended, for the status line, a result sheet or a scenario's step.
 public enum CommandOutcome: Sendable {
@@ -10,6 +11,8 @@ public enum CommandOutcome: Sendable {
     case done(String)
     /// The store said no to what the customer asked (a refund request, a plan change): shown, not thrown.
     case refused(String, StoreFailure)
+    /// What to offer before a cancel in a group (nil: only the question).
+    case retention(group: String, RetentionOffer?)
 }
 
 /// The one interpreter of `StoreCommand`s, for the TUI, `storefront run`, `walk` and `demo` alike: the
@@ -47,6 +50,10 @@ public struct CommandPerformer: Sendable {
                 return .refused("Refund request failed: \(failure.message)", failure)
             }
             return .done("Refund requested; the App Store decides in the QA panel (4)")
+        case .retentionOffer(let group):
+            return .retention(group: group, await controls.retentionOffer(group: group) { url, payload in
+                await RealtimeRetention.ask(url: url, signedPayload: payload)
+            })
         case .manage(let group, let action):
             if let failure = await manager.manageSubscription(groupID: group, action) {
                 return .refused("Manage subscriptions: \(await manager.snapshot.lastMessage ?? failure.message)", failure)
@@ -172,6 +179,7 @@ public struct CommandPerformer: Sendable {
         case .missing: options.promotionalOffer = (offer, nil)
         case .invalid: options.promotionalOffer = (offer, "not.a.signature")
         case .file(let path): options.promotionalOffer = (offer, try Self.signed(from: path))
+        case .given(let signature): options.promotionalOffer = (offer, signature)
         }
         return options
     }

@@ -35,6 +35,8 @@ public enum StoreCommand: Sendable, Equatable {
     case requestRefund(TransactionRef, reason: String)
     /// The manage-subscriptions sheet, for a subscription group.
     case manage(String, ManageSubscriptionAction)
+    /// The cancel sheet asks the store what to offer first (Retention Messaging); then the customer chooses.
+    case retentionOffer(String)
     /// Quit the app (its StoreManager stops listening), launch it again, or both on the same state.
     case quit, launch, restart
     /// The app dies after delivering the next transaction and before `finish()`; `launch` brings it back.
@@ -83,7 +85,7 @@ public enum StoreCommand: Sendable, Equatable {
     /// A promotional offer's signature: made by the local store (as a developer's server would), left
     /// out, broken, or read from a file when the purchase is made, as the team's server signed it (a
     /// compact JWS, or the legacy signature's JSON `{"keyIdentifier", "nonce", "timestamp", "signature"}`).
-    public enum OfferSignature: Sendable, Equatable { case valid, missing, invalid, file(String) }
+    public enum OfferSignature: Sendable, Equatable { case valid, missing, invalid, file(String), given(String) }
 }
 
 /// Which transaction a command acts on: one the tester picked, or, as a scenario says it, the
