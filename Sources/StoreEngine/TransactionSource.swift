@@ -131,6 +131,8 @@ public struct PurchaseOptions: Sendable, Equatable {
     public var simulatesAskToBuy = false
     /// `.billingPlanType(_:)`: how a subscription with billing plans is paid; up front unless chosen, as in StoreKit.
     public var billingPlan: BillingPlanType = .upFront
+    /// `.introductoryOfferEligibility(compactJWS:)`: the team's server's word on the introductory offer.
+    public var introductoryOfferEligibility: String?
 
     public init(quantity: Int = 1, appAccountToken: UUID? = nil, promotionalOffer: (id: String, signature: String?)? = nil,
                 winBackOfferID: String? = nil, simulatesAskToBuy: Bool = false, billingPlan: BillingPlanType = .upFront) {
@@ -146,6 +148,7 @@ public struct PurchaseOptions: Sendable, Equatable {
         a.quantity == b.quantity && a.appAccountToken == b.appAccountToken && a.promotionalOffer?.id == b.promotionalOffer?.id
             && a.promotionalOffer?.signature == b.promotionalOffer?.signature && a.winBackOfferID == b.winBackOfferID
             && a.simulatesAskToBuy == b.simulatesAskToBuy && a.billingPlan == b.billingPlan
+            && a.introductoryOfferEligibility == b.introductoryOfferEligibility
     }
 }
 
@@ -206,6 +209,11 @@ public protocol StoreTestControls: Sendable {
     func buyOutsideApp(productID: String, familyShared: Bool) async throws
     /// Issues a valid promotional offer signature (the developer's server's job).
     func signPromotionalOffer(productID: String, offerID: String) async throws -> String
+    /// What the cancel sheet offers before a cancel (Retention Messaging); `ask` posts the signed realtime request.
+    func retentionOffer(group: String, ask: @Sendable (_ url: String, _ signedPayload: String) async -> JSONValue?) async -> RetentionOffer?
+    /// Registers one of the team's In-App Purchase keys, whose signatures the store then accepts.
+    @discardableResult
+    func registerInAppPurchaseKey(keyID: String, privateKeyPEM: String, issuerID: String?) async throws -> InAppPurchaseKey
 
     /// Throws past `SupportedDates.latest`.
     func advanceTime(by period: Period) async throws

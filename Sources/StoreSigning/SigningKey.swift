@@ -82,6 +82,13 @@ public struct PublicKey: Sendable {
         return ECDSA.verifyDigest(digest, derSignature: der, key: handle)
     }
 
+    /// Checks a DER-encoded ECDSA signature over SHA-256 of `data` (the legacy promotional offer
+    /// signature, which App Store Connect keys make with `SHA256withECDSA`).
+    public func isValidDERSignature(_ signature: Data, for data: Data) -> Bool {
+        let digest = data.withUnsafeBytes { ECDSA.sha256($0) }
+        return ECDSA.verifyDigest(digest, derSignature: Array(signature), key: handle)
+    }
+
     static func spki(of key: PKeyHandle) throws -> [UInt8] {
         var out: UnsafeMutablePointer<UInt8>?
         let length = i2d_PUBKEY(key.pointer, &out)

@@ -3,15 +3,21 @@ the Swift test suite (Tests/StoreServerTests/AppleClientTests.swift), and decode
 every response with Apple's SignedDataVerifier.
 
 stdin: {"baseUrl", "keyPath", "keyId", "issuerId", "bundleId", "environment", "appAppleId", "root": base64 DER,
-        "calls": [{"label", "method": a client method name, "args": {...}}]}
-       An argument "@LABEL.FIELD" is FIELD of the result of the earlier call LABEL.
+        "calls": [{"label", "method": a client method name, "args": {...}, "repeat": N (optional)}]}
+       An argument "@LABEL.FIELD" is FIELD of the result of the earlier call LABEL. An argument
+       {"@model": "ClassName", ...} is Apple's model of that name, read from the JSON the server gets;
+       {"@base64": "..."} is bytes. The method "verify_and_decode_realtime_request" is the verifier's.
 stdout: {"results": [{"label", "ok", "result": the response as JSON with each signed value decoded under
-         "decoded", or "error": {"httpStatus", "apiError", "message"}}]}
+         "decoded", or "error": {"httpStatus", "apiError", "message"}, "milliseconds": the median call's time}]}
 """
 import base64
+import importlib
 import json
+import statistics
 import sys
+import time
 from enum import Enum
+from uuid import UUID
 
 import attr
 from appstoreserverlibrary.api_client import APIException, AppStoreServerAPIClient, GetTransactionHistoryVersion
@@ -21,6 +27,7 @@ from appstoreserverlibrary.models.Environment import Environment
 from appstoreserverlibrary.models.ExtendReasonCode import ExtendReasonCode
 from appstoreserverlibrary.models.ExtendRenewalDateRequest import ExtendRenewalDateRequest
 from appstoreserverlibrary.models.InAppOwnershipType import InAppOwnershipType
+from appstoreserverlibrary.models.LibraryUtility import _get_cattrs_converter
 from appstoreserverlibrary.models.NotificationHistoryRequest import NotificationHistoryRequest
 from appstoreserverlibrary.models.NotificationTypeV2 import NotificationTypeV2
 from appstoreserverlibrary.models.RefundPreference import RefundPreference
@@ -37,8 +44,12 @@ def plain(value):
                 if not field.name.startswith("raw") and getattr(value, field.name) is not None}
     if isinstance(value, Enum):
         return value.value
+    if isinstance(value, UUID):
+        return str(value)
     if isinstance(value, list):
         return [plain(item) for item in value]
+    if isinstance(value, dict):
+        return {plain(key): plain(item) for key, item in value.items()}
     return value
 
 
@@ -90,24 +101,27 @@ def all_pages(fetch, token_field, token=None):
             return pages
 
 
-def call(client, method, args):
+def call(client, verifier, method, args):
+    if method == "verify_and_decode_realtime_request":
+        return verifier.verify_and_decode_realtime_request(args["signedPayload"])
     if method == "get_transaction_history":
         request = history_request(args.get("request", {}))
-        fetch = lambda revision: client.get_transaction_history(args["transactionId"], revision, request, GetTransactionHistoryVersion.V2)
+        version = GetTransactionHistoryVersion(args.get("version", "v2"))
+        fetch = lambda revision: client.get_transaction_history(args["transactionId"], revision, request, version)
         return all_pages(fetch, "revision", args.get("revision")) if args.get("allPages") else fetch(args.get("revision"))
     if method == "get_refund_history":
         fetch = lambda revision: client.get_refund_history(args["transactionId"], revision)
         return all_pages(fetch, "revision", args.get("revision")) if args.get("allPages") else fetch(args.get("revision"))
     if method == "get_all_subscription_statuses":
         return client.get_all_subscription_statuses(args["transactionId"], [Status(s) for s in args["status"]] if "status" in args else None)
-    if method == "send_consumption_information":
+    if method == "send_consumption_information" and "request" in args:
         r = args["request"]
         return client.send_consumption_information(args["transactionId"], ConsumptionRequest(
             customerConsented=r["customerConsented"], sampleContentProvided=r["sampleContentProvided"],
             deliveryStatus=DeliveryStatus(r["deliveryStatus"]),
             refundPreference=RefundPreference(r["refundPreference"]) if "refundPreference" in r else None,
             consumptionPercentage=r.get("consumptionPercentage")))
-    if method == "extend_subscription_renewal_date":
+    if method == "extend_subscription_renewal_date" and "request" in args:
         r = args["request"]
         return client.extend_subscription_renewal_date(args["originalTransactionId"], ExtendRenewalDateRequest(
             extendByDays=r["extendByDays"], extendReasonCode=ExtendReasonCode(r["extendReasonCode"]), requestIdentifier=r["requestIdentifier"]))
@@ -123,15 +137,37 @@ def call(client, method, args):
     return getattr(client, method)(**args)
 
 
+def model(name, fields):
+    """Apple's model class `name` read from `fields`, the JSON the server is to get."""
+    cls = getattr(importlib.import_module("appstoreserverlibrary.models." + name), name)
+    return _get_cattrs_converter(cls).structure(fields, cls)
+
+
 def resolve(args, results):
     def value(v):
         if isinstance(v, str) and v.startswith("@"):
             label, field = v[1:].split(".", 1)
             return results[label]["result"][field]
+        if isinstance(v, dict) and "@model" in v:
+            return model(v["@model"], {k: value(x) for k, x in v.items() if k != "@model"})
+        if isinstance(v, dict) and "@enum" in v:
+            return getattr(importlib.import_module("appstoreserverlibrary.models." + v["@enum"]), v["@enum"])(v["value"])
+        if isinstance(v, dict) and "@base64" in v:
+            return base64.b64decode(v["@base64"])
         if isinstance(v, dict):
             return {k: value(x) for k, x in v.items()}
         return v
     return value(args)
+
+
+def timed(run, times):
+    """The last run's response and the median run's time in milliseconds."""
+    durations, response = [], None
+    for _ in range(times):
+        started = time.perf_counter()
+        response = run()
+        durations.append((time.perf_counter() - started) * 1000)
+    return response, round(statistics.median(durations), 2)
 
 
 def main():
@@ -147,7 +183,8 @@ def main():
     for spec in request["calls"]:
         entry = {"label": spec["label"], "ok": True}
         try:
-            response = call(client, spec["method"], resolve(spec.get("args", {}), results))
+            args = resolve(spec.get("args", {}), results)
+            response, entry["milliseconds"] = timed(lambda: call(client, verifier, spec["method"], args), spec.get("repeat", 1))
             entry["result"] = decoder.decode(plain(response)) if response is not None else {}
         except APIException as error:
             entry["ok"] = False

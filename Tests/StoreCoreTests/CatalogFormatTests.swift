@@ -61,6 +61,7 @@ struct CatalogFormatTests {
         ("settings.failures", ["purchase": "oops"], "settings.failures.purchase", "unknown error"),
         ("settings.notificationURL", "ftp://example.com/n", "settings.notificationURL", "is not an http or https URL"),
         ("settings.notificationURL", "localhost:8080", "settings.notificationURL", "is not an http or https URL"),
+        ("settings.appAccountToken", "user-42", "settings.appAccountToken", "is not a UUID"),
         ("products.0.prise", "1", "products[0].prise", "unknown field"),
         ("app.name", nil, "app.name", "missing required field"),
     ] as [(String, JSONValue?, String, String)])
@@ -77,6 +78,14 @@ struct CatalogFormatTests {
         settings.notificationURL = "https://backend.example/appstore"
         let again = try CatalogFormat.decodeSettings(CatalogFormat.encode(settings), storefronts: [], file: "settings")
         #expect(again.notificationURL == "https://backend.example/appstore")
+    }
+
+    @Test("settings.appAccountToken, the storefront's own app's token, is read and written back")
+    func appAccountTokenRoundTrips() throws {
+        var settings = TestSettings()
+        settings.appAccountToken = UUID(uuidString: "7e3fb20b-4cdb-47cc-936d-99d65f608138")
+        let again = try CatalogFormat.decodeSettings(CatalogFormat.encode(settings), storefronts: [], file: "settings")
+        #expect(again.appAccountToken == settings.appAccountToken)
     }
 
     @Test("duplicate product IDs are rejected")

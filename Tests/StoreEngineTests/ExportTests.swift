@@ -24,6 +24,20 @@ struct ExportTests {
         await h.close()
     }
 
+    @Test("the export's JSON names each transaction's order ID, which Look Up Order ID takes")
+    func orders() async throws {
+        let h = try await Harness.make()
+        _ = await h.manager.purchase(ID.coins)
+        _ = await h.manager.purchase(ID.pro)
+        let export = try await h.store.exportSignedData()
+        let verifier = SignedDataVerifier(trustedRoots: [h.store.certificate])
+        let ids = export.transactions.compactMap { verifier.transaction($0).payload?.transactionID }
+        #expect(ids.count == 2)
+        let orders = try #require(export.json["orders"])
+        for id in ids { #expect(orders[String(id)]?.stringValue.flatMap(OrderID.transactionID(of:)) == id) }
+        await h.close()
+    }
+
     @Test("the AppTransaction carries the catalog's app.appAppleId")
     func appAppleID() async throws {
         let store = try LocalAppStore(catalog: TokenTour.catalog(), stateDirectory: nil, time: ManualTime())

@@ -13,7 +13,7 @@ struct NotificationOutboxTests {
         catalog.settings.networkDelay = 0
         catalog.settings.gracePeriod = false
         catalog.settings.notificationURL = url
-        return try LocalAppStore(catalog: catalog, stateDirectory: directory, time: time)
+        return try LocalAppStore(catalog: catalog, stateDirectory: directory, ledger: PostgresTestServer.defaultLedger(for: directory), time: time)
     }
 
     func names(_ store: LocalAppStore) async -> [String] {
@@ -60,6 +60,22 @@ struct NotificationOutboxTests {
         let claims = try JSONParser.parse(try #require(Base64URL.decode(String(info.split(separator: ".")[1]))))
         #expect(claims["productId"]?.stringValue == ID.plusMonthly && claims["autoRenewStatus"]?.intValue == 1)
         #expect(body["data"]?["status"]?.intValue == 1)
+        await store.shutdown()
+    }
+
+    @Test("CONSUMPTION_REQUEST carries data.consumptionRequestReason, from the reason the customer picked", arguments: [
+        ("I didn't mean to buy this", "UNINTENDED_PURCHASE"), ("A child or family member bought it", "UNINTENDED_PURCHASE"),
+        ("It doesn't work or isn't what I expected", "UNSATISFIED_WITH_PURCHASE"), ("I didn't receive it", "FULFILLMENT_ISSUE"),
+        ("Other", "OTHER"), ("legal", "LEGAL"),
+    ])
+    func consumptionRequestReason(_ reason: String, _ expected: String) async throws {
+        let store = try store()
+        let coins = try await buy(store, ID.coins)
+        _ = try await store.requestRefund(transactionID: coins, reason: reason)
+        let request = try #require(await store.notifications().first { $0.type == "CONSUMPTION_REQUEST" })
+        let body = try JSONParser.parse(try #require(Base64URL.decode(String(request.signedPayload.split(separator: ".")[1]))))
+        #expect(body["data"]?["consumptionRequestReason"]?.stringValue == expected)
+        #expect(body["data"]?["signedTransactionInfo"] != nil)
         await store.shutdown()
     }
 
@@ -211,16 +227,49 @@ struct NotificationOutboxTests {
         await store.shutdown()
     }
 
-    @Test("a later notification of an original transaction waits until the earlier one is delivered")
-    func inOrderPerOriginalTransaction() async throws {
+    @Test("advance over the retries makes one attempt at each scheduled time, stamped then: 1, 12, 24, 48, 72 hours apart")
+    func retriesAcrossAnAdvance() async throws {
+        let store = try store()
+        try await buy(store, ID.coins)
+        let first = try #require(await store.claimDueNotifications()?.notifications.first)
+        await store.recordSendAttempt(sequence: first.sequence, result: SendAttempt.unsuccessfulHTTPResponseCode)
+        try await store.advanceTime(by: Period(10, .day))
+        while let due = await store.claimDueNotifications()?.notifications.first {
+            await store.recordSendAttempt(sequence: due.sequence, result: SendAttempt.unsuccessfulHTTPResponseCode)
+        }
+        let attempts = try #require(await store.notification(sequence: first.sequence)?.attempts)
+        let gaps = zip(attempts.dropFirst(), attempts).map { ($0.date.timeIntervalSince($1.date) / 3600).rounded() }
+        #expect(gaps == [1, 12, 24, 48, 72])
+        #expect(await store.notification(sequence: first.sequence)?.delivery == .failed)
+        await store.shutdown()
+    }
+
+    @Test("a notification of an event inside a jump in time is made (and signed) when the event happened, not at the jump's end")
+    func eventsInsideAJumpAreDatedWhenTheyHappened() async throws {
+        let store = try store()
+        try await buy(store, ID.proMonthly)
+        try await store.advanceTime(by: Period(3, .month))
+        let renewals = await store.notifications().filter { $0.type == "DID_RENEW" }
+        #expect(renewals.count == 3)
+        let renewalDates = await store.ledgerEntries(limit: 3).map(\.payload.purchaseDate).sorted()
+        #expect(renewals.map(\.createdDate) == renewalDates)
+        let body = try JSONParser.parse(try #require(Base64URL.decode(String(renewals[0].signedPayload.split(separator: ".")[1]))))
+        #expect(body["signedDate"]?.intValue == Int(renewalDates[0].timeIntervalSince1970 * 1000))
+        await store.shutdown()
+    }
+
+    @Test("a later notification of an original transaction does not wait behind a failing one (Apple documents no order)")
+    func noHoldBehindAFailingNotification() async throws {
         let store = try store()
         try await buy(store, ID.proMonthly)
         try await store.setAutoRenew(productID: ID.proMonthly, enabled: false)
         try await buy(store, ID.coins)
         let first = try #require(await store.claimDueNotifications()?.notifications)
-        #expect(first.map(\.type) == ["SUBSCRIBED", "ONE_TIME_CHARGE"])
-        await store.recordSendAttempt(sequence: first[0].sequence, result: SendAttempt.success)
-        #expect(await store.claimDueNotifications()?.notifications.map(\.type) == ["DID_CHANGE_RENEWAL_STATUS"])
+        #expect(first.map(\.type) == ["SUBSCRIBED", "DID_CHANGE_RENEWAL_STATUS", "ONE_TIME_CHARGE"])
+        await store.recordSendAttempt(sequence: first[0].sequence, result: SendAttempt.unsuccessfulHTTPResponseCode)
+        await store.recordSendAttempt(sequence: first[1].sequence, result: SendAttempt.success)
+        #expect(await store.notifications().first { $0.type == "DID_CHANGE_RENEWAL_STATUS" }?.delivery == .delivered,
+                "delivered while the subscription's first notification waits for its retry")
         await store.shutdown()
     }
 

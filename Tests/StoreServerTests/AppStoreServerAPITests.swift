@@ -240,6 +240,27 @@ import StorefrontTestSupport
         #expect(try f.payload(status.signedRenewalInfo)["renewalDate"]?.int64Value == Int64(after.timeIntervalSince1970 * 1000))
     }
 
+    @Test func extendRenewalDateAnswersTheNewExpiryAsItsEffectiveDateAndSoDoesARetry() async throws {
+        let f = try APIFixture()
+        let monthly = try await f.buy(ID.proMonthly)
+        let body = #"{"extendByDays":3,"extendReasonCode":1,"requestIdentifier":"req-e"}"#
+        let first = await f.put("/inApps/v1/subscriptions/extend/\(monthly)", body)
+        let expiry = try #require(await f.store.serverTransaction(id: monthly)?.payload.expirationDate)
+        #expect(first.json["effectiveDate"]?.int64Value == Int64(expiry.timeIntervalSince1970 * 1000), "Apple: the new expiry, not the request's time")
+        #expect(await f.put("/inApps/v1/subscriptions/extend/\(monthly)", body).json["effectiveDate"] == first.json["effectiveDate"])
+    }
+
+    @Test func notificationHistoryReachesBack180DaysAndNoFurther4000012() async throws {
+        let f = try APIFixture()
+        let now = Int64(await f.store.now().timeIntervalSince1970 * 1000), day: Int64 = 86_400_000
+        func history(from start: Int64) async -> HTTPResponse {
+            await f.api.respond(to: HTTPRequest(method: "POST", path: "/inApps/v1/notifications/history",
+                                                body: Data(#"{"startDate":\#(start),"endDate":\#(now)}"#.utf8)))
+        }
+        #expect(await history(from: now - 180 * day + 1000).status == 200)
+        #expect(await history(from: now - 181 * day).errorCode == 4_000_012)
+    }
+
     @Test func aSubscriptionIsExtendedAtMostTwiceAYear() async throws {
         let f = try APIFixture()
         let monthly = try await f.buy(ID.proMonthly)
@@ -349,5 +370,14 @@ import StorefrontTestSupport
         let wrong = await f.api.respond(to: HTTPRequest(method: "DELETE", path: "/inApps/v1/transactions/5"))
         #expect(wrong.status == 405)
         #expect(wrong.headers["allow"] == "GET")
+        #expect(unknown.errorCode == 4_040_000 && wrong.errorCode == 4_050_000, "Apple's client raises an APIException carrying the code")
+    }
+
+    @Test func aLiteralPathWinsOverAnArgumentInTheSamePlace() async throws {
+        let f = try APIFixture()
+        // `extend/mass` is the mass extension's, never the one extension's `extend/{id}`.
+        let mass = await f.api.respond(to: HTTPRequest(method: "POST", path: "/inApps/v1/subscriptions/extend/mass", body: Data("{}".utf8)))
+        #expect(mass.errorCode == 4_000_009)
+        #expect(await f.put("/inApps/v1/subscriptions/extend/mass", "{}").errorCode == 4_000_008, "PUT takes an original transaction ID there")
     }
 }

@@ -36,11 +36,29 @@ import StoreEngine
     func manageKeys() async throws {
         var state = try await fixtureState()
         press(&state, .character("2"), .character("m"))
-        #expect(press(&state, .enter).isEmpty, "asks first")
+        #expect(press(&state, .enter) == [.command(.retentionOffer("lumenquest.membership"))], "what the developer offers first")
+        #expect(reduce(&state, .finished(.retention(group: "lumenquest.membership", nil))).isEmpty, "no message: only the question")
         #expect(press(&state, .character("y")) == [.command(.manage("lumenquest.membership", .cancel))])
         press(&state, .character("m"))
         let effects = press(&state, .down, .enter, .character("y"))
         guard case .command(.manage(_, .switchTo))? = effects.first else { Issue.record("expected a plan switch, got \(effects)"); return }
+    }
+
+    @Test("the cancel sheet shows the developer's retention message and what the backend offers: another plan, a signed promotional offer")
+    func retentionMessageOnTheCancelSheet() async throws {
+        var state = try await fixtureState()
+        press(&state, .character("2"), .character("m"))
+        let current = try #require(state.snapshot.effectiveStatus(group: "lumenquest.membership")?.transaction.payload?.productID)
+        let offer = RetentionOffer(message: RetentionMessage(header: "Before you go", body: "Stay for half price.", bullets: ["Cloud saves"]),
+                                   alternateProductID: "com.lumenquest.plus.monthly",
+                                   promotionalOffer: PromotionalOfferChoice(offerID: "pro.comeback50", signature: "a.b.c"), fromBackend: true)
+        _ = reduce(&state, .finished(.retention(group: "lumenquest.membership", offer)))
+        guard case .menu(let sheet)? = state.top else { Issue.record("no retention sheet: \(String(describing: state.top))"); return }
+        #expect(sheet.title == "Before you go" && sheet.note == "Stay for half price.  • Cloud saves")
+        #expect(sheet.items.map(\.label).first == "Keep my subscription" && sheet.items.last?.label == "Cancel subscription")
+        #expect(sheet.items.contains { $0.effect == .command(.manage("lumenquest.membership", .switchTo(productID: "com.lumenquest.plus.monthly"))) })
+        #expect(press(&state, .down, .down, .enter) == [.command(.buy(current, quantity: 1, offer: "pro.comeback50", signature: .given("a.b.c"),
+                                                                           askToBuy: false, answer: .confirm))])
     }
 
     /// iOS confirms a plan change with the price and when it takes effect.

@@ -82,7 +82,7 @@ struct BillingPlanDisplayTests {
         #expect(sheet.body(state).contains("Intro offer: $0.99/month for 3 months, then $2.99/month, 12-month commitment"))
         #expect(sheet.body(state).contains("Commitment: 12 monthly payments, $35.88 in all."))
         let step = sheet.perform(.activate, &state)
-        guard case .command(.buy(Self.yearly, _, nil, _, _, let plan, .confirm))? = step.effects.first else {
+        guard case .command(.buy(Self.yearly, _, nil, _, _, let plan, _, _, .confirm))? = step.effects.first else {
             Issue.record("no purchase: \(step.effects)")
             return
         }
@@ -150,7 +150,7 @@ struct BillingPlanDisplayTests {
         #expect(moves.contains(.key(.character("b"))))
         var effects: [WalkthroughEffect] = []
         for case .key(let key) in moves { effects += reduce(&state, .walk(.demoKey(key))) }
-        guard case .app(.command(.buy(Self.yearly, _, let offer, _, _, let plan, .confirm)))? = effects.last else {
+        guard case .app(.command(.buy(Self.yearly, _, let offer, _, _, let plan, _, _, .confirm)))? = effects.last else {
             Issue.record("no purchase: \(effects)")
             return
         }

@@ -43,7 +43,7 @@ struct CommandLineTests {
     /// `catalog --time-rate warp` exited 0: the option was never looked at.
     @Test("An option the command does not use is an error naming the option and the commands it is for", arguments: [
         (["catalog", "--time-rate", "warp"], "--time-rate does nothing for catalog (it is for the storefront, run, walk, demo, serve)"),
-        (["verify", "t.jws", "--json"], "--json does nothing for verify (it is for catalog, export, notifications, api-key)"),
+        (["verify", "t.jws", "--json"], "--json does nothing for verify (it is for catalog, export, notifications, api-key, iap-key)"),
         (["--speed", "2"], "--speed does nothing for the storefront (it is for demo)"),
         (["run", "a.scenario", "--no-color"], "--no-color does nothing for run (it is for the storefront, walk, demo)"),
         (["cert", "--storefront", "JPN"], "--storefront does nothing for cert (it is for the storefront, catalog, run, walk, demo)"),

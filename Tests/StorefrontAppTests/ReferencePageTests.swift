@@ -39,7 +39,7 @@ import StorefrontTestSupport
         #expect(page.contains("| `refund PRODUCT [prorated] [developerIssue]` | QA panel: *Refund*, *Refund (prorated)*, *Refund (app issue)*, *Refund (prorated, app issue)* |"))
         #expect(page.contains("| `catalog FILE` |"))
         #expect(page.contains("| `expect [not] entitled PRODUCT` |"))
-        #expect(page.contains("`set SETTING on\\|off \\| set timeRate RATE`"), "a | in a cell is escaped")
+        #expect(page.contains("`set SETTING on\\|off \\| set timeRate RATE \\| set appAccountToken UUID\\|none`"), "a | in a cell is escaped")
     }
 
     @Test("every step and every check has help: a step that is not a tester control needs a line in stepHelp")

@@ -31,8 +31,15 @@ struct ScenarioParserTests {
             ("buy p offer o signature missing", .buy("p", quantity: 1, offer: "o", signature: .missing, askToBuy: false, answer: .confirm)),
             ("cancel p", .buy("p", quantity: 1, offer: nil, signature: .valid, askToBuy: false, answer: .cancel)),
             ("buy p plan monthly offer o", .buy("p", quantity: 1, offer: "o", signature: .valid, askToBuy: false, plan: .monthly, answer: .confirm)),
+            ("buy p account-token 0b7f1c5e-2d1a-4c3e-9f00-5a6b7c8d9e0f", .buy("p", quantity: 1, offer: nil, signature: .valid, askToBuy: false,
+                                                                             appAccountToken: UUID(uuidString: "0b7f1c5e-2d1a-4c3e-9f00-5a6b7c8d9e0f"), answer: .confirm)),
+            ("set appAccountToken 0b7f1c5e-2d1a-4c3e-9f00-5a6b7c8d9e0f", .appAccountToken(UUID(uuidString: "0b7f1c5e-2d1a-4c3e-9f00-5a6b7c8d9e0f"))),
+            ("set appAccountToken none", .appAccountToken(nil)),
+            ("buy p offer o signature file offer.jws intro-eligibility intro.jws", .buy("p", quantity: 1, offer: "o", signature: .file("offer.jws"),
+                                                                                       askToBuy: false, introEligibility: "intro.jws", answer: .confirm)),
             ("restore", .restore), ("refresh", .refresh), ("redeem CODE", .redeem("CODE")),
-            ("request-refund p", .requestRefund(.newest(productID: "p"), reason: "scenario")), ("quit", .quit), ("launch", .launch), ("restart", .restart),
+            ("request-refund p", .requestRefund(.newest(productID: "p"), reason: "scenario")),
+            ("request-refund p reason I didn't receive it", .requestRefund(.newest(productID: "p"), reason: "I didn't receive it")), ("quit", .quit), ("launch", .launch), ("restart", .restart),
             ("approve p", .control(.approve, .newest(productID: "p"))), ("decline p", .control(.decline, .newest(productID: "p"))), ("resolve p", .control(.resolve, .newest(productID: "p"))),
             ("revoke-family p", .control(.revokeFamily, .newest(productID: "p"))), ("approve-refund p", .control(.approveRefund, .newest(productID: "p"))),
             ("decline-refund p", .control(.declineRefund, .newest(productID: "p"))), ("delete p", .control(.delete, .newest(productID: "p"))),
@@ -98,11 +105,12 @@ struct ScenarioParserTests {
     @Test("errors name the file, the line and what was expected")
     func errors() {
         #expect(error("buy p\n\nrefnd p")?.hasPrefix("refund.scenario:3: unknown step 'refnd' (expected one of: catalog, storefront, set, ") == true)
-        #expect(error("buy")  == "refund.scenario:1: missing PRODUCT (expected: buy PRODUCT [quantity N] [offer ID [signature missing|invalid]] [plan upFront|monthly] [ask-to-buy])")
+        #expect(error("buy")  == "refund.scenario:1: missing PRODUCT (expected: buy PRODUCT [quantity N] [offer ID [signature missing|invalid|file FILE]] [plan upFront|monthly] [account-token UUID] [intro-eligibility FILE] [ask-to-buy])")
         #expect(error("buy p quantity x")?.hasPrefix("refund.scenario:1: 'x' is not a number") == true)
         #expect(error("set askToBuy maybe")?.hasPrefix("refund.scenario:1: expected on or off, got 'maybe'") == true)
         #expect(error("set sparkles on")?.hasPrefix("refund.scenario:1: unknown setting 'sparkles'") == true)
         #expect(error("set timeRate warp")?.hasPrefix("refund.scenario:1: unknown time rate 'warp'") == true)
+        #expect(error("buy p account-token 42")?.hasPrefix("refund.scenario:1: '42' is not a UUID") == true)
         #expect(error("fail purchase oops")?.hasPrefix("refund.scenario:1: unknown error 'oops'") == true)
         #expect(error("fail sheet networkError")?.hasPrefix("refund.scenario:1: unexpected 'sheet' (expected one of: loadProducts,") == true)
         #expect(error("advance 1M")?.hasPrefix("refund.scenario:1: '1M' is not a period") == true)

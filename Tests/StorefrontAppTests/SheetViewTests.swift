@@ -45,4 +45,19 @@ import TerminalUI
         #expect(press(&state, .enter) == [.command(.notificationURL("http://127.0.0.1:8080/n"))])
         #expect(state.sheets.isEmpty)
     }
+
+    @Test("the payment sheet's s takes the file of the team's server's signature for a promotional offer, and the purchase passes it")
+    func paymentSheetTakesTheServersSignatureFromAFile() {
+        var state = AppState()
+        state.sheets = [.payment(PaymentSheet(productID: "p", offers: [.none, .promotional("o")]))]
+        #expect(!KeyMap.footer(state).map(\.label).contains("Signature…"), "only with a promotional offer")
+        _ = press(&state, .character("o"))
+        #expect(KeyMap.footer(state).map(\.label).contains("Signature…"))
+        _ = press(&state, .character("s"))
+        for c in "offer.jws" { _ = press(&state, .character(c)) }
+        _ = press(&state, .enter)
+        guard case .payment(let payment)? = state.sheets.last, state.sheets.count == 1 else { Issue.record("\(state.sheets)"); return }
+        #expect(payment.signatureFile == "offer.jws")
+        #expect(press(&state, .enter) == [.command(.buy("p", quantity: 1, offer: "o", signature: .file("offer.jws"), askToBuy: false, answer: .confirm))])
+    }
 }

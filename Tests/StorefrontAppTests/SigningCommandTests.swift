@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import StoreEngine
+import StoreSigning
 import StoreCore
 @testable import StorefrontApp
 import StorefrontTestSupport
@@ -31,6 +32,22 @@ struct SigningCommandTests {
         try FileManager.default.createDirectory(atPath: shared, withIntermediateDirectories: true)
         chmod(shared, 0o777)
         #expect(await StorefrontProgram.main(["cert", "--state", shared]) == 2)
+    }
+
+    @Test("iap-key registers the team's In-App Purchase key in the state, refuses what is not one, and lists the keys")
+    func inAppPurchaseKey() async throws {
+        let directory = state()
+        let p8 = directory + ".p8"
+        try SigningKey.generate().pemRepresentation.write(toFile: p8, atomically: true, encoding: .utf8)
+        #expect(await StorefrontProgram.main(["iap-key", "TEAMKEY001", p8, "--issuer", "57246542-96fe-1a63-e053-0824d011072a",
+                                              "--catalog", catalog, "--state", directory]) == 0)
+        #expect(await StorefrontProgram.main(["iap-key", "TEAMKEY002", catalog, "--catalog", catalog, "--state", directory]) == 2, "not a key")
+        #expect(await StorefrontProgram.main(["iap-key", "lower", p8, "--catalog", catalog, "--state", directory]) == 2, "not a key ID")
+        #expect(throws: UsageError.self) { try CommandLineParser.parse(["iap-key", "TEAMKEY001"]) }
+        let store = try LocalAppStore(catalog: try CatalogLoader.load(path: catalog), stateDirectory: directory)
+        #expect(await store.inAppPurchaseKeys().keys.sorted() == ["TEAMKEY001"])
+        #expect(await store.inAppPurchaseKeys()["TEAMKEY001"]?.issuerID == "57246542-96fe-1a63-e053-0824d011072a")
+        await store.shutdown()
     }
 
     @Test("--environment Production without the app's Apple ID in the catalog exits 2")

@@ -35,7 +35,7 @@ import TerminalUI
         let moves = try #require(DemoPlan.moves(for: try action("buy com.lumenquest.pro.monthly"), in: state.app))
         var effects: [WalkthroughEffect] = []
         for case .key(let key) in moves { effects += reduce(&state, .walk(.demoKey(key))) }
-        guard case .app(.command(.buy(let id, _, _, _, _, _, .confirm)))? = effects.last else { Issue.record("no purchase: \(effects)"); return }
+        guard case .app(.command(.buy(let id, _, _, _, _, _, _, _, .confirm)))? = effects.last else { Issue.record("no purchase: \(effects)"); return }
         #expect(id == "com.lumenquest.pro.monthly")
     }
 

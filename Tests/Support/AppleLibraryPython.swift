@@ -13,3 +13,37 @@ public enum AppleLibraryPython {
     /// Whether the suites that run it run.
     public static let enabled = path != nil || requiredByCI
 }
+
+extension AppleLibraryPython {
+    struct Missing: Error, CustomStringConvertible { var description: String }
+
+    /// Runs one of `Tests/AppleLibrary`'s scripts with `input` on its standard input; what it printed.
+    public static func run(script name: String, input: Data) async throws -> Data {
+        guard let python = path else { throw Missing(description: "CI=true but Apple's library is missing: .ci/run creates .venv-apple") }
+        let script = Repo.root.appendingPathComponent("Tests/AppleLibrary/\(name)").path
+        return try await offPool { () throws -> Data in
+            let process = Process(), stdin = Pipe(), stdout = Pipe()
+            process.executableURL = URL(fileURLWithPath: python)
+            process.arguments = [script]
+            (process.standardInput, process.standardOutput) = (stdin, stdout)
+            try process.run()
+            stdin.fileHandleForWriting.write(input)
+            try stdin.fileHandleForWriting.close()
+            defer { process.waitUntilExit() }
+            return stdout.fileHandleForReading.readDataToEndOfFile()
+        }
+    }
+
+    /// What a developer's server signs with the team's key `keyID` (a `.p8` at `keyPath`), made by
+    /// Apple's library (`sign_with_apple.py`: "v2", "legacy" and "intro" requests).
+    public static func sign(_ requests: [[String: Any]], keyPath: String, keyID: String, issuerID: String,
+                            bundleID: String = "com.lumenquest.app") async throws -> [String] {
+        let input = try JSONSerialization.data(withJSONObject: ["keyPath": keyPath, "keyId": keyID, "issuerId": issuerID,
+                                                                "bundleId": bundleID, "requests": requests])
+        let output = try await run(script: "sign_with_apple.py", input: input)
+        guard let reply = try? JSONSerialization.jsonObject(with: output) as? [String: Any], let signatures = reply["signatures"] as? [String] else {
+            throw Missing(description: "sign_with_apple.py printed \(String(decoding: output, as: UTF8.self))")
+        }
+        return signatures
+    }
+}

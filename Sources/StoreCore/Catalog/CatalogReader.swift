@@ -362,7 +362,7 @@ struct CatalogReader {
     }
 
     func settings(_ field: JSONField) throws -> TestSettings {
-        try field.allowOnly(["storefront", "locale", "timeRate", "networkDelay", "failures", "environment", "notificationURL"]
+        try field.allowOnly(["storefront", "locale", "timeRate", "networkDelay", "failures", "environment", "notificationURL", "appAccountToken"]
                             + TestSetting.allCases.map(\.rawValue))
         var settings = TestSettings()
         if let sf = field.optional("storefront") {
@@ -398,6 +398,11 @@ struct CatalogReader {
             let text = try url.string()
             if let problem = TestSettings.notificationURLProblem(text) { throw url.error(problem) }
             settings.notificationURL = text
+        }
+        if let token = field.optional("appAccountToken") {
+            let text = try token.string()
+            guard let uuid = UUID(uuidString: text) else { throw token.error("\"\(text)\" is not a UUID (for example 7e3fb20b-4cdb-47cc-936d-99d65f608138)") }
+            settings.appAccountToken = uuid
         }
         if let delay = field.optional("networkDelay") {
             settings.networkDelay = try delay.double()

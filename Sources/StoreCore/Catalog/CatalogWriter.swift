@@ -111,6 +111,7 @@ struct CatalogWriter {
         members += TestSetting.allCases.map { ($0.rawValue, .bool(s[keyPath: $0.keyPath])) }
         members += [("networkDelay", .number(String(s.networkDelay))), ("environment", .string(s.environment.rawValue))]
         if let url = s.notificationURL { members.append(("notificationURL", .string(url))) }
+        if let token = s.appAccountToken { members.append(("appAccountToken", .string(token.uuidString.lowercased()))) }
         if !s.failures.isEmpty {
             members.append(("failures", object(StoreAPI.allCases.compactMap { api in s.failures[api].map { (api.rawValue, .string($0.name)) } })))
         }

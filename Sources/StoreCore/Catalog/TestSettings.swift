@@ -24,6 +24,9 @@ public struct TestSettings: Hashable, Sendable {
     public var environment = StoreEnvironment.standard
     /// Where App Store Server Notifications V2 are POSTed; nil: recorded, not sent (as with no URL in App Store Connect).
     public var notificationURL: String?
+    /// The account token the storefront's own app passes with every purchase (`.appAccountToken(_:)`),
+    /// as an app passes its signed-in user's; a purchase that names one keeps its own. nil: none.
+    public var appAccountToken: UUID?
 
     public init() {}
 

@@ -101,6 +101,7 @@ public struct RenewalInfoPayload: Hashable, Sendable {
         offerPeriod = json["offerPeriod"]?.stringValue.flatMap(Period.init(iso:))
         renewalBillingPlanType = json["renewalBillingPlanType"]?.stringValue.flatMap(BillingPlanType.init(signedName:))
         environment = json["environment"]?.stringValue ?? ""
+        appAccountToken = json["appAccountToken"]?.stringValue.flatMap(UUID.init(text:))
     }
 }
 

@@ -29,6 +29,8 @@ extension Ledger {
         var delivery: NotificationDelivery
         var attempts: [SendAttempt] = []
         var nextAttempt: Date?
+        /// Fields of `data` beyond the transaction, renewal info and status (`consumptionRequestReason`), as a JSON object.
+        var data: String?
     }
 
     /// Inserts a notification; its transaction's payload is read from the transaction (see above).
@@ -41,6 +43,10 @@ extension Ledger {
                   int(row.transactionID), .int(Self.ms(row.created)), .text(row.environment),
                   text(row.renewalPayload), int(row.status.map(Int64.init)), text(row.testToken),
                   .text(row.delivery.rawValue), row.nextAttempt.map { .int(Self.ms($0)) } ?? .null])
+        // Beside the row, in the same write transaction (which holds the write lock, so the newest row is this one).
+        if let data = row.data {
+            try db.queue("INSERT INTO notification_data(seq, fields) VALUES ((SELECT MAX(seq) FROM notifications), ?)", [.text(data)])
+        }
         if row.delivery == .pending { outboxBell?.ring() }
     }
 
@@ -54,7 +60,8 @@ extension Ledger {
     private static let outboxColumns = """
         seq, uuid, type, subtype, product_id, original_id, transaction_id, created, environment,
         COALESCE(transaction_payload, (SELECT payload FROM transactions WHERE id = transaction_id)),
-        renewal_payload, status, test_token, signed, delivery, attempts, next_attempt
+        renewal_payload, status, test_token, signed, delivery, attempts, next_attempt,
+        (SELECT fields FROM notification_data d WHERE d.seq = notifications.seq)
         """
 
     /// Notifications made between `since` and `until` (store time, inclusive), oldest first.
@@ -85,15 +92,14 @@ extension Ledger {
         return (kept?[0].text ?? jws, kept?[1].text ?? uuid)
     }
 
-    /// Takes up to `limit` notifications due by `storeNow`, each the first of its original
-    /// transaction still pending (a later one waits for it), leasing them until `leaseUntil` (real
-    /// time): another sender skips them meanwhile, and takes them over if this one dies.
+    /// Takes up to `limit` notifications due by `storeNow`, oldest first, each on its own (one that
+    /// keeps failing holds up no other, as with Apple), leasing them until `leaseUntil` (real time):
+    /// another sender skips them meanwhile, and takes them over if this one dies.
     func claimDueNotifications(storeNow: Date, realNow: Date, leaseUntil: Date, limit: Int) throws -> [OutboxRow] {
         try db.transaction {
             let rows = try outboxRows("""
-                SELECT \(Self.outboxColumns) FROM notifications n WHERE delivery = 'pending' AND next_attempt <= ?
+                SELECT \(Self.outboxColumns) FROM notifications WHERE delivery = 'pending' AND next_attempt <= ?
                 AND (lease_until IS NULL OR lease_until < ?)
-                AND NOT EXISTS (SELECT 1 FROM notifications e WHERE e.delivery = 'pending' AND e.original_id = n.original_id AND e.seq < n.seq)
                 ORDER BY seq LIMIT ?
                 """, [.int(Self.ms(storeNow)), .int(Self.ms(realNow)), .int(Int64(limit))])
             for row in rows {
@@ -133,7 +139,7 @@ extension Ledger {
                              transactionID: c[6].int, created: Self.date(created), environment: environment,
                              transactionPayload: c[9].text, renewalPayload: c[10].text, status: c[11].int.map(Int.init),
                              testToken: c[12].text, signed: c[13].text, delivery: delivery, attempts: attempts,
-                             nextAttempt: c[16].int.map(Self.date))
+                             nextAttempt: c[16].int.map(Self.date), data: c[17].text)
         }
     }
 }

@@ -8,6 +8,9 @@ import StoreSigning
 final class CatchUpBatch {
     private let pipeline: SigningPipeline
     private var notifications: [Ledger.OutboxRow] = []
+    /// When the step being processed happened (a renewal's date, a grace period's end): its
+    /// notification is made then, as the App Store makes it, not at the end of a jump in time.
+    var eventDate: Date?
 
     init(signer: JWSSigner) { pipeline = SigningPipeline(signer) }
 

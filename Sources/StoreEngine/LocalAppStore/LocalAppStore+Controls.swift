@@ -10,7 +10,8 @@ extension LocalAppStore {
         let row = try controls.refundRequested(ledger.row(transactionID))
         try ledger.db.transaction {
             try ledger.update(row)
-            try enqueueNotification(.refundRequested(row.payload.productType), transaction: row.payload, record: subscription(of: row))
+            try enqueueNotification(.refundRequested(row.payload.productType), transaction: row.payload, record: subscription(of: row),
+                                    data: ["consumptionRequestReason": .string(ConsumptionRequestReason(customerReason: reason).rawValue)])
         }
         if currentSettings.autoApproveRefunds { try decideRefundRequest(transactionID: transactionID, approve: true) }
         return .success

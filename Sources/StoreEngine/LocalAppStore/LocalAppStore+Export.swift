@@ -9,18 +9,24 @@ public struct SignedDataExport: Sendable, Equatable {
     /// The current renewal info of every subscription (one per subscription group, plus family-shared ones).
     public var renewalInfo: [String]
     public var appTransaction: String
+    /// Each completed transaction's order ID (what Look Up Order ID takes), by transaction ID, oldest first.
+    public var orders: [(transactionID: Int64, orderID: String)]
 
-    public init(transactions: [String], renewalInfo: [String], appTransaction: String) {
+    public init(transactions: [String], renewalInfo: [String], appTransaction: String, orders: [(transactionID: Int64, orderID: String)] = []) {
         self.transactions = transactions
         self.renewalInfo = renewalInfo
         self.appTransaction = appTransaction
+        self.orders = orders
     }
 
-    /// `{"transactions": [...], "renewalInfo": [...], "appTransaction": "..."}`
+    public static func == (a: SignedDataExport, b: SignedDataExport) -> Bool { a.json == b.json }
+
+    /// `{"transactions": [...], "renewalInfo": [...], "appTransaction": "...", "orders": {"TRANSACTION_ID": "ORDER_ID"}}`
     public var json: JSONValue {
         .object([(key: "transactions", value: .array(transactions.map(JSONValue.string))),
                  (key: "renewalInfo", value: .array(renewalInfo.map(JSONValue.string))),
-                 (key: "appTransaction", value: .string(appTransaction))])
+                 (key: "appTransaction", value: .string(appTransaction)),
+                 (key: "orders", value: .object(orders.map { (key: String($0.transactionID), value: .string($0.orderID)) }))])
     }
 
     /// Writes `json` to `path` (replacing the file atomically).
@@ -40,8 +46,10 @@ extension LocalAppStore {
         catchUp()
         let transactions = try ledger.completedJWS(limit: nil).reversed()
         let renewals = try ledger.subscriptions().map { try sign(renewalInfo($0).json) }
+        let ids = try ledger.db.query("SELECT id FROM transactions WHERE status = 'completed' ORDER BY id").compactMap { $0[0].int }
         return SignedDataExport(transactions: Array(transactions), renewalInfo: renewals,
-                                appTransaction: try sign(appTransactionPayload().json))
+                                appTransaction: try sign(appTransactionPayload().json),
+                                orders: ids.map { ($0, OrderID.of(transactionID: $0)) })
     }
 
     /// Builds the export and writes it as JSON to `path` (the scenario step `export FILE`).

@@ -42,7 +42,13 @@ extension LocalAppStore {
             self.batch = batch
             defer { self.batch = nil }
             for record in due {
-                try scheduler.process(record, until: now, renew: { try renew($0, at: $1) }, change: { try save($0, from: $1) })
+                try scheduler.process(record, until: now, renew: { record, date in
+                    batch.eventDate = date
+                    return try renew(record, at: date)
+                }, change: { next, old in
+                    batch.eventDate = RenewalSchedule.dueDate(old).flatMap { $0 == .distantPast ? nil : min($0, now) }
+                    try save(next, from: old)
+                })
             }
             let (signatures, notifications) = try batch.finish()
             for signed in signatures {

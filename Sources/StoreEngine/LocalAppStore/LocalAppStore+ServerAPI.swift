@@ -9,6 +9,8 @@ extension LocalAppStore {
     public struct ServerTransaction: Sendable {
         public var payload: TransactionPayload
         public var jws: String
+        /// Whether the app (or the backend, Finish Transaction) finished it.
+        public var finished: Bool
     }
 
     /// A customer's subscription as Get All Subscription Statuses reports it.
@@ -38,13 +40,13 @@ extension LocalAppStore {
     public func serverHistory() -> [ServerTransaction] {
         catchUp()
         return read([]) { try ledger.rows("SELECT \(Ledger.columns) FROM transactions WHERE status = 'completed' ORDER BY id") }
-            .compactMap { row in row.jws.map { ServerTransaction(payload: row.payload, jws: $0) } }
+            .compactMap { row in row.jws.map { ServerTransaction(payload: row.payload, jws: $0, finished: row.finished) } }
     }
 
     public func serverTransaction(id: Int64) -> ServerTransaction? {
         catchUp()
         guard let row = read(nil, { try ledger.row(id) }), row.status == .completed, let jws = row.jws else { return nil }
-        return ServerTransaction(payload: row.payload, jws: jws)
+        return ServerTransaction(payload: row.payload, jws: jws, finished: row.finished)
     }
 
     /// Whether `id` identifies this customer, as "any transaction ID" does for Apple's server: one of
@@ -64,7 +66,8 @@ extension LocalAppStore {
     }
 
     /// Extend a Subscription Renewal Date: moves an active subscription's renewal `days` later, at most
-    /// twice a year per subscription. A request ID seen before answers as it did, extending nothing again.
+    /// twice a year per subscription, and answers the new expiry as its `effectiveDate`, as Apple does.
+    /// A request ID seen before answers as it did, extending nothing again.
     public func extendRenewalDate(originalTransactionID: Int64, days: Int, reasonCode: Int, requestID: String) throws -> RenewalExtension {
         catchUp()
         if let earlier = try ledger.renewalExtension(requestID: requestID) { return earlier }
@@ -88,11 +91,11 @@ extension LocalAppStore {
         latest.jws = asSigned(try sign(latest.payload.json))
         record.expirationDate = extended
         let result = RenewalExtension(originalTransactionID: originalTransactionID, webOrderLineItemID: latest.payload.webOrderLineItemID,
-                                      effectiveDate: now())
+                                      effectiveDate: extended)
         try ledger.db.transaction {
             try ledger.update(latest)
             try ledger.save(record)
-            try ledger.recordRenewalExtension(result, requestID: requestID, days: days, reasonCode: reasonCode)
+            try ledger.recordRenewalExtension(result, requestID: requestID, days: days, reasonCode: reasonCode, at: now())
             try enqueueNotification(.renewalExtended, transaction: latest.payload, record: record)
         }
         return result

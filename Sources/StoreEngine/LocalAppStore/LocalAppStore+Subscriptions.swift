@@ -9,9 +9,13 @@ extension LocalAppStore {
 
     /// The offer a purchase gets (see `OfferEligibility`); `promotion` is what the promotional
     /// offer's signature says.
-    func offerFor(_ item: CatalogProduct, options: PurchaseOptions, promotion: SignedPromotion?) throws -> SubscriptionOffer? {
+    /// `introductoryOffer`: what the team's server said of the introductory offer (nil: the history decides).
+    func offerFor(_ item: CatalogProduct, options: PurchaseOptions, promotion: SignedPromotion?,
+                  introductoryOffer allowed: Bool? = nil) throws -> SubscriptionOffer? {
         let history = try item.subscription.map { try ledger.subscriptions(group: $0.groupID) } ?? []
-        return try OfferEligibility(history: history).offer(for: item.id, terms: item.subscription, requested: options, promotion: promotion)
+        let offer = try OfferEligibility(history: history).offer(for: item.id, terms: item.subscription, requested: options, promotion: promotion)
+        guard let allowed, let terms = item.subscription, options.promotionalOffer == nil, options.winBackOfferID == nil else { return offer }
+        return allowed ? terms.introductoryOffer(on: options.billingPlan) : nil
     }
 
     public func isEligibleForIntroOffer(groupID: String) -> Bool {
@@ -31,11 +35,11 @@ extension LocalAppStore {
     }
 
     /// What a promotional offer signature says, when this store signed it; nil otherwise.
-    func promotion(_ signature: String) throws -> SignedPromotion? {
+    func storeSignedPromotion(_ signature: String) throws -> SignedPromotion? {
         guard let claims = SignatureCheck(identity: identity).verifiedPayload(signature), let nonce = claims["nonce"]?.stringValue else {
             return nil
         }
-        let used = try !ledger.db.query("SELECT 1 FROM nonces WHERE nonce = ?", [.text(nonce)]).isEmpty
+        let used = try ledger.isNonceUsed(nonce)
         return SignedPromotion(productID: claims["productId"]?.stringValue, offerID: claims["offerIdentifier"]?.stringValue,
                                nonce: nonce, isNonceUsed: used)
     }

@@ -150,8 +150,12 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
         // A billing plan the product does not sell (or monthly billing of anything but a yearly subscription).
         guard let price = item.price(in: currentStorefront.code, on: options.billingPlan) else { throw StoreFailure.purchase(.productUnavailable) }
         guard Checkout.allowedQuantities(of: item.type).contains(options.quantity) else { throw StoreFailure.purchase(.invalidQuantity) }
-        let promotion = try options.promotionalOffer?.signature.flatMap(promotion)
-        let offer = try offerFor(item, options: options, promotion: promotion)
+        var promotion: SignedPromotion?
+        if let requested = options.promotionalOffer, let signature = requested.signature {
+            promotion = try self.promotion(signature, productID: productID, offerID: requested.id, appAccountToken: options.appAccountToken)
+        }
+        let eligibility = try options.introductoryOfferEligibility.map { try introductoryOfferEligibility($0, productID: productID) }
+        let offer = try offerFor(item, options: options, promotion: promotion, introductoryOffer: eligibility?.allowIntroductoryOffer)
         // Buying what the customer already has gets it again for free: the existing transaction, no charge, no new row.
         if let owned = try alreadyPurchased(item) {
             guard answer == .confirm else { return .userCancelled }
@@ -179,7 +183,7 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
             return .success(jws: present(owned))
         }
         guard let jws = committed else { throw StoreFailure.storeKit(.unknown) }
-        if let nonce = promotion?.nonce { _ = try ledger.useNonce(nonce) }
+        for nonce in [promotion?.nonce, eligibility?.nonce].compactMap({ $0 }) { _ = try ledger.useNonce(nonce) }
         return .success(jws: present(jws))
     }
 

@@ -14,20 +14,20 @@ extension LocalAppStore {
     /// `transaction`: the transaction it is about (else the subscription's latest); `record`: the
     /// subscription after the event (its renewal info and status go in).
     func enqueueNotification(_ event: StoreEvent, transaction: TransactionPayload? = nil, record: SubscriptionRecord? = nil,
-                             testToken: String? = nil) throws {
+                             testToken: String? = nil, data: JSONValue? = nil) throws {
         guard let (type, subtype) = event.notification else { return }
         var transaction = transaction
         if transaction == nil, let record, let latest = try ledger.row(record.latestTransactionID) {
             transaction = latest.payload
         }
-        let created = now()
+        let created = batch?.eventDate ?? now()
         let url = currentSettings.notificationURL
         var row = Ledger.OutboxRow(
             type: type.rawValue, subtype: subtype?.rawValue, productID: transaction?.productID ?? record?.productID,
             originalID: transaction?.originalTransactionID ?? record?.originalID, transactionID: transaction?.transactionID,
             created: created, environment: currentSettings.environment.rawValue,
             status: record.map { Self.statusCode($0.state) }, testToken: testToken,
-            delivery: url == nil ? .notSent : .pending, nextAttempt: url == nil ? nil : created)
+            delivery: url == nil ? .notSent : .pending, nextAttempt: url == nil ? nil : created, data: data?.compact)
         // In a catch-up the renewal info is serialized on the signing core and the row written
         // before the catch-up commits: a simulated year makes twelve thousand of these.
         if let batch {
@@ -118,6 +118,7 @@ extension LocalAppStore {
             data.append((key: "signedRenewalInfo", value: .string(try identity.signer.sign(payload: Data(payload.utf8)))))
         }
         if let status = row.status { data.append((key: "status", value: .number(String(status)))) }
+        if case .object(let fields)? = row.data.flatMap({ try? JSONParser.parse($0) }) { data += fields }
         var body: [(key: String, value: JSONValue)] = [(key: "notificationType", value: .string(row.type))]
         if let subtype = row.subtype { body.append((key: "subtype", value: .string(subtype))) }
         body += [(key: "notificationUUID", value: .string(uuid)), (key: "data", value: .object(data)),
@@ -142,7 +143,9 @@ extension LocalAppStore {
     /// Records an attempt to send notification `sequence` with Apple's `result`; a failure is retried on the App Store's schedule.
     public func recordSendAttempt(sequence: Int64, result: String) {
         guard let row = read(nil, { try ledger.notification(seq: sequence) }) else { return }
-        let attempt = SendAttempt(date: now(), result: result)
+        // Made when it was due: a jump in store time (`advance`) passes each retry's time, and the
+        // App Store would have tried then; the next one is due after it, maybe already (one attempt a time).
+        let attempt = SendAttempt(date: min(row.nextAttempt ?? now(), now()), result: result)
         // Failed attempts in a row, this one included: the first attempt and five retries, then it gives up.
         let failures = row.attempts.reversed().prefix { $0.result != SendAttempt.success }.count + 1
         let next = result == SendAttempt.success ? nil : RetrySchedule.nextAttempt(afterFailures: failures, lastAt: attempt.date, rate: clock.rate)

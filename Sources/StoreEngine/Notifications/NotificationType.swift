@@ -15,3 +15,27 @@ public enum NotificationSubtype: String, Sendable, CaseIterable {
     case productNotForSale = "PRODUCT_NOT_FOR_SALE", gracePeriod = "GRACE_PERIOD", billingRecovery = "BILLING_RECOVERY"
     case pending = "PENDING", accepted = "ACCEPTED"
 }
+
+/// Why the customer asked for a refund, as `CONSUMPTION_REQUEST`'s `data.consumptionRequestReason`
+/// tells a backend: from the reason picked on the refund sheet (or Apple's own name, in a scenario).
+public enum ConsumptionRequestReason: String, Sendable, CaseIterable {
+    case unintendedPurchase = "UNINTENDED_PURCHASE", fulfillmentIssue = "FULFILLMENT_ISSUE"
+    case unsatisfiedWithPurchase = "UNSATISFIED_WITH_PURCHASE", legal = "LEGAL", other = "OTHER"
+
+    public init(customerReason reason: String) {
+        let text = reason.lowercased()
+        if let named = Self(rawValue: reason.uppercased()) {
+            self = named
+        } else if text.contains("didn't mean") || text.contains("child") || text.contains("family") || text.contains("accident") {
+            self = .unintendedPurchase
+        } else if text.contains("receive") || text.contains("deliver") {
+            self = .fulfillmentIssue
+        } else if text.contains("work") || text.contains("expected") {
+            self = .unsatisfiedWithPurchase
+        } else if text.contains("legal") {
+            self = .legal
+        } else {
+            self = .other
+        }
+    }
+}

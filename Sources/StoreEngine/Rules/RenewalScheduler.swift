@@ -46,7 +46,8 @@ struct RenewalScheduler {
                  payload new: TransactionPayload, at date: Date) -> (payload: TransactionPayload, record: SubscriptionRecord) {
         var payload = new
         payload.ownership = last.ownership
-        payload.appAccountToken = last.appAccountToken
+        // The subscription's token: Set App Account Token may have changed it since the last transaction.
+        payload.appAccountToken = record.appAccountToken ?? last.appAccountToken
         // The monthly plan renews every month, each a payment of its 12-month commitment; after the 12th, a new commitment starts.
         if payload.commitment != nil, let next = last.commitment?.next { payload.commitment = next }
         let renewal = schedule.renewal(of: record, to: item.id, period: item.subscription!.billingPeriod(on: plan), at: date)

@@ -201,6 +201,12 @@ public actor ScriptedSource: TransactionSource, StoreTestControls {
         _ = try add(item, quantity: 1, notify: true) { if familyShared { $0.ownership = .familyShared } }
     }
 
+    public func retentionOffer(group: String, ask: @Sendable (String, String) async -> JSONValue?) async -> RetentionOffer? { nil }
+
+    public func registerInAppPurchaseKey(keyID: String, privateKeyPEM: String, issuerID: String?) throws -> InAppPurchaseKey {
+        throw unsupported("the team's In-App Purchase keys")
+    }
+
     public func signPromotionalOffer(productID: String, offerID: String) throws -> String {
         try sign(["productId": .string(productID), "offerIdentifier": .string(offerID), "nonce": .string(UUID().uuidString)])
     }

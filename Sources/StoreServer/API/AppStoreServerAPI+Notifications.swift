@@ -18,12 +18,17 @@ extension AppStoreServerAPI {
         return ok(Self.historyItem(notification))
     }
 
+    /// How far back Get Notification History reaches, in days (Apple: 180).
+    static let historyDays: TimeInterval = 180
+
     /// Notifications the store tried to send (none made while no URL was set), oldest first, 20 a page.
     func notificationHistory(_ request: HTTPRequest) async throws -> HTTPResponse {
         let body = try Self.jsonObject(request)
         guard let start = body["startDate"].flatMap(Self.milliseconds) else { throw APIError.invalidStartDate() }
         guard let end = body["endDate"].flatMap(Self.milliseconds) else { throw APIError.invalidEndDate() }
         guard start <= end else { throw APIError.startDateAfterEndDate() }
+        // Apple keeps six months of notification history.
+        guard start >= (await store.now()).addingTimeInterval(-Self.historyDays * 86_400) else { throw APIError.startDateTooFarInPast() }
         let type = body["notificationType"]?.stringValue, subtype = body["notificationSubtype"]?.stringValue
         if let type, NotificationType(rawValue: type) == nil { throw APIError.invalidNotificationType() }
         if let subtype, NotificationSubtype(rawValue: subtype) == nil { throw APIError.body("unknown notificationSubtype \(subtype)") }

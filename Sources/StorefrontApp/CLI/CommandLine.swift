@@ -25,6 +25,7 @@ public struct CommandLineOptions: Sendable, Equatable {
     public var host: String?
     public var notifyURL: String?
     public var ledgerURL: String?
+    public var issuerID: String?
 
     public init() {}
 }
@@ -33,6 +34,7 @@ public enum Command: String, CaseIterable, Sendable {
     case store, catalog, verify, cert, export, notifications, run, walk, demo
     case serve
     case apiKey = "api-key"
+    case iapKey = "iap-key"
 
     var usage: String {
         switch self {
@@ -47,6 +49,7 @@ public enum Command: String, CaseIterable, Sendable {
         case .demo: "storefront demo FILE [--speed X]"
         case .serve: "storefront serve [--state DIR] [--port N] [--host ADDR] [--notify URL]"
         case .apiKey: "storefront api-key [--state DIR] [--json]"
+        case .iapKey: "storefront iap-key [KEY_ID FILE.p8 [--issuer UUID]] [--state DIR] [--json]"
         }
     }
 
@@ -63,6 +66,7 @@ public enum Command: String, CaseIterable, Sendable {
         case .demo: "play a scenario in the storefront at human pace"
         case .serve: "serve the App Store Server API on the store's state, for a backend to call"
         case .apiKey: "print the App Store Server API key (key ID, issuer ID, .p8 path) for a backend to call serve with"
+        case .iapKey: "register the team's In-App Purchase key (the .p8 a backend signs offers with), or list those registered"
         }
     }
 }
@@ -87,7 +91,7 @@ public enum CommandLineParser {
         OptionSpec(names: ["--catalog"], value: "FILE", help: "catalog.json or Xcode .storekit file (default: ./catalog.json)") { $0.catalogPath = $1 },
         OptionSpec(names: ["--storefront"], value: "CODE", help: "storefront, ISO 3166-1 alpha-3 (default: the catalog's, else USA)", commands: [.store, .catalog, .run, .walk, .demo]) { $0.storefront = $1.uppercased() },
         OptionSpec(names: ["--locale"], value: "ID", help: "locale for text and prices, e.g. ja_JP (default: the storefront's)", commands: [.store, .catalog, .run, .walk, .demo]) { $0.locale = $1 },
-        OptionSpec(names: ["--state"], value: "DIR", help: "state directory (ledger, signing key); default under $XDG_STATE_HOME/storefront", commands: [.store, .verify, .cert, .export, .notifications, .run, .walk, .demo, .serve, .apiKey]) { o, v throws(UsageError) in
+        OptionSpec(names: ["--state"], value: "DIR", help: "state directory (ledger, signing key); default under $XDG_STATE_HOME/storefront", commands: [.store, .verify, .cert, .export, .notifications, .run, .walk, .demo, .serve, .apiKey, .iapKey]) { o, v throws(UsageError) in
             guard !v.isEmpty else { throw UsageError(description: "--state needs a directory path, got an empty string") }
             o.statePath = v
         },
@@ -115,7 +119,11 @@ public enum CommandLineParser {
             o.port = port
         },
         OptionSpec(names: ["--host"], value: "ADDR", help: "serve: the address to listen on (default 127.0.0.1, loopback only)", commands: [.serve]) { $0.host = $1 },
-        OptionSpec(names: ["--json"], value: nil, help: "catalog, export, notifications, api-key: print JSON", commands: [.catalog, .export, .notifications, .apiKey]) { o, _ in o.json = true },
+        OptionSpec(names: ["--json"], value: nil, help: "catalog, export, notifications, api-key, iap-key: print JSON", commands: [.catalog, .export, .notifications, .apiKey, .iapKey]) { o, _ in o.json = true },
+        OptionSpec(names: ["--issuer"], value: "UUID", help: "iap-key: the issuer ID the key's JWS name (App Store Connect's Keys page)", commands: [.iapKey]) { o, v throws(UsageError) in
+            guard v.utf8.count == 36, v.split(separator: "-").map(\.count) == [8, 4, 4, 4, 12], v.allSatisfy({ $0.isHexDigit || $0 == "-" }) else { throw UsageError(description: "--issuer needs the issuer ID, a UUID, got '\(v)'") }
+            o.issuerID = v
+        },
         OptionSpec(names: ["--root"], value: "PEM", help: "verify: trusted root certificate (default: the local store's)", commands: [.verify]) { $0.rootCertificate = $1 },
         OptionSpec(names: ["--at-signed-date"], value: nil, help: "verify: check certificates at the payload's signedDate", commands: [.verify]) { o, _ in o.atSignedDate = true },
         OptionSpec(names: ["--junit"], value: "FILE", help: "run: write a JUnit XML report", commands: [.run]) { $0.junitPath = $1 },
@@ -203,6 +211,8 @@ public enum CommandLineParser {
             if let file = o.files.first { throw UsageError(description: "unexpected argument '\(file)' (use --catalog FILE to open a catalog)") }
         case .catalog, .cert, .export, .notifications, .apiKey, .serve:
             if o.files.count > (o.command == .catalog ? 1 : 0) { throw UsageError(description: "unexpected argument '\(o.files.last!)'") }
+        case .iapKey:
+            if o.files.count == 1 || o.files.count > 2 { throw UsageError(description: "iap-key takes a KEY_ID and its FILE.p8, or nothing to list the keys") }
         case .verify, .walk, .demo:
             if o.files.isEmpty { throw UsageError(description: "\(o.command.rawValue) needs a FILE") }
             if o.files.count > 1 { throw UsageError(description: "unexpected argument '\(o.files[1])'") }

@@ -23,6 +23,7 @@ public enum StorefrontProgram {
             case .verify: return try SigningCommands.verify(options)
             case .cert: return try SigningCommands.cert(options)
             case .apiKey: return try APIKeyCommand.run(options)
+            case .iapKey: return try await InAppPurchaseKeyCommand.run(options)
             case .serve: return try await ServeCommand.run(options)
             case .export: return try await ExportCommand.run(options)
             case .notifications: return try await NotificationsCommand.run(options)

@@ -39,8 +39,9 @@ enum ReferencePages {
 
     /// One sheet of each kind, with every key it can show: some keys depend on what the sheet holds.
     static var sheetSpecimens: [(String, String, SheetState)] {
-        [("Payment sheet", "`o` when the product has more than one offer, `b` more than one billing plan, `+ -` for a consumable; Enter does the selected button.",
-          .payment(PaymentSheet(productID: "", allowsQuantity: true, offers: [.none, .promotional("")], plans: [.upFront, .monthly]))),
+        [("Payment sheet", "`o` when the product has more than one offer, `b` more than one billing plan, `s` with a promotional offer, `+ -` for a consumable; Enter does the selected button.",
+          .payment(PaymentSheet(productID: "", allowsQuantity: true, offers: [.promotional(""), .none], plans: [.upFront, .monthly]))),
+         ("Offer signature", "Every other key types into the path of the file your server's signature is in.", .offerSignature(OfferSignatureSheet(current: nil))),
          ("Redeem code", "Every other key types into the code.", .redeem(RedeemSheet())),
          ("Notification URL", "Every other key types into the URL.", .notificationURL(NotificationURLSheet(current: nil))),
          ("Product details", "", .productDetail("")),
@@ -121,15 +122,16 @@ enum ReferencePages {
     static let stepHelp: [String: String] = [
         "catalog": "The catalog the scenario runs on (`catalog.json` or `.storekit`), relative to the scenario file.",
         "storefront": "The storefront (and locale) the customer buys in.",
-        "set": "A test setting by the catalog's `settings` name (`billingRetry` still reads), or the time rate.",
+        "set": "A test setting by the catalog's `settings` name (`billingRetry` still reads), or the time rate, or the app account token the storefront's own app passes with every purchase (`none`: none).",
         "fail": "Makes an API fail with an error case name (`networkError`, `purchaseNotAllowed`…); `off` stops it.",
         "original-app": "The AppTransaction's original app version, platform and purchase date.",
-        "buy": "The payment sheet, confirmed: a quantity, an offer (signed unless `signature` says), a billing plan, or held for Ask to Buy.",
+        "iap-key": "Registers the team's In-App Purchase key (`.p8`), whose promotional offers and eligibility signatures the store then accepts.",
+        "buy": "The payment sheet, confirmed: a quantity, an offer (signed by the local store unless `signature` says; `signature file FILE` is what the team's server signed), a billing plan, an app account token, an introductory-offer eligibility JWS from a file, or held for Ask to Buy.",
         "cancel": "The payment sheet's Cancel.",
         "restore": "Restore purchases (`AppStore.sync()`).",
         "refresh": "The app reads the store again.",
         "redeem": "Redeems an offer code as the customer.",
-        "request-refund": "The app's refund request for the product's newest transaction.",
+        "request-refund": "The app's refund request for the product's newest transaction; REASON is the customer's (words from the refund sheet, or Apple's `consumptionRequestReason` name, which `CONSUMPTION_REQUEST` carries).",
         "manage": "The manage-subscriptions sheet: cancel, re-enable, or switch to another product of the group.",
         "quit": "The app quits.",
         "launch": "The app launches again on the same store.",

@@ -45,7 +45,7 @@ public enum ScenarioParser {
     static let renewalJWSFields = ["originalTransactionId", "productId", "autoRenewProductId", "autoRenewStatus", "isInBillingRetryPeriod",
                                    "expirationIntent", "gracePeriodExpiresDate", "priceIncreaseStatus", "renewalDate",
                                    "recentSubscriptionStartDate", "renewalPrice", "currency", "offerType", "offerIdentifier", "offerDiscountType", "offerPeriod",
-                                   "eligibleWinBackOfferIds", "signedDate", "environment", "appTransactionId", "renewalBillingPlanType"]
+                                   "eligibleWinBackOfferIds", "signedDate", "environment", "appTransactionId", "renewalBillingPlanType", "appAccountToken"]
 
     static func probe(_ p: ScenarioExpectation.Probe) -> ProbeSpec {
         switch p {

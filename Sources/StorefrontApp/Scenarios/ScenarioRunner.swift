@@ -204,7 +204,7 @@ public actor ScenarioRunner {
             return Self.describe(result)
         case .redeem(_, let failure): return failure.map { "rejected: \($0.name)" } ?? "accepted"
         case .refused(_, let failure): return "failed: \(failure.name)"
-        case .done: return nil
+        case .done, .retention: return nil
         }
     }
 

@@ -2,6 +2,7 @@ import Foundation
 import StoreClient
 import StoreCore
 import StoreEngine
+import StoreServer
 
 /// How a command ended, for the status line, a result sheet or a scenario's step.
 public enum CommandOutcome: Sendable {
@@ -10,6 +11,8 @@ public enum CommandOutcome: Sendable {
     case done(String)
     /// The store said no to what the customer asked (a refund request, a plan change): shown, not thrown.
     case refused(String, StoreFailure)
+    /// What to offer before a cancel in a group (nil: only the question).
+    case retention(group: String, RetentionOffer?)
 }
 
 /// The one interpreter of `StoreCommand`s, for the TUI, `storefront run`, `walk` and `demo` alike: the
@@ -26,9 +29,12 @@ public struct CommandPerformer: Sendable {
 
     public func perform(_ command: StoreCommand) async throws -> CommandOutcome {
         switch command {
-        case .buy(let id, let quantity, let offer, let signature, let askToBuy, let plan, let answer):
-            var options = await purchaseOptions(id, quantity: quantity, offer: offer, signature: signature, askToBuy: askToBuy)
+        case .buy(let id, let quantity, let offer, let signature, let askToBuy, let plan, let token, let introEligibility, let answer):
+            var options = try await purchaseOptions(id, quantity: quantity, offer: offer, signature: signature, askToBuy: askToBuy)
             options.billingPlan = plan
+            options.introductoryOfferEligibility = try introEligibility.map { try Self.signed(from: $0) }
+            let appsOwn = await controls.settings().appAccountToken
+            options.appAccountToken = token ?? appsOwn
             return .purchase(productID: id, await manager.purchase(id, options: options, answer: answer))
         case .restore:
             await manager.restore()
@@ -44,6 +50,10 @@ public struct CommandPerformer: Sendable {
                 return .refused("Refund request failed: \(failure.message)", failure)
             }
             return .done("Refund requested; the App Store decides in the QA panel (4)")
+        case .retentionOffer(let group):
+            return .retention(group: group, await controls.retentionOffer(group: group) { url, payload in
+                await RealtimeRetention.ask(url: url, signedPayload: payload)
+            })
         case .manage(let group, let action):
             if let failure = await manager.manageSubscription(groupID: group, action) {
                 return .refused("Manage subscriptions: \(await manager.snapshot.lastMessage ?? failure.message)", failure)
@@ -84,6 +94,13 @@ public struct CommandPerformer: Sendable {
         case .fail(let api, let failure):
             await c.update { $0.failures[api] = failure }
             return failure.map { "\(api.title) will fail with \($0.name)" } ?? "\(api.title) failures cleared"
+        case .inAppPurchaseKey(let keyID, let file, let issuer):
+            guard let pem = try? String(contentsOfFile: file, encoding: .utf8) else { throw TestControlError("\(file): cannot read the key file") }
+            try await c.registerInAppPurchaseKey(keyID: keyID, privateKeyPEM: pem, issuerID: issuer)
+            return "In-App Purchase key \(keyID) registered"
+        case .appAccountToken(let token):
+            await c.update { $0.appAccountToken = token }
+            return token.map { "Purchases carry the app account token \($0.uuidString.lowercased())" } ?? "Purchases carry no app account token"
         case .notificationURL(let url):
             await c.update { $0.notificationURL = url }
             return url.map { "Notifications go to \($0)" } ?? "Notifications are recorded, not sent"
@@ -147,7 +164,7 @@ public struct CommandPerformer: Sendable {
     /// The purchase options an app passes: the offer's kind comes from the product, as the app knows
     /// it; a promotional offer is signed by the developer's server (the local store plays that part).
     private func purchaseOptions(_ id: String, quantity: Int, offer: String?, signature: StoreCommand.OfferSignature,
-                                 askToBuy: Bool) async -> PurchaseOptions {
+                                 askToBuy: Bool) async throws -> PurchaseOptions {
         var options = PurchaseOptions(quantity: quantity, simulatesAskToBuy: askToBuy)
         guard let offer else { return options }
         let terms = await manager.snapshot.products.first { $0.id == id }?.subscription
@@ -162,8 +179,18 @@ public struct CommandPerformer: Sendable {
             options.promotionalOffer = (offer, signed)
         case .missing: options.promotionalOffer = (offer, nil)
         case .invalid: options.promotionalOffer = (offer, "not.a.signature")
+        case .file(let path): options.promotionalOffer = (offer, try Self.signed(from: path))
+        case .given(let signature): options.promotionalOffer = (offer, signature)
         }
         return options
+    }
+
+    /// What the team's server signed, as it handed it to the app, from a file (surrounding white space dropped).
+    static func signed(from path: String) throws -> String {
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
+            throw TestControlError("\(path): cannot read the signature (write what your server signed there: a JWS, or the legacy signature's JSON)")
+        }
+        return text.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     static func describe(_ action: ManageSubscriptionAction) -> String {

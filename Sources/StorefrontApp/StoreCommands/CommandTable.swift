@@ -26,9 +26,15 @@ enum CommandTable {
             if let locale, !Validation.isLocale(locale) { throw w.fail("unknown locale '\(locale)' (use an identifier like en_US or ja_JP)") }
             return .storefront(code, locale: locale)
         },
-        Step(keyword: "set", usage: "set SETTING on|off | set timeRate RATE  (SETTING: \(TestSetting.allCases.map(\.rawValue).joined(separator: ", ")))",
+        Step(keyword: "set", usage: "set SETTING on|off | set timeRate RATE | set appAccountToken UUID|none  (SETTING: \(TestSetting.allCases.map(\.rawValue).joined(separator: ", ")))",
              section: .setUp) { w throws(ParseFailure) in
             let name = try w.next("SETTING")
+            if name == "appAccountToken" {
+                let text = try w.next("UUID|none")
+                if text == "none" { return .appAccountToken(nil) }
+                guard let token = UUID(uuidString: text) else { throw w.fail("'\(text)' is not a UUID (or none)") }
+                return .appAccountToken(token)
+            }
             if name == "timeRate" {
                 let rate = try w.next("RATE")
                 guard let r = TimeRate(name: rate) else { throw w.fail("unknown time rate '\(rate)'") }
@@ -36,6 +42,10 @@ enum CommandTable {
             }
             guard let setting = TestSetting(name: name) else { throw w.fail("unknown setting '\(name)'") }
             return .set(setting, try w.onOff())
+        },
+        Step(keyword: "iap-key", usage: "iap-key KEY_ID FILE.p8 [issuer UUID]  (the team's In-App Purchase key, as `storefront iap-key`)",
+             section: .setUp) { w throws(ParseFailure) in
+            .inAppPurchaseKey(keyID: try w.next("KEY_ID"), file: try w.next("FILE.p8"), issuer: try w.value(after: "issuer", "UUID"))
         },
         Step(keyword: "fail", usage: "fail API ERROR|off  (API: \(ScenarioParser.names(StoreAPI.self)))", section: .setUp) { w throws(ParseFailure) in
             let api = try w.oneOf(StoreAPI.self, "API")
@@ -61,7 +71,7 @@ enum CommandTable {
             }
             return .originalApp(version: version, platform: platform, date: date)
         },
-        Step(keyword: "buy", usage: "buy PRODUCT [quantity N] [offer ID [signature missing|invalid]] [plan upFront|monthly] [ask-to-buy]",
+        Step(keyword: "buy", usage: "buy PRODUCT [quantity N] [offer ID [signature missing|invalid|file FILE]] [plan upFront|monthly] [account-token UUID] [intro-eligibility FILE] [ask-to-buy]",
              section: .customer) { w throws(ParseFailure) in try buy(&w, answer: .confirm) },
         Step(keyword: "cancel", usage: "cancel PRODUCT [quantity N] [offer ID] [plan upFront|monthly]", section: .customer) { w throws(ParseFailure) in
             try buy(&w, answer: .cancel)
@@ -69,8 +79,12 @@ enum CommandTable {
         Step(keyword: "restore", usage: "restore", section: .customer) { _ throws(ParseFailure) in .restore },
         Step(keyword: "refresh", usage: "refresh", section: .customer) { _ throws(ParseFailure) in .refresh },
         Step(keyword: "redeem", usage: "redeem CODE", section: .customer) { w throws(ParseFailure) in .redeem(try w.next("CODE")) },
-        Step(keyword: "request-refund", usage: "request-refund PRODUCT", section: .customer) { w throws(ParseFailure) in
-            .requestRefund(.newest(productID: try w.next("PRODUCT")), reason: "scenario")
+        Step(keyword: "request-refund", usage: "request-refund PRODUCT [reason REASON]", section: .customer) { w throws(ParseFailure) in
+            let product = try w.next("PRODUCT")
+            guard w.flag("reason") else { return .requestRefund(.newest(productID: product), reason: "scenario") }
+            let reason = w.rest().joined(separator: " ")
+            if reason.isEmpty { throw w.fail("missing REASON") }
+            return .requestRefund(.newest(productID: product), reason: reason)
         },
         Step(keyword: "manage", usage: "manage GROUP cancel|reenable|switch PRODUCT", section: .customer) { w throws(ParseFailure) in
             let group = try w.next("GROUP")
@@ -171,17 +185,32 @@ enum CommandTable {
     static func buy(_ w: inout Words, answer: PaymentSheetAnswer) throws(ParseFailure) -> StoreCommand {
         let product = try w.next("PRODUCT")
         var quantity = 1, offer: String?, signature = StoreCommand.OfferSignature.valid, askToBuy = false, plan = BillingPlanType.upFront
+        var token: UUID?, introEligibility: String?
         while let word = w.peek {
             switch word {
             case "plan": w.skip(); plan = try w.oneOf(BillingPlanType.self, "upFront|monthly")
             case "quantity": w.skip(); quantity = try w.int("N")
             case "offer": w.skip(); offer = try w.next("ID")
-            case "signature": w.skip(); signature = try w.oneOf(StoreCommand.OfferSignature.self, "missing|invalid")
+            case "signature":
+                w.skip()
+                switch try w.next("missing|invalid|file") {
+                case "missing": signature = .missing
+                case "invalid": signature = .invalid
+                case "file": signature = .file(try w.next("FILE"))
+                case let other: throw w.fail("unknown signature '\(other)' (missing, invalid or file FILE)")
+                }
+            case "intro-eligibility": w.skip(); introEligibility = try w.next("FILE")
             case "ask-to-buy": w.skip(); askToBuy = true
+            case "account-token":
+                w.skip()
+                let text = try w.next("UUID")
+                guard let uuid = UUID(uuidString: text) else { throw w.fail("'\(text)' is not a UUID") }
+                token = uuid
             default: throw w.fail("unexpected '\(word)'")
             }
         }
-        return .buy(product, quantity: quantity, offer: offer, signature: signature, askToBuy: askToBuy, plan: plan, answer: answer)
+        return .buy(product, quantity: quantity, offer: offer, signature: signature, askToBuy: askToBuy, plan: plan, appAccountToken: token,
+                    introEligibility: introEligibility, answer: answer)
     }
 
     /// Every action step, one a line, by section (for `ScenarioParser.reference`, which `storefront run --help` prints).

@@ -12,23 +12,31 @@ public enum StoreCommand: Sendable, Equatable {
     /// The QA panel's switch: flips the setting the store has now, so quick presses never act on a stale value.
     case toggle(TestSetting)
     case timeRate(TimeRate)
+    /// The token the storefront's own app passes with every purchase (its signed-in user's); nil: none.
+    case appAccountToken(UUID?)
     case fail(StoreAPI, StoreFailure?)
     /// Where App Store Server Notifications V2 go; nil: recorded, not sent.
     case notificationURL(String?)
+    /// One of the team's In-App Purchase keys: its ID, its `.p8` file and the issuer ID its JWS name.
+    case inAppPurchaseKey(keyID: String, file: String, issuer: String?)
     /// What AppTransaction reports of the first download (business-model migrations); nil keeps a field.
     case originalApp(version: String?, platform: String?, date: Date?)
 
     // The customer and the app
     /// `product.purchase(options:)`; `answer` is the customer's choice at the payment sheet. The offer
     /// is named by ID; its kind (promotional, win-back) comes from the product, as an app knows it.
-    /// `plan`: the billing plan of a subscription with billing plans (`.billingPlanType(_:)`).
+    /// `plan`: the billing plan of a subscription with billing plans (`.billingPlanType(_:)`);
+    /// `appAccountToken`: `.appAccountToken(_:)` (nil: the app's own, the `appAccountToken` setting);
+    /// `introEligibility`: a file holding `.introductoryOfferEligibility(compactJWS:)`, as the team's server signed it.
     case buy(String, quantity: Int, offer: String?, signature: OfferSignature, askToBuy: Bool, plan: BillingPlanType = .upFront,
-             answer: PaymentSheetAnswer)
+             appAccountToken: UUID? = nil, introEligibility: String? = nil, answer: PaymentSheetAnswer)
     case restore, refresh
     case redeem(String)
     case requestRefund(TransactionRef, reason: String)
     /// The manage-subscriptions sheet, for a subscription group.
     case manage(String, ManageSubscriptionAction)
+    /// The cancel sheet asks the store what to offer first (Retention Messaging); then the customer chooses.
+    case retentionOffer(String)
     /// Quit the app (its StoreManager stops listening), launch it again, or both on the same state.
     case quit, launch, restart
     /// The app dies after delivering the next transaction and before `finish()`; `launch` brings it back.
@@ -52,7 +60,7 @@ public enum StoreCommand: Sendable, Equatable {
     /// The product a command names, checked against the catalog before a scenario runs.
     public var productID: String? {
         switch self {
-        case .buy(let id, _, _, _, _, _, _), .buyElsewhere(let id, _): id
+        case .buy(let id, _, _, _, _, _, _, _, _), .buyElsewhere(let id, _): id
         case .requestRefund(let ref, _), .control(_, let ref): ref.productID
         default: nil
         }
@@ -61,7 +69,7 @@ public enum StoreCommand: Sendable, Equatable {
     /// Commands that prepare the store rather than act in it (a walk applies them when reached).
     public var isSetUp: Bool {
         switch self {
-        case .storefront, .set, .toggle, .timeRate, .fail, .notificationURL, .originalApp: true
+        case .storefront, .set, .toggle, .timeRate, .appAccountToken, .fail, .notificationURL, .originalApp, .inAppPurchaseKey: true
         default: false
         }
     }
@@ -74,7 +82,10 @@ public enum StoreCommand: Sendable, Equatable {
         }
     }
 
-    public enum OfferSignature: String, Sendable, Equatable, CaseIterable { case valid, missing, invalid }
+    /// A promotional offer's signature: made by the local store (as a developer's server would), left
+    /// out, broken, or read from a file when the purchase is made, as the team's server signed it (a
+    /// compact JWS, or the legacy signature's JSON `{"keyIdentifier", "nonce", "timestamp", "signature"}`).
+    public enum OfferSignature: Sendable, Equatable { case valid, missing, invalid, file(String), given(String) }
 }
 
 /// Which transaction a command acts on: one the tester picked, or, as a scenario says it, the

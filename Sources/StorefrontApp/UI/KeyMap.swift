@@ -5,7 +5,7 @@ enum Action: Sendable, Equatable {
     case up, down, pageUp, pageDown, first, last, left, right, activate, back, confirm
     case nextScreen, previousScreen, show(Screen)
     case filter, help, quit, restore, redeem, details, refundRequest, manageSubscriptions, appInfo, resend
-    case increment, decrement, nextOffer, nextPlan, writeToken
+    case increment, decrement, nextOffer, nextPlan, offerSignature, writeToken
     /// A layer's own action, by name (see `Layering`): the layer takes it before the app's reducer sees it.
     case layer(String)
 }

@@ -63,6 +63,7 @@ private func finish(_ outcome: CommandOutcome, _ state: inout AppState) {
     case .redeem(let code, let failure): RedeemSheet.finish(code: code, failure, &state)
     case .done(let message): state.status = message
     case .refused(let message, _): state.status = "⚠ " + message
+    case .retention(let group, let offer): ManageSubscriptionsSheet.retention(offer, group: group, &state)
     }
 }
 

@@ -9,6 +9,9 @@ enum LedgerSchema {
             tables(sql) + completedCounter(sql) + keptNotificationPayloads(sql)
         },
         LedgerMigration("v2 the unfinished transactions listed in a table of their own") { sql in unfinished(sql) },
+        LedgerMigration("v3 the Server API's own records (retention messaging, mass extensions, keys) and when an extension was asked for") { sql in
+            serverRecords(sql)
+        },
     ])
 
     /// The schema version a ledger of this Storefront is at: how many migrations it has applied.
@@ -171,5 +174,21 @@ enum LedgerSchema {
             CREATE OR REPLACE TRIGGER unfinished AFTER INSERT OR DELETE OR UPDATE OF finished ON transactions
                 FOR EACH ROW EXECUTE FUNCTION storefront_keep_unfinished();
             """)
+    }
+
+    /// What a backend keeps at the App Store through the Server API, one row per item by kind
+    /// (`ServerRecordKind`); and the `effectiveDate` each extension was answered with, the new expiry
+    /// (`renewal_extensions.effective` stays the request's date, which the twice-a-year rule counts:
+    /// it was all an answer said before); a notification's `data` fields beyond its transaction (a
+    /// consumption request's reason). A notification no longer waits behind an earlier one of its
+    /// original transaction (Apple documents no such order), so the index that found those goes. New tables, not columns: SQLite cannot add a column only if
+    /// it is missing, and a ledger of user_version 0 runs every migration again.
+    private static func serverRecords(_ sql: SQLDialect) -> String {
+        """
+        CREATE TABLE IF NOT EXISTS server_records(kind TEXT NOT NULL, id TEXT NOT NULL, value TEXT NOT NULL, PRIMARY KEY(kind, id));
+        CREATE TABLE IF NOT EXISTS renewal_extension_answers(request_id TEXT PRIMARY KEY, effective \(sql.integer) NOT NULL);
+        CREATE TABLE IF NOT EXISTS notification_data(seq \(sql.integer) PRIMARY KEY, fields TEXT NOT NULL);
+        DROP INDEX IF EXISTS notifications_in_line;
+        """
     }
 }

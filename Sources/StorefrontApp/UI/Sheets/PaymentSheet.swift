@@ -34,6 +34,8 @@ struct PaymentSheet: SheetView, Equatable {
     var isPurchasing = false
     /// The customer had the product when they confirmed: the store gives it back at no charge.
     var wasAlreadyPurchased = false
+    /// A file holding what the team's server signed for the promotional offer (`s`); nil: the local store signs.
+    var signatureFile: String?
     var offer: Offer { offers[min(offerIndex, offers.count - 1)] }
     var plan: BillingPlanType { plans[min(planIndex, plans.count - 1)] }
 
@@ -45,6 +47,7 @@ struct PaymentSheet: SheetView, Equatable {
                  Binding(keys: [.left, .right, .tab], name: "←→", label: "Button", action: .right)]
         if offers.count > 1 { b.append(Binding(keys: [.character("o")], name: "o", label: "Offer", action: .nextOffer)) }
         if plans.count > 1 { b.append(Binding(keys: [.character("b")], name: "b", label: "Plan", action: .nextPlan)) }
+        if case .promotional = offer { b.append(Binding(keys: [.character("s")], name: "s", label: "Signature…", action: .offerSignature)) }
         guard allowsQuantity else { return b }
         return b + [Binding(keys: [.character("+"), .character("=")], name: "+", label: "More", action: .increment),
                     Binding(keys: [.character("-")], name: "-", label: "Fewer", action: .decrement)]
@@ -56,6 +59,7 @@ struct PaymentSheet: SheetView, Equatable {
         case .decrement: quantity = max(1, quantity - 1)
         case .nextOffer: offerIndex = (offerIndex + 1) % offers.count
         case .nextPlan: choose(plan: (planIndex + 1) % plans.count, state)
+        case .offerSignature: state.sheets.append(.offerSignature(OfferSignatureSheet(current: signatureFile)))
         case .left, .right: button = 1 - button
         case .back: return pay(.cancel, &state)
         case .activate: return pay(button == 0 ? .confirm : .cancel, &state)
@@ -73,7 +77,8 @@ struct PaymentSheet: SheetView, Equatable {
         }
         isPurchasing = answer == .confirm
         wasAlreadyPurchased = state.product(productID).flatMap { Self.alreadyPurchased($0, state) } != nil
-        let buy = StoreCommand.buy(productID, quantity: quantity, offer: offerID, signature: .valid, askToBuy: false, plan: plan, answer: answer)
+        let signature: StoreCommand.OfferSignature = if case .promotional = offer, let signatureFile { .file(signatureFile) } else { .valid }
+        let buy = StoreCommand.buy(productID, quantity: quantity, offer: offerID, signature: signature, askToBuy: false, plan: plan, answer: answer)
         return SheetStep(effects: [.command(buy)], closes: answer == .cancel)
     }
 
@@ -90,6 +95,9 @@ struct PaymentSheet: SheetView, Equatable {
             switch offer {
             case .promotional(let id), .winBack(let id):
                 if let offer = terms.offer(id: id) { lines.append("Offer: " + p.offerText(offer)) }
+                if case .promotional = self.offer {
+                    lines.append("Signature: " + (signatureFile.map { "your server's, from \($0)" } ?? "the local store's") + "   (s to change)")
+                }
             case .none:
                 if let intro {
                     lines.append("Intro offer: " + p.offerText(intro))

@@ -55,6 +55,7 @@ enum SheetState: Sendable, Equatable {
     case payment(PaymentSheet)
     case redeem(RedeemSheet)
     case notificationURL(NotificationURLSheet)
+    case offerSignature(OfferSignatureSheet)
     case productDetail(ProductDetailSheet)
     case transactionDetail(TransactionDetailSheet)
     case notificationDetail(NotificationDetailSheet)
@@ -73,6 +74,7 @@ enum SheetState: Sendable, Equatable {
         case .payment(let sheet): sheet
         case .redeem(let sheet): sheet
         case .notificationURL(let sheet): sheet
+        case .offerSignature(let sheet): sheet
         case .productDetail(let sheet): sheet
         case .transactionDetail(let sheet): sheet
         case .notificationDetail(let sheet): sheet

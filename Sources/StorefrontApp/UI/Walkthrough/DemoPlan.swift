@@ -19,8 +19,9 @@ enum DemoPlan {
     static func moves(for action: StoreCommand, in state: AppState) -> [DemoMove]? {
         guard state.top == nil, state.filter.text.isEmpty, !state.isEditingFilter else { return nil }
         switch action {
-        case .buy(let id, let quantity, let offer, let signature, let askToBuy, let plan, let answer):
-            guard !askToBuy, signature == .valid, let product = state.product(id),
+        case .buy(let id, let quantity, let offer, let signature, let askToBuy, let plan, let token, let eligibility, let answer):
+            // The payment sheet takes no token nor eligibility: a purchase that names one is the runner's.
+            guard !askToBuy, signature == .valid, token == nil, eligibility == nil, let product = state.product(id),
                   let row = StoreScreen.products(state).firstIndex(where: { $0.id == id }),
                   let path = select(row, on: .store, state) else { return nil }
             var sheet = draft(for: product, state)

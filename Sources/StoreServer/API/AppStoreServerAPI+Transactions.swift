@@ -1,0 +1,138 @@
+import Foundation
+import StoreCore
+import StoreEngine
+
+/// The transaction endpoints: info, history (v1 and v2), order lookup, refunds, consumption (v1 and
+/// v2), Finish Transaction and Set App Account Token.
+extension AppStoreServerAPI {
+    func transactionInfo(_ text: String) async throws -> HTTPResponse {
+        guard let transaction = await store.serverTransaction(id: try Self.transactionID(text)) else { throw APIError.transactionIDNotFound() }
+        return ok(["signedTransactionInfo": .string(transaction.jws)] as JSONValue)
+    }
+
+    func appTransactionInfo(_ text: String) async throws -> HTTPResponse {
+        try await requireCustomer(text)
+        return ok(["signedAppTransactionInfo": .string(try await store.serverAppTransaction())] as JSONValue)
+    }
+
+    /// Get Transaction History. Version 1 leaves out the consumables the app finished (unless refunded
+    /// or revoked), as Apple's v1 does; version 2 lists every transaction.
+    func transactionHistory(_ text: String, _ request: HTTPRequest, version: Int) async throws -> HTTPResponse {
+        try await requireCustomer(text)
+        let query = try HistoryQuery(request)
+        let matching = await store.serverHistory().filter { transaction in
+            query.matches(transaction.payload)
+                && (version > 1 || transaction.payload.productType != .consumable || !transaction.finished || transaction.payload.isRevoked)
+        }
+        let page = Page(matching, position: { HistoryQuery.position($0.payload) }, after: query.after, ascending: query.ascending)
+        return try await ok(envelope() + [
+            ("revision", .string(page.position.token)), ("hasMore", .bool(page.hasMore)),
+            ("signedTransactions", .array(page.items.map { .string($0.jws) })),
+        ])
+    }
+
+    func lookUpOrder(_ orderID: String) async -> HTTPResponse {
+        let transaction = await OrderID.transactionID(of: orderID).asyncFlatMap { await store.serverTransaction(id: $0) }
+        return ok(["status": .number(transaction == nil ? "1" : "0"),
+                   "signedTransactions": .array(transaction.map { [.string($0.jws)] } ?? [])] as JSONValue)
+    }
+
+    /// Refunded purchases (a family member losing access is a revocation, not a refund), in the order refunded.
+    func refundHistory(_ text: String, _ request: HTTPRequest) async throws -> HTTPResponse {
+        try await requireCustomer(text)
+        let after = try request.queryValues("revision").last.map { token throws(APIError) in
+            guard let position = PagePosition(token: token) else { throw .invalidRequestRevision() }
+            return position
+        }
+        let refunded = await store.serverHistory().filter {
+            $0.payload.revocationType == .refundFull || $0.payload.revocationType == .refundProrated
+        }
+        let page = Page(refunded, position: {
+            PagePosition(date: Int64(($0.payload.revocationDate ?? .distantPast).timeIntervalSince1970 * 1000), id: $0.payload.transactionID)
+        }, after: after)
+        return ok(["signedTransactions": .array(page.items.map { .string($0.jws) }),
+                   "revision": .string(page.position.token), "hasMore": .bool(page.hasMore)] as JSONValue)
+    }
+
+    /// Finish Transaction: the backend says it delivered the content, as the app's `finish()` would.
+    func finishTransaction(_ text: String) async throws -> HTTPResponse {
+        let id = try Self.transactionID(text)
+        guard await store.serverTransaction(id: id) != nil else { throw APIError.transactionIDNotFound() }
+        await store.finish(transactionID: id)
+        return Self.done
+    }
+
+    /// Set App Account Token: on an original transaction (not a family member's), a UUID.
+    func setAppAccountToken(_ text: String, _ request: HTTPRequest) async throws -> HTTPResponse {
+        guard let originalID = Int64(text), originalID > 0, text.utf8.allSatisfy({ (48...57).contains($0) }) else {
+            throw APIError.invalidOriginalTransactionID()
+        }
+        let body = try Self.jsonObject(request)
+        guard let token = body["appAccountToken"]?.stringValue.flatMap(UUID.init(uuidString:)) else { throw APIError.invalidAppAccountTokenUUID() }
+        do {
+            try await store.setAppAccountToken(originalTransactionID: originalID, token: token)
+        } catch let failure as LocalAppStore.AppAccountTokenFailure {
+            switch failure {
+            case .notFound: throw APIError.transactionIDNotFound()
+            case .notOriginalTransaction: throw APIError.notOriginalTransactionID()
+            case .familyShared: throw APIError.familyTransactionNotSupported()
+            }
+        }
+        return Self.done
+    }
+
+    // MARK: Consumption
+
+    static let deliveryStatuses: Set<String> = ["DELIVERED", "UNDELIVERED_QUALITY_ISSUE", "UNDELIVERED_WRONG_ITEM", "UNDELIVERED_SERVER_OUTAGE", "UNDELIVERED_OTHER"]
+    static let refundPreferences: Set<String> = ["DECLINE", "GRANT_FULL", "GRANT_PRORATED"]
+
+    /// Send Consumption Information (v2): checked field by field as Apple does, recorded for the tester, answered 202.
+    func sendConsumption(_ text: String, _ request: HTTPRequest) async throws -> HTTPResponse {
+        let id = try Self.transactionID(text)
+        let body = try Self.jsonObject(request)
+        guard body["customerConsented"]?.boolValue == true else { throw APIError.invalidCustomerConsented() }
+        guard body["sampleContentProvided"]?.boolValue != nil else { throw APIError.invalidSampleContentProvided() }
+        guard let delivery = body["deliveryStatus"]?.stringValue, Self.deliveryStatuses.contains(delivery) else {
+            throw APIError.invalidDeliveryStatus()
+        }
+        if let preference = body["refundPreference"], !(preference.stringValue.map(Self.refundPreferences.contains) ?? false) {
+            throw APIError.body("refundPreference must be one of \(Self.refundPreferences.sorted().joined(separator: ", "))")
+        }
+        if let percentage = body["consumptionPercentage"], !(percentage.intValue.map { (0...100_000).contains($0) } ?? false) {
+            throw APIError.body("consumptionPercentage must be an integer from 0 to 100000 (thousandths of a percent)")
+        }
+        return try await record(body, for: id)
+    }
+
+    /// Send Consumption Information v1 (`send_consumption_data`): Apple's integer fields, each in its
+    /// range or the error Apple names for it; `refundPreference` may be left out.
+    static let consumptionV1Fields: [(name: String, values: ClosedRange<Int>, error: @Sendable () -> APIError)] = [
+        ("consumptionStatus", 0...3, APIError.invalidConsumptionStatus), ("platform", 0...2, APIError.invalidPlatform),
+        ("deliveryStatus", 0...5, APIError.invalidDeliveryStatus), ("accountTenure", 0...7, APIError.invalidAccountTenure),
+        ("playTime", 0...7, APIError.invalidPlayTime), ("lifetimeDollarsRefunded", 0...7, APIError.invalidLifetimeDollarsRefunded),
+        ("lifetimeDollarsPurchased", 0...7, APIError.invalidLifetimeDollarsPurchased), ("userStatus", 0...4, APIError.invalidUserStatus),
+    ]
+
+    func sendConsumptionV1(_ text: String, _ request: HTTPRequest) async throws -> HTTPResponse {
+        let id = try Self.transactionID(text)
+        let body = try Self.jsonObject(request)
+        guard body["customerConsented"]?.boolValue == true else { throw APIError.invalidCustomerConsented() }
+        guard body["sampleContentProvided"]?.boolValue != nil else { throw APIError.invalidSampleContentProvided() }
+        for field in Self.consumptionV1Fields {
+            guard let value = body[field.name]?.intValue, field.values.contains(value) else { throw field.error() }
+        }
+        guard let token = body["appAccountToken"]?.stringValue, token.isEmpty || UUID(uuidString: token) != nil else {
+            throw APIError.invalidAppAccountToken()
+        }
+        if let preference = body["refundPreference"], !(preference.intValue.map { (0...3).contains($0) } ?? false) {
+            throw APIError.body("refundPreference must be an integer from 0 to 3")
+        }
+        return try await record(body, for: id)
+    }
+
+    private func record(_ body: JSONValue, for id: Int64) async throws -> HTTPResponse {
+        guard await store.serverTransaction(id: id) != nil else { throw APIError.transactionIDNotFound() }
+        try await store.recordConsumption(transactionID: id, information: body)
+        return HTTPResponse(status: 202)
+    }
+}

@@ -1,0 +1,68 @@
+/// One route of the App Store Server API: a method and a path whose `{}` segments are the answer's
+/// arguments, in order (`/inApps/v1/messaging/default/{}/{}` → product ID, locale).
+struct Route: Sendable {
+    typealias Answer = @Sendable (AppStoreServerAPI, [String], HTTPRequest) async throws -> HTTPResponse
+
+    var method: String
+    var pattern: [Substring]
+    var answer: Answer
+
+    init(_ method: String, _ path: String, _ answer: @escaping Answer) {
+        self.method = method
+        self.pattern = path.split(separator: "/")
+        self.answer = answer
+    }
+
+    /// How many segments are spelled out: where two routes match a path, the more literal one wins
+    /// (`extend/mass` over `extend/{}`, `image/list` over `image/{}`).
+    var literalSegments: Int { pattern.filter { $0 != "{}" }.count }
+
+    /// The path's arguments when it matches (none for a path without any); nil otherwise.
+    func arguments(in path: String) -> [String]? {
+        let segments = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
+        guard segments.count == pattern.count else { return nil }
+        var arguments: [String] = []
+        for (segment, expected) in zip(segments, pattern) {
+            if expected == "{}" {
+                // The path arrives as sent: its arguments are percent-decoded here (the query already is).
+                guard !segment.isEmpty, let decoded = String(segment).removingPercentEncoding else { return nil }
+                arguments.append(decoded)
+            } else if segment != expected {
+                return nil
+            }
+        }
+        return arguments
+    }
+}
+
+/// What a request's path and method find in a table of routes.
+enum RouteMatch {
+    case found(Route, arguments: [String])
+    /// The path is a route's, but not for this method.
+    case wrongMethod(allowed: [String])
+    case none
+
+    init(_ request: HTTPRequest, in routes: [Route]) {
+        let paths = routes.compactMap { route in route.arguments(in: request.path).map { (route, $0) } }
+        if let (route, arguments) = paths.filter({ $0.0.method == request.method }).max(by: { $0.0.literalSegments < $1.0.literalSegments }) {
+            self = .found(route, arguments: arguments)
+        } else if paths.isEmpty {
+            self = .none
+        } else {
+            self = .wrongMethod(allowed: Set(paths.map(\.0.method)).sorted())
+        }
+    }
+}
+
+/// A layer around a handler: it answers a request itself (a refusal) or hands it on.
+typealias Middleware = @Sendable (@escaping HTTPHandler) -> HTTPHandler
+
+extension AppStoreServerAPI {
+    /// Lets a request through to `next` only when `check` finds nothing to refuse.
+    static func guarded(by check: @escaping @Sendable (HTTPRequest) -> HTTPResponse?) -> Middleware {
+        { next in { request in
+            if let refusal = check(request) { return refusal }
+            return await next(request)
+        } }
+    }
+}
