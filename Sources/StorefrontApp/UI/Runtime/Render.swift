@@ -19,7 +19,6 @@ func render(_ state: AppState, size: Size, layer: (_ area: Rect, inout Canvas) -
     let parts = canvas.bounds.rows([1, 1, size.height - 4, 1])
     drawHeader(state, in: parts[0], on: &canvas)
     drawSubheader(state, in: parts[1], on: &canvas)
-    let content = state.layering.content(parts[2])
     state.screen.view.draw(state, in: listArea(state, size: size), on: &canvas)
     drawStatus(state, in: parts[3], on: &canvas)
     Footer.draw(KeyMap.footer(state), in: parts[4], on: &canvas)

@@ -21,8 +21,8 @@ struct ConfirmSheet: SheetView, Equatable {
     mutating func perform(_ action: Action, _ state: inout AppState) -> SheetStep {
         switch action {
         case .right: button = 1 - button; return .stay
-        case .confirm, .activate where button == 0:
-            return SheetStep(effects: [effect], closes: true)
+        case .confirm: return SheetStep(effects: [effect], closes: true)
+        case .activate where button == 0: return SheetStep(effects: [effect], closes: true)
         default: return .close
         }
     }

@@ -35,11 +35,13 @@ struct OfferSignatureSheet: SheetView, Equatable {
         return .close
     }
 
-    func draw(_ state: AppState, in area: Rect, on canvas: inout Canvas) {
-        let sheet = Sheet(title: "Offer signature", body: ["The file your server's signature is in: a JWS, or the",
-                                                           "legacy signature's JSON. Empty: the local store signs.", "", ""],
-                          buttons: [], maxTextWidth: 60)
-        let frame = sheet.draw(in: area, on: &canvas)
+    func sheet(_ state: AppState, in area: Rect) -> Sheet {
+        Sheet(title: "Offer signature", body: ["The file your server's signature is in: a JWS, or the",
+                                               "legacy signature's JSON. Empty: the local store signs.", "", ""],
+              buttons: [], maxTextWidth: 60)
+    }
+
+    func decorate(_ state: AppState, frame: Rect, on canvas: inout Canvas) {
         field.draw(at: frame.x + 2, frame.y + 3, width: frame.width - 4, on: &canvas, placeholder: "offer-signature.jws")
     }
 }
