@@ -70,6 +70,10 @@ public final class SQLiteDatabase: LedgerDatabase {
     deinit {
         for statement in statements.values { sqlite3_finalize(statement) }
         checkpointer?.close()
+        // Everything into the file itself, whichever connection to it closes last (another process's,
+        // say): a ledger closed is a whole file, to copy or inspect. Nothing to do when another
+        // connection reads; a read-only one cannot, and fails harmlessly.
+        if checkpointer != nil { sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_TRUNCATE, nil, nil) }
         sqlite3_close(handle)
     }
 
