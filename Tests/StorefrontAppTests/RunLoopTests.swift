@@ -61,8 +61,9 @@ final class RunningStorefront {
         return (DisplayWidth.of(String(prefix)), y)
     }
 
-    func quit() async -> Int32 {
-        terminal.type(.character("q"))
+    /// Quits; Ctrl-C where a StoreKit message may be up (its keys are its own, q among them).
+    func quit(with key: Key = .character("q")) async -> Int32 {
+        terminal.type(key)
         return await running!.value
     }
 }

@@ -8,6 +8,7 @@ import TerminalUI
 func reduce(_ state: inout AppState, _ event: Event) -> [Effect] {
     switch event {
     case .key(let key):
+        state.lastKeyTick = state.tick
         // A QA control cycles from the value the store reports: a key pressed before the store
         // answered the last one waits for that answer, or five → would all send the same value.
         if state.awaitingStore, key != .control("c") { state.waitingKeys.append(key); return [] }
@@ -16,6 +17,7 @@ func reduce(_ state: inout AppState, _ event: Event) -> [Effect] {
         state.size = size
     case .tick:
         state.tick += 1
+        StoreMessages.present(&state)  // one that waited for a pause in typing
     case .clock(let now):
         state.snapshot.now = now
     case .inputReady:
@@ -38,6 +40,7 @@ func reduce(_ state: inout AppState, _ event: Event) -> [Effect] {
         if state.inFlight == 0 { return releaseWaitingKeys(&state) }
     case .notifications(let list):
         state.notifications = list
+        StoreEventLog.tell(list, &state)
         clampSelections(&state)
     case .finished(let outcome):
         finish(outcome, &state)

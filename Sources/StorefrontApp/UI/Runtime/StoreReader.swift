@@ -66,4 +66,10 @@ extension AppEvent {
         case .pending, .transactionArrived, .renewed, .revoked: false
         }
     }
+
+    /// A renewal is told by the store's notification for it (see `StoreEventLog`): once, at its own
+    /// time, into the product it renewed to, even when a jump makes a year of them.
+    var toldByTheStore: Bool {
+        if case .renewed = self { true } else { false }
+    }
 }
