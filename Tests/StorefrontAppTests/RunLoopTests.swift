@@ -126,7 +126,7 @@ struct RunLoopTests {
         let pending = try #require(await app.store.ledgerEntries().first { $0.status == .pendingApproval })
         // The parent approves on their device: the tester's control, outside the storefront's loop.
         _ = try await CommandPerformer(manager: app.manager, controls: app.store).perform(.control(.approve, .id(pending.id)))
-        try await app.waitFor("Transaction arrived: 100 Coins")
+        try await app.waitFor("Ask to Buy approved: 100 Coins")
         try await app.waitUntil("the ledger shows it approved") { app.state.ledger.contains { $0.id == pending.id && $0.status != .pendingApproval } }
         #expect(app.state.log.filter { $0.text == "Waiting for approval (Ask to Buy)" }.count == 1)
         #expect(await app.quit() == 0)

@@ -12,32 +12,32 @@ public enum TesterControl: Sendable, Hashable {
     /// `perform` does it. Adding a control is a row here (and its method on `StoreTestControls`).
     static let table: [Spec] = [
         Spec(.approve, "approve", "Approve Ask to Buy", applies: { $0.status == .pendingApproval }) { c, e in
-            try await c.approveAskToBuy(transactionID: e.id); return "Approved #\(e.id)"
+            try await c.approveAskToBuy(transactionID: e.id); return "Ask to Buy approved: \(e.named)"
         },
         Spec(.decline, "decline", "Decline Ask to Buy", applies: { $0.status == .pendingApproval }) { c, e in
-            try await c.declineAskToBuy(transactionID: e.id); return "Declined #\(e.id)"
+            try await c.declineAskToBuy(transactionID: e.id); return "Ask to Buy declined: \(e.named)"
         },
         Spec(.resolve, "resolve", "Resolve interrupted purchase", applies: { $0.status == .interrupted }) { c, e in
-            try await c.resolveInterruptedPurchase(transactionID: e.id); return "Resolved #\(e.id)"
+            try await c.resolveInterruptedPurchase(transactionID: e.id); return "Interrupted purchase resolved: \(e.named)"
         },
         Spec(.approveRefund, "approve-refund", "Approve refund request", applies: { $0.refundRequest == .pending && isActive($0) }) { c, e in
-            try await c.decideRefundRequest(transactionID: e.id, approve: true); return "Refund request for #\(e.id) approved"
+            try await c.decideRefundRequest(transactionID: e.id, approve: true); return "Refund request approved: \(e.named), \(e.price) back"
         },
         Spec(.declineRefund, "decline-refund", "Decline refund request", applies: { $0.refundRequest == .pending && isActive($0) }) { c, e in
-            try await c.decideRefundRequest(transactionID: e.id, approve: false); return "Refund request for #\(e.id) declined"
+            try await c.decideRefundRequest(transactionID: e.id, approve: false); return "Refund request declined: \(e.named)"
         },
         Spec(.refund(prorated: false), "refund", "Refund", applies: { isActive($0) && $0.payload.ownership == .purchased }) { c, e in
-            try await c.refund(transactionID: e.id, prorated: false); return "Refunded #\(e.id)"
+            try await c.refund(transactionID: e.id, prorated: false); return "Refunded \(e.named): \(e.price)"
         },
         Spec(.refund(prorated: true), "refund prorated", "Refund (prorated)",
              applies: { isActive($0) && $0.payload.ownership == .purchased && $0.payload.expirationDate != nil }) { c, e in
-            try await c.refund(transactionID: e.id, prorated: true); return "Refunded #\(e.id) (prorated)"
+            try await c.refund(transactionID: e.id, prorated: true); return "Refunded \(e.named), prorated"
         },
         Spec(.reverseRefund, "reverse-refund", "Reverse refund", applies: isRefunded) { c, e in
-            try await c.reverseRefund(transactionID: e.id); return "Refund of #\(e.id) reversed"
+            try await c.reverseRefund(transactionID: e.id); return "Refund reversed: \(e.named)"
         },
         Spec(.revokeFamily, "revoke-family", "Revoke Family Sharing", applies: { isActive($0) && $0.payload.ownership == .familyShared }) { c, e in
-            try await c.revokeFamilySharing(transactionID: e.id); return "Family Sharing revoked for #\(e.id)"
+            try await c.revokeFamilySharing(transactionID: e.id); return "Family Sharing revoked: \(e.named)"
         },
         Spec(.expire, "expire", "Expire subscription", applies: isSubscription) { c, e in
             try await c.expireSubscription(productID: e.product); return "Expired \(e.product)"
@@ -64,7 +64,7 @@ public enum TesterControl: Sendable, Hashable {
             try await c.resolveBillingIssue(productID: e.product); return "Billing issue resolved for \(e.product)"
         },
         Spec(.delete, "delete", "Delete transaction", applies: { _ in true }) { c, e in
-            try await c.deleteTransaction(e.id); return "Deleted #\(e.id)"
+            try await c.deleteTransaction(e.id); return "Deleted \(e.named)"
         },
     ]
 
@@ -113,4 +113,8 @@ public enum TesterControl: Sendable, Hashable {
 
 extension LedgerEntry {
     fileprivate var product: String { payload.productID }
+    /// The product (the storefront shows its display name) and the transaction, which QA looks up.
+    fileprivate var named: String { "\(payload.productID) (#\(id))" }
+    /// What it cost, in its own currency.
+    fileprivate var price: String { PriceFormatter.displayPrice(payload.price * Decimal(payload.quantity), currency: payload.currency, locale: "en_US") }
 }

@@ -31,7 +31,7 @@ func reduce(_ state: inout AppState, _ event: Event) -> [Effect] {
         clampSelections(&state)
         StoreMessages.present(&state)
     case .appEvent(let event):
-        state.status = event.message  // in display names, as every message
+        state.status = StatusLine.describe(event, state)  // in display names, as every message
     case .qaData(let settings, let ledger):
         state.settings = settings
         state.ledger = ledger

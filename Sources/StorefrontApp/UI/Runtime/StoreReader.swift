@@ -62,7 +62,7 @@ extension AppEvent {
     var answersACall: Bool {
         switch self {
         case .purchased, .cancelled, .restored, .redeemed, .refundRequested: true
-        case .failed(let api, _): [.appStoreSync, .refundRequest, .manageSubscriptions].contains(api)
+        case .failed(let api, _): [.appStoreSync, .refundRequest, .manageSubscriptions, .offerCodeRedeem].contains(api)
         case .pending, .transactionArrived, .renewed, .revoked: false
         }
     }

@@ -102,9 +102,9 @@ enum QAPanel {
             MenuItem(label: $0.displayName, effect: .command(.buyElsewhere($0.id, family: true)))
         }, selected: 0))))
         rows.append(Row(label: "Clear all transactions", activate: .sheet(.confirm(
-            title: "Clear transactions", message: "Delete every transaction in the ledger?", effect: .command(.clear)))))
+            title: "Clear transactions", message: "Delete every transaction in the ledger?", effect: .command(.clear), yes: "Clear All", no: "Keep"))))
         rows.append(Row(label: "Reset store", activate: .sheet(.confirm(
-            title: "Reset store", message: "Delete all transactions and restore the catalog's settings and clock?", effect: .command(.reset)))))
+            title: "Reset store", message: "Delete all transactions and restore the catalog's settings and clock?", effect: .command(.reset), yes: "Reset Store", no: "Keep"))))
         if !state.offerCodes.isEmpty {
             rows.append(Row(label: "Offer codes (Enter redeems as the customer)", heading: true))
             for code in state.offerCodes {

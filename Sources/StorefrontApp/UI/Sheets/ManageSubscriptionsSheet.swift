@@ -18,7 +18,8 @@ enum ManageSubscriptionsSheet {
         let name = state.product(current.productID)?.displayName ?? current.productID
         var items = [renewal.willAutoRenew
             ? MenuItem(label: "Cancel subscription (access until \(date))", effect: .command(.manage(group, .cancel)),
-                       confirmation: "Cancel \(name)? You keep access until \(date); it will not renew after that.")
+                       confirmation: "Cancel \(name)? You keep access until \(date); it will not renew after that.",
+                       yes: "Cancel Subscription", no: "Keep")
             : MenuItem(label: "Turn auto-renew back on", effect: .command(.manage(group, .reenable)))]
         for plan in plans where plan.id != current.productID {
             let terms = plan.subscription!
@@ -31,7 +32,8 @@ enum ManageSubscriptionsSheet {
                 ? "Switch to \(plan.displayName) for \(plan.priceWithPeriod)? It starts now: you pay \(plan.displayPrice) today and get back the unused part of \(name)."
                 : "Switch to \(plan.displayName) for \(plan.priceWithPeriod)? It starts on \(date), when \(name) would renew; nothing changes until then."
             items.append(MenuItem(label: "\(plan.displayName) · \(plan.priceWithPeriod) · \(when)",
-                                  effect: .command(.manage(group, .switchTo(productID: plan.id))), confirmation: question))
+                                  effect: .command(.manage(group, .switchTo(productID: plan.id))), confirmation: question,
+                                  yes: "Switch", no: "Keep \(name)"))
         }
         let next = renewal.autoRenewProductID != current.productID ? ", then \(state.product(renewal.autoRenewProductID)?.displayName ?? renewal.autoRenewProductID)" : ""
         let note = "\(groupName): \(name)\(next). " + (renewal.willAutoRenew ? "Renews \(date)." : "Expires \(date).")
