@@ -85,6 +85,8 @@ struct AppState: Sendable {
     var tick = 0
     /// The tick of the last key or click: a StoreKit message waits for a pause (see `StoreMessages.isQuiet`).
     var lastKeyTick: Int?
+    /// Products whose Ask to Buy the ledger showed approved before the app heard of the transaction.
+    var approvedUnheard: Set<String> = []
     /// Effects the run loop has started and not yet heard back from: it counts them, screens only read it.
     var inFlight = 0
     /// A QA control's change is on its way to the store: further keys wait in `waitingKeys`.

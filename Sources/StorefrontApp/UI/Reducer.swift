@@ -32,7 +32,9 @@ func reduce(_ state: inout AppState, _ event: Event) -> [Effect] {
         StoreMessages.present(&state)
     case .appEvent(let event):
         state.status = StatusLine.describe(event, state)  // in display names, as every message
+        if case .transactionArrived(let id, _, _) = event { state.approvedUnheard.remove(id) }
     case .qaData(let settings, let ledger):
+        StatusLine.noteApprovals(from: state.ledger, to: ledger, &state)
         state.settings = settings
         state.ledger = ledger
         state.isLoadingLedger = false
@@ -81,6 +83,11 @@ func itemCount(_ screen: Screen, _ state: AppState) -> Int { screen.view.itemCou
 
 private func handle(_ key: Key, _ state: inout AppState) -> [Effect] {
     if key == .control("c") { state.shouldQuit = true; return [.quit] }
+    // Behind "Terminal too small" nothing is seen, so nothing acts but quitting.
+    if !state.size.fits(minimumSize) {
+        if key == .character("q") { state.shouldQuit = true; return [.quit] }
+        return []
+    }
     if case .mouse(let mouse) = key { return MouseInput.handle(mouse, &state) }
     // Text input first: typed characters belong to the field, not to the key map.
     if state.isEditingFilter, case .character(let c) = key { state.filter.insert(String(c)); clampSelections(&state); return [] }

@@ -9,6 +9,8 @@ import StoreEngine
 enum StatusLine {
     static func describe(_ event: AppEvent, _ state: AppState) -> String {
         switch event {
+        case .transactionArrived(let id, _, _) where state.approvedUnheard.contains(id):
+            return "Ask to Buy approved: \(id)"
         case .transactionArrived(let id, let offer, let family) where offer != .code:
             if family { return "Family member bought \(id): shared with you" }
             if state.ledger.contains(where: { $0.payload.productID == id && $0.status == .pendingApproval }) {
@@ -19,6 +21,17 @@ enum StatusLine {
         case .revoked(let id, let refund?): return "Refunded \(id): \(refund)"
         case .revoked(let id, nil): return "Family Sharing revoked: \(id)"
         default: return event.message
+        }
+    }
+
+    /// The ledger may show an approval before the app hears of it: remembered, so it is told as one.
+    static func noteApprovals(from old: [LedgerEntry], to new: [LedgerEntry], _ state: inout AppState) {
+        let waiting = old.filter { $0.status == .pendingApproval }
+        guard !waiting.isEmpty else { return }
+        let now = Dictionary(new.map { ($0.id, $0.status) }, uniquingKeysWith: { a, _ in a })
+        // An approval may complete the entry or replace it with the approved transaction; a decline marks it.
+        for entry in waiting where now[entry.id] != .pendingApproval && now[entry.id] != .declined {
+            state.approvedUnheard.insert(entry.payload.productID)
         }
     }
 
