@@ -99,3 +99,14 @@ struct SigningFileTests {
         #expect(CommandLineParser.helpText(for: .catalog) == CommandLineParser.helpText)
     }
 }
+
+/// Seen at the QA desk: `storefront --help` cut every usage line at 66 columns and ran
+/// `notifications` into its summary (`notificatilist …`).
+@Suite struct HelpTextTests {
+    @Test func usageLinesAreWholeAndTheCommandColumnFitsTheLongestName() {
+        let help = CommandLineParser.helpText
+        for command in Command.allCases { #expect(help.contains("  " + command.usage + "\n"), "\(command.usage)") }
+        #expect(help.contains("  notifications  list the App Store Server Notifications"))
+        #expect(!help.contains("notificatilist"))
+    }
+}

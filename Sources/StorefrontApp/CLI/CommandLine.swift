@@ -128,18 +128,20 @@ public enum CommandLineParser {
 
     public static var helpText: String {
         var lines = ["storefront \(version): StoreKit 2 purchase flows in the terminal", "", "Usage:"]
-        lines += Command.allCases.map { "  " + $0.usage.padding(toLength: 66, withPad: " ", startingAt: 0) }
+        lines += Command.allCases.map { "  " + $0.usage }  // whole: a usage line is never cut
         lines += ["", "Commands:"]
-        lines += Command.allCases.map { "  " + ($0 == .store ? "(none)" : $0.rawValue).padding(toLength: 10, withPad: " ", startingAt: 0) + $0.summary }
+        lines += columns(Command.allCases.map { ($0 == .store ? "(none)" : $0.rawValue, $0.summary) })
         lines += ["", "Options:"]
-        for option in options {
-            let flag = option.names.joined(separator: ", ") + (option.value.map { " " + $0 } ?? "")
-            lines.append("  " + flag.padding(toLength: 22, withPad: " ", startingAt: 0) + option.help)
-        }
-        lines.append("  " + "-h, --help".padding(toLength: 22, withPad: " ", startingAt: 0) + "show this help")
-        lines.append("  " + "--version".padding(toLength: 22, withPad: " ", startingAt: 0) + "print the version")
+        lines += columns(options.map { ($0.names.joined(separator: ", ") + ($0.value.map { " " + $0 } ?? ""), $0.help) }
+                         + [("-h, --help", "show this help"), ("--version", "print the version")])
         lines += ["", "In the storefront, press ? for the keys of each screen; 'storefront run --help' lists the scenario steps."]
         return lines.joined(separator: "\n")
+    }
+
+    /// Two columns, the first as wide as its longest entry (`padding(toLength:)` cut what was longer).
+    static func columns(_ rows: [(String, String)]) -> [String] {
+        let width = rows.map(\.0.count).max() ?? 0
+        return rows.map { "  " + $0.0 + String(repeating: " ", count: width - $0.0.count + 2) + $0.1 }
     }
 
     /// Help about one command: its usage, and for the scenario commands every step of the language.
