@@ -144,11 +144,18 @@ public enum CommandLineParser {
         return rows.map { "  " + $0.0 + String(repeating: " ", count: width - $0.0.count + 2) + $0.1 }
     }
 
-    /// Help about one command: its usage, and for the scenario commands every step of the language.
+    /// Help about one command: its usage, what it does, exactly the options it takes, and for the
+    /// scenario commands every step of the language.
     static func helpText(for command: Command) -> String {
-        guard [.run, .walk, .demo].contains(command) else { return helpText }
-        return (["Usage: " + command.usage, "", "Scenario steps, one a line (# starts a comment):"]
-            + ScenarioParser.reference.map { "  " + $0 }).joined(separator: "\n")
+        guard command != .store else { return helpText }
+        let own = options.filter { $0.commands.contains(command) }
+        var lines = ["Usage: " + command.usage, "", command.summary, "", "Options:"]
+        lines += columns(own.map { ($0.names.joined(separator: ", ") + ($0.value.map { " " + $0 } ?? ""), $0.help) }
+                         + [("-h, --help", "show this help")])
+        if [.run, .walk, .demo].contains(command) {
+            lines += ["", "Scenario steps, one a line (# starts a comment):"] + ScenarioParser.reference.map { "  " + $0 }
+        }
+        return lines.joined(separator: "\n")
     }
 
     /// `help`: the command it was asked about (`storefront run --help`), or `.store` for the program.
