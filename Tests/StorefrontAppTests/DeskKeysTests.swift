@@ -64,3 +64,17 @@ import StorefrontTestSupport
         #expect(line.range(of: #"^  \d{4}-\d\d-\d\d \d\d:\d\d:\d\d  "#, options: .regularExpression) != nil, "\(line)")
     }
 }
+
+extension DeskKeysTests {
+    /// Seen at 60×18: `(AppTransaction)` wrapped under the wrong column, and Esc was never listed.
+    @Test("The ? overlay at 60×18 lists every key, Esc included, each on its own row")
+    func helpAtTheSmallestSize() async throws {
+        var state = try await fixtureState()
+        state.size = Size(width: 60, height: 18)
+        press(&state, .character("?"))
+        let screen = render(state, size: state.size).text
+        #expect(screen.contains("Close this help"), "\(screen)")
+        #expect(screen.contains("1") && screen.contains("Store"))
+        #expect(!screen.contains("│ AppTransaction") && !screen.contains("│ (AppTransaction)"), "no wrapped line under the first column:\n\(screen)")
+    }
+}
