@@ -124,6 +124,8 @@ struct RunLoopTests {
         app.terminal.type(.enter)
         try await app.waitFor("Waiting for approval")
         let pending = try #require(await app.store.ledgerEntries().first { $0.status == .pendingApproval })
+        // The QA panel shows it waiting (the purchase's read) before the parent approves, as a tester sees it.
+        try await app.waitUntil("the ledger shows it waiting") { app.state.ledger.contains { $0.id == pending.id && $0.status == .pendingApproval } }
         // The parent approves on their device: the tester's control, outside the storefront's loop.
         _ = try await CommandPerformer(manager: app.manager, controls: app.store).perform(.control(.approve, .id(pending.id)))
         try await app.waitFor("Ask to Buy approved: 100 Coins")
