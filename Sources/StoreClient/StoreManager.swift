@@ -243,11 +243,12 @@ public actor StoreManager {
         if let error = verification.error {
             emit(.failed(.verification, .verification(error)))
         } else if transaction.isRevoked {
-            emit(.revoked(productID: transaction.productID))
+            emit(.revoked(productID: transaction.productID, refund: refund(transaction)))
         } else if transaction.reason == .renewal {
             emit(.renewed(productID: transaction.productID))
         } else {
-            emit(.transactionArrived(productID: transaction.productID, offer: transaction.offerType))
+            emit(.transactionArrived(productID: transaction.productID, offer: transaction.offerType,
+                                     familyShared: transaction.ownership == .familyShared))
         }
         refreshAfterUpdates()
     }
@@ -266,6 +267,15 @@ public actor StoreManager {
             updatesRefreshQueued = false
             await refresh()
         }
+    }
+
+    /// What a refund gave back, in the transaction's currency (nil: Family Sharing was revoked, nothing refunded).
+    private func refund(_ t: TransactionPayload) -> String? {
+        guard t.revocationType != .familyRevoke else { return nil }
+        // revocationPercentage is in thousandths of a percent, as Apple's (100_000: all of it).
+        let share = Decimal(t.revocationPercentage ?? 100_000) / 100_000
+        let amount = PriceFormatter.displayPrice(t.price * share, currency: t.currency, locale: snapshot.locale)
+        return share == 1 ? amount : "\(amount) (prorated)"
     }
 
     // MARK: Entitlements and status

@@ -217,7 +217,7 @@ struct PurchaseRulesTests {
         let t = try #require(await h.manager.purchase(ID.pro).transaction)
         try await h.store.refund(transactionID: t.transactionID, prorated: false)
         #expect(await eventually { await !h.entitled(ID.pro) })
-        #expect(await eventually { await h.manager.snapshot.lastEvent == .revoked(productID: ID.pro) })
+        #expect(await eventually { await h.manager.snapshot.lastEvent == .revoked(productID: ID.pro, refund: "$9.99") })
         let revoked = try #require(await h.entry(ID.pro))
         #expect(revoked.payload.revocationDate != nil && revoked.payload.revocationType == .refundFull)
         await h.close()

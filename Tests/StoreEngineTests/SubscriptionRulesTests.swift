@@ -386,7 +386,7 @@ struct AppSurfaceTests {
         _ = await h.manager.requestRefund(transactionID: t.transactionID, reason: "please")
         try await h.store.decideRefundRequest(transactionID: t.transactionID, approve: true)
         #expect(await eventually { await !h.entitled(ID.pro) })
-        #expect(await h.manager.snapshot.lastEvent == .revoked(productID: ID.pro))
+        #expect(await h.manager.snapshot.lastEvent == .revoked(productID: ID.pro, refund: "$9.99"))
         await h.close()
     }
 

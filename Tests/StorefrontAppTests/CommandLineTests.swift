@@ -96,6 +96,32 @@ struct SigningFileTests {
         let text = CommandLineParser.helpText(for: .run)
         for step in CommandTable.steps { #expect(text.contains("  " + step.usage), "\(step.keyword)") }
         #expect(text.contains("expect [not] entitled PRODUCT"))
-        #expect(CommandLineParser.helpText(for: .catalog) == CommandLineParser.helpText)
+        #expect(CommandLineParser.helpText(for: .store) == CommandLineParser.helpText, "the storefront's own is the whole help")
+    }
+}
+
+/// Seen at the QA desk: `storefront --help` cut every usage line at 66 columns and ran
+/// `notifications` into its summary (`notificatilist …`).
+@Suite struct HelpTextTests {
+    @Test func usageLinesAreWholeAndTheCommandColumnFitsTheLongestName() {
+        let help = CommandLineParser.helpText
+        for command in Command.allCases { #expect(help.contains("  " + command.usage + "\n"), "\(command.usage)") }
+        #expect(help.contains("  notifications  list the App Store Server Notifications"))
+        #expect(!help.contains("notificatilist"))
+    }
+}
+
+extension HelpTextTests {
+    /// Seen at the QA desk: `catalog --help` printed the whole global help; `walk --help` left out `--report`.
+    @Test func eachSubcommandsHelpListsExactlyItsOptions() {
+        for command in Command.allCases where command != .store {
+            let help = CommandLineParser.helpText(for: command)
+            #expect(help.hasPrefix("Usage: " + command.usage), "\(command)")
+            for option in CommandLineParser.options {
+                let listed = help.contains("\n  " + option.names.joined(separator: ", ") + (option.value.map { " " + $0 } ?? "") + "  ")
+                #expect(listed == option.commands.contains(command), "\(option.names) for \(command)")
+            }
+        }
+        #expect(CommandLineParser.helpText(for: .walk).contains("--report FILE"))
     }
 }

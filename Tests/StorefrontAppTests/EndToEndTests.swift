@@ -71,8 +71,8 @@ struct EndToEndTests {
         try s.keys("Enter")
         try s.wait(for: "› Approve Ask to Buy")
         try s.keys("Enter")
-        // The approval arrives through Transaction.updates; its message may replace "Approved #…" at once.
-        try s.wait("the approval") { $0.contains { $0.contains("│ Approved #") || $0.contains("│ Transaction arrived: Remove Ads") } }
+        // The approval arrives through Transaction.updates; its message and the control both say "Ask to Buy approved".
+        try s.wait("the approval") { $0.contains { $0.contains("│ Ask to Buy approved: Remove Ads") } }
         try s.keys("1")
         try s.wait(for: "Remove Ads  ✓ Owned")
     }
@@ -148,7 +148,7 @@ struct EndToEndTests {
         try buyer.keys("Enter")
         try buyer.wait(for: "100 Coins  Balance: 1")
         try watcher.wait(for: "100 Coins  Balance: 1")
-        try watcher.wait(for: "│ Transaction arrived: 100 Coins")
+        try watcher.wait(for: "│ Bought elsewhere: 100 Coins")
 
         try buyer.keys("Down", "Down", "Down")
         try buyer.wait(for: "› Remove Ads")

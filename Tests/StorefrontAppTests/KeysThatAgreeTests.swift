@@ -8,7 +8,7 @@ import TerminalUI
 @Suite struct KeysThatAgreeTests {
     @Test func pageDownAndPageUpMoveHalfAScreenInEveryList() async throws {
         var state = try await fixtureState()
-        state.size = Size(width: 80, height: 15)  // a page is (15 - 5) / 2 = 5 items
+        state.size = Size(width: 80, height: 19)  // a page is (19 - 5) / 2 = 7 items (a smaller terminal takes no keys)
         for screen in Screen.allCases {
             state.screen = screen
             let count = itemCount(screen, state)
@@ -16,7 +16,7 @@ import TerminalUI
             press(&state, .home)
             let first = state.selected(screen)
             press(&state, .pageDown)
-            #expect(state.selected(screen) == min(count - 1, first + 5) || screen.view.isHeading(first + 5, state),
+            #expect(state.selected(screen) == min(count - 1, first + 7) || screen.view.isHeading(first + 7, state),
                     "PgDn on \(screen)")
             for _ in 0..<count { press(&state, .pageDown) }
             #expect(state.selected(screen) == count - 1, "PgDn stops at the last item on \(screen)")
@@ -27,11 +27,11 @@ import TerminalUI
 
     @Test func pageDownMovesInAMenu() async throws {
         var state = try await fixtureState()
-        state.size = Size(width: 80, height: 15)
+        state.size = Size(width: 80, height: 19)
         state.sheets = [.menu(title: "Pick", items: (0..<12).map { MenuItem(label: "\($0)", effect: .quit) })]
         press(&state, .pageDown)
         guard case .menu(let menu)? = state.top else { Issue.record("the menu closed"); return }
-        #expect(menu.selected == 5)
+        #expect(menu.selected == 7)
     }
 }
 

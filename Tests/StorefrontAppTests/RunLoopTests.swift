@@ -61,8 +61,9 @@ final class RunningStorefront {
         return (DisplayWidth.of(String(prefix)), y)
     }
 
-    func quit() async -> Int32 {
-        terminal.type(.character("q"))
+    /// Quits; Ctrl-C where a StoreKit message may be up (its keys are its own, q among them).
+    func quit(with key: Key = .character("q")) async -> Int32 {
+        terminal.type(key)
         return await running!.value
     }
 }
@@ -123,9 +124,11 @@ struct RunLoopTests {
         app.terminal.type(.enter)
         try await app.waitFor("Waiting for approval")
         let pending = try #require(await app.store.ledgerEntries().first { $0.status == .pendingApproval })
+        // The QA panel shows it waiting (the purchase's read) before the parent approves, as a tester sees it.
+        try await app.waitUntil("the ledger shows it waiting") { app.state.ledger.contains { $0.id == pending.id && $0.status == .pendingApproval } }
         // The parent approves on their device: the tester's control, outside the storefront's loop.
         _ = try await CommandPerformer(manager: app.manager, controls: app.store).perform(.control(.approve, .id(pending.id)))
-        try await app.waitFor("Transaction arrived: 100 Coins")
+        try await app.waitFor("Ask to Buy approved: 100 Coins")
         try await app.waitUntil("the ledger shows it approved") { app.state.ledger.contains { $0.id == pending.id && $0.status != .pendingApproval } }
         #expect(app.state.log.filter { $0.text == "Waiting for approval (Ask to Buy)" }.count == 1)
         #expect(await app.quit() == 0)

@@ -35,7 +35,10 @@ import StorefrontTestSupport
         #expect(sheet.reason == .priceIncreaseConsent)
         #expect(sheet.lines.contains { $0.contains("going up to $119.99/year (from $99.99/year)") })
         try GoldenScreenTests().assertScreen("store-message-price-increase", render(state, size: Size(width: 80, height: 24)).text)
-        let effects = press(&state, .enter)
+        #expect(press(&state, .enter).isEmpty && state.top == nil, "Enter, unseen, answers Not Now")
+        state.messagesShown = []
+        for _ in 0..<StoreMessages.quietTicks { _ = reduce(&state, .tick) }
+        let effects = press(&state, .left, .enter)  // a deliberate choice of Agree
         guard case .command(.control(.priceIncrease(.agree), .id(let id)))? = effects.first else { Issue.record("\(effects)"); return }
         #expect(id == sheet.transactionID)
         #expect(state.top == nil)
@@ -83,7 +86,7 @@ import StorefrontTestSupport
         }
         let sheet = try #require(message(state))
         #expect(sheet.reason == .billingIssue && sheet.primary == "Update Payment")
-        let effects = press(&state, .enter)
+        let effects = press(&state, .left, .enter)
         guard case .command(.control(.fixBilling, _))? = effects.first else { Issue.record("\(effects)"); return }
     }
 
@@ -94,7 +97,7 @@ import StorefrontTestSupport
         }
         let sheet = try #require(message(state))
         #expect(sheet.reason == .winBackOffer)
-        press(&state, .enter)
+        press(&state, .left, .enter)
         guard case .payment(let payment)? = state.top else { Issue.record("no payment sheet: \(String(describing: state.top))"); return }
         #expect(payment.offer == .winBack("plus.winback"))
     }
@@ -108,5 +111,47 @@ import StorefrontTestSupport
         var demo = WalkthroughState(app: AppState(catalog: catalog), walk: WalkState(scenario: Scenario(path: "d.scenario", title: "d", steps: []), isDemo: true))
         _ = reduce(&demo, .snapshot(shown.snapshot))
         #expect(demo.top == nil)
+    }
+
+    /// Seen at the QA desk: fourteen ← on the time rate, a win-back message appeared partway and took
+    /// the rest, on `[ Redeem ]`. A message waits for a pause in typing and opens on Not Now.
+    @Test func aMessageWaitsForAPauseInTypingAndOpensOnItsSafeButton() async throws {
+        let lapsed = try await launch { store, manager in
+            await manager.purchase("com.lumenquest.plus.monthly")
+            try await store.expireSubscription(productID: "com.lumenquest.plus.monthly")
+        }
+        var state = AppState(catalog: try CatalogLoader.load(path: Repo.catalogPath))
+        press(&state, .character("4"), .left)
+        _ = reduce(&state, .snapshot(lapsed.snapshot))
+        #expect(state.top == nil, "not while the tester types")
+        storeAnswers(&state)
+        press(&state, .left)
+        storeAnswers(&state)
+        for _ in 0..<StoreMessages.quietTicks - 1 { _ = reduce(&state, .tick) }
+        #expect(state.top == nil, "not before a second without keys")
+        _ = reduce(&state, .tick)
+        let sheet = try #require(message(state))
+        #expect(sheet.button == 1, "on Not Now")
+        #expect(press(&state, .enter).isEmpty && state.top == nil)
+    }
+
+    /// Seen at the QA desk: the message said "you keep access for now" once the grace period had ended.
+    @Test func aBillingMessageSaysWhatIsTrueNow() async throws {
+        let inGrace = try await launch { store, manager in
+            await manager.purchase("com.lumenquest.pro.monthly")
+            await store.update { $0.billingRetryOnRenewal = true; $0.gracePeriod = true }
+            try await store.advanceTime(by: Period(1, .month))
+        }
+        #expect(render(inGrace, size: Size(width: 80, height: 24)).text.contains("now)."))
+        let inRetry = try await launch { store, manager in
+            await manager.purchase("com.lumenquest.pro.monthly")
+            await store.update { $0.billingRetryOnRenewal = true; $0.gracePeriod = true }
+            try await store.advanceTime(by: Period(1, .month))
+            try await store.advanceTime(by: Period(20, .day))
+        }
+        var state = inGrace
+        _ = reduce(&state, .snapshot(inRetry.snapshot))
+        #expect(message(state)?.reason == .billingIssue)
+        #expect(!render(state, size: Size(width: 80, height: 24)).text.contains("now)."))
     }
 }

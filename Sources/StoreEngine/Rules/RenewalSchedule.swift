@@ -10,8 +10,6 @@ struct RenewalSchedule: Equatable {
     var billingRetryOnRenewal = false
     var gracePeriod = false
 
-    /// How long billing retry lasts before the subscription expires (the App Store retries for 60 days).
-    static let billingRetryDays = 60
 
     /// When a subscription (or offer) period starting at `start` ends: its compressed duration
     /// under a time rate (`TimeRate.duration`), else on the calendar's anniversary, on `anchorDay`.
@@ -63,7 +61,7 @@ struct RenewalSchedule: Equatable {
             } else if billingRetryOnRenewal {
                 next.state = gracePeriod ? .inGracePeriod : .inBillingRetryPeriod
                 next.gracePeriodEnd = gracePeriod ? gracePeriodEnd(after: record.expirationDate, period: period) : nil
-                next.billingRetryEnd = record.expirationDate.addingTimeInterval(rate.compressed(Double(Self.billingRetryDays) * 86_400))
+                next.billingRetryEnd = BillingRetry.end(after: record.expirationDate, rate: rate)
             } else {
                 return .renew(at: record.expirationDate)
             }
@@ -111,4 +109,14 @@ struct RenewalSchedule: Equatable {
                        discount: discount, offerLeft: left.remainingPeriods > 0 ? left : nil)
     }
 
+}
+
+/// How long the App Store retries billing before a subscription expires: 60 days, compressed under
+/// a time rate. Public so the storefront's log can say when a retry ends.
+public enum BillingRetry {
+    public static let days = 60
+
+    public static func end(after expiration: Date, rate: TimeRate) -> Date {
+        expiration.addingTimeInterval(rate.compressed(Double(days) * 86_400))
+    }
 }

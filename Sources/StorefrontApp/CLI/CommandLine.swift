@@ -136,25 +136,34 @@ public enum CommandLineParser {
 
     public static var helpText: String {
         var lines = ["storefront \(version): StoreKit 2 purchase flows in the terminal", "", "Usage:"]
-        lines += Command.allCases.map { "  " + $0.usage.padding(toLength: 66, withPad: " ", startingAt: 0) }
+        lines += Command.allCases.map { "  " + $0.usage }  // whole: a usage line is never cut
         lines += ["", "Commands:"]
-        lines += Command.allCases.map { "  " + ($0 == .store ? "(none)" : $0.rawValue).padding(toLength: 10, withPad: " ", startingAt: 0) + $0.summary }
+        lines += columns(Command.allCases.map { ($0 == .store ? "(none)" : $0.rawValue, $0.summary) })
         lines += ["", "Options:"]
-        for option in options {
-            let flag = option.names.joined(separator: ", ") + (option.value.map { " " + $0 } ?? "")
-            lines.append("  " + flag.padding(toLength: 22, withPad: " ", startingAt: 0) + option.help)
-        }
-        lines.append("  " + "-h, --help".padding(toLength: 22, withPad: " ", startingAt: 0) + "show this help")
-        lines.append("  " + "--version".padding(toLength: 22, withPad: " ", startingAt: 0) + "print the version")
+        lines += columns(options.map { ($0.names.joined(separator: ", ") + ($0.value.map { " " + $0 } ?? ""), $0.help) }
+                         + [("-h, --help", "show this help"), ("--version", "print the version")])
         lines += ["", "In the storefront, press ? for the keys of each screen; 'storefront run --help' lists the scenario steps."]
         return lines.joined(separator: "\n")
     }
 
-    /// Help about one command: its usage, and for the scenario commands every step of the language.
+    /// Two columns, the first as wide as its longest entry (`padding(toLength:)` cut what was longer).
+    static func columns(_ rows: [(String, String)]) -> [String] {
+        let width = rows.map(\.0.count).max() ?? 0
+        return rows.map { "  " + $0.0 + String(repeating: " ", count: width - $0.0.count + 2) + $0.1 }
+    }
+
+    /// Help about one command: its usage, what it does, exactly the options it takes, and for the
+    /// scenario commands every step of the language.
     static func helpText(for command: Command) -> String {
-        guard [.run, .walk, .demo].contains(command) else { return helpText }
-        return (["Usage: " + command.usage, "", "Scenario steps, one a line (# starts a comment):"]
-            + ScenarioParser.reference.map { "  " + $0 }).joined(separator: "\n")
+        guard command != .store else { return helpText }
+        let own = options.filter { $0.commands.contains(command) }
+        var lines = ["Usage: " + command.usage, "", command.summary, "", "Options:"]
+        lines += columns(own.map { ($0.names.joined(separator: ", ") + ($0.value.map { " " + $0 } ?? ""), $0.help) }
+                         + [("-h, --help", "show this help")])
+        if [.run, .walk, .demo].contains(command) {
+            lines += ["", "Scenario steps, one a line (# starts a comment):"] + ScenarioParser.reference.map { "  " + $0 }
+        }
+        return lines.joined(separator: "\n")
     }
 
     /// `help`: the command it was asked about (`storefront run --help`), or `.store` for the program.

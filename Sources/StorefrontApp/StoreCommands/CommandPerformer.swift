@@ -58,7 +58,7 @@ public struct CommandPerformer: Sendable {
             if let failure = await manager.manageSubscription(groupID: group, action) {
                 return .refused("Manage subscriptions: \(await manager.snapshot.lastMessage ?? failure.message)", failure)
             }
-            return .done(Self.describe(action))
+            return .done(Self.describe(action, await manager.snapshot.effectiveStatus(group: group)))
         case .quit, .launch, .restart, .crashBeforeFinish, .device:
             throw TestControlError("the app cannot quit, launch or change devices here")
         case .export:
@@ -193,11 +193,16 @@ public struct CommandPerformer: Sendable {
         return text.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
-    static func describe(_ action: ManageSubscriptionAction) -> String {
+    /// What the change did, as the subscription now stands: a downgrade waits for the renewal.
+    static func describe(_ action: ManageSubscriptionAction, _ status: SubscriptionStatus?) -> String {
+        let current = status?.transaction.payload
+        let until = (status?.renewalInfo.payload?.renewalDate ?? current?.expirationDate).map { Format.dateTime($0) } ?? "the next renewal"
         switch action {
-        case .cancel: "Subscription cancelled: it will not renew"
-        case .reenable: "Auto-renew turned back on"
-        case .switchTo(let id): "Plan changed to \(id)"
+        case .cancel: return "Subscription cancelled: \(current?.productID ?? "it") will not renew; access until \(until)"
+        case .reenable: return "Auto-renew turned back on" + (current.map { ": \($0.productID) renews \(until)" } ?? "")
+        case .switchTo(let id) where current != nil && current?.productID != id:
+            return "\(id) from the next renewal, \(until); \(current!.productID) until then"
+        case .switchTo(let id): return "Plan changed to \(id), starting now"
         }
     }
 }

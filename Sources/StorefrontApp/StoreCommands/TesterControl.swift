@@ -13,27 +13,27 @@ public enum TesterControl: Sendable, Hashable {
     /// `perform` does it. Adding a control is a row here (and its method on `StoreTestControls`).
     static let table: [Spec] = [
         Spec(.approve, "approve", "Approve Ask to Buy", applies: { $0.status == .pendingApproval }) { c, e in
-            try await c.approveAskToBuy(transactionID: e.id); return "Approved #\(e.id)"
+            try await c.approveAskToBuy(transactionID: e.id); return "Ask to Buy approved: \(e.named)"
         },
         Spec(.decline, "decline", "Decline Ask to Buy", applies: { $0.status == .pendingApproval }) { c, e in
-            try await c.declineAskToBuy(transactionID: e.id); return "Declined #\(e.id)"
+            try await c.declineAskToBuy(transactionID: e.id); return "Ask to Buy declined: \(e.named)"
         },
         Spec(.resolve, "resolve", "Resolve interrupted purchase", applies: { $0.status == .interrupted }) { c, e in
-            try await c.resolveInterruptedPurchase(transactionID: e.id); return "Resolved #\(e.id)"
+            try await c.resolveInterruptedPurchase(transactionID: e.id); return "Interrupted purchase resolved: \(e.named)"
         },
         Spec(.approveRefund, "approve-refund", "Approve refund request", applies: { $0.refundRequest == .pending && isActive($0) }) { c, e in
-            try await c.decideRefundRequest(transactionID: e.id, approve: true); return "Refund request for #\(e.id) approved"
+            try await c.decideRefundRequest(transactionID: e.id, approve: true); return "Refund request approved: \(e.named), \(e.price) back"
         },
         Spec(.declineRefund, "decline-refund", "Decline refund request", applies: { $0.refundRequest == .pending && isActive($0) }) { c, e in
-            try await c.decideRefundRequest(transactionID: e.id, approve: false); return "Refund request for #\(e.id) declined"
+            try await c.decideRefundRequest(transactionID: e.id, approve: false); return "Refund request declined: \(e.named)"
         },
         refund(prorated: false, reason: .other), refund(prorated: true, reason: .other),
         refund(prorated: false, reason: .developerIssue), refund(prorated: true, reason: .developerIssue),
         Spec(.reverseRefund, "reverse-refund", "Reverse refund", applies: isRefunded) { c, e in
-            try await c.reverseRefund(transactionID: e.id); return "Refund of #\(e.id) reversed"
+            try await c.reverseRefund(transactionID: e.id); return "Refund reversed: \(e.named)"
         },
         Spec(.revokeFamily, "revoke-family", "Revoke Family Sharing", applies: { isActive($0) && $0.payload.ownership == .familyShared }) { c, e in
-            try await c.revokeFamilySharing(transactionID: e.id); return "Family Sharing revoked for #\(e.id)"
+            try await c.revokeFamilySharing(transactionID: e.id); return "Family Sharing revoked: \(e.named)"
         },
         Spec(.expire, "expire", "Expire subscription", applies: isSubscription) { c, e in
             try await c.expireSubscription(productID: e.product); return "Expired \(e.product)"
@@ -60,7 +60,7 @@ public enum TesterControl: Sendable, Hashable {
             try await c.resolveBillingIssue(productID: e.product); return "Billing issue resolved for \(e.product)"
         },
         Spec(.delete, "delete", "Delete transaction", applies: { _ in true }) { c, e in
-            try await c.deleteTransaction(e.id); return "Deleted #\(e.id)"
+            try await c.deleteTransaction(e.id); return "Deleted \(e.named)"
         },
     ]
 
@@ -72,7 +72,7 @@ public enum TesterControl: Sendable, Hashable {
         let note = notes.isEmpty ? "" : " (" + notes.joined(separator: ", ") + ")"
         return Spec(.refund(prorated: prorated, reason: reason), step.joined(separator: " "), "Refund" + note,
                     applies: { isActive($0) && $0.payload.ownership == .purchased && (!prorated || $0.payload.expirationDate != nil) }) { c, e in
-            try await c.refund(transactionID: e.id, prorated: prorated, reason: reason); return "Refunded #\(e.id)" + note
+            try await c.refund(transactionID: e.id, prorated: prorated, reason: reason); return "Refunded \(e.named)" + note + (prorated ? "" : ": \(e.price)")
         }
     }
 
@@ -121,4 +121,8 @@ public enum TesterControl: Sendable, Hashable {
 
 extension LedgerEntry {
     fileprivate var product: String { payload.productID }
+    /// The product (the storefront shows its display name) and the transaction, which QA looks up.
+    fileprivate var named: String { "\(payload.productID) (#\(id))" }
+    /// What it cost, in its own currency.
+    fileprivate var price: String { PriceFormatter.displayPrice(payload.price * Decimal(payload.quantity), currency: payload.currency, locale: "en_US") }
 }

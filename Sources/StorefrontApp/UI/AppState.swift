@@ -68,17 +68,30 @@ struct AppState: Sendable {
     /// StoreKit messages shown this launch (see `StoreMessages`): each once.
     var messagesShown: Set<String> = []
     /// The last thing that happened; every message also goes to the event log (screen 5).
-    var status = "Press ? for keys." {
-        didSet {
-            status = namingProducts(status)
-            log.append(LogEntry(time: snapshot.now, text: status))
-            if log.count > Self.logLimit { log.removeFirst(log.count - Self.logLimit) }
-        }
+    var status: String {
+        get { statusLine }
+        set { statusLine = namingProducts(newValue); note(statusLine, at: snapshot.now) }
     }
+    private var statusLine = "Press ? for keys."
     /// Every action, store event and renewal this session, oldest first.
     private(set) var log: [LogEntry] = []
     static let logLimit = 1000
+    /// The newest store notification the log has told (nil until the first read sets where the session starts).
+    var toldNotification: Int64?
+
+    /// Adds a line to the event log at its own store time, leaving the status line as it is.
+    mutating func note(_ text: String, at time: Date) {
+        log.append(LogEntry(time: time, text: namingProducts(text)))
+        if log.count > Self.logLimit { log.removeFirst(log.count - Self.logLimit) }
+    }
+
+    /// Shows a line on the status line without logging it again.
+    mutating func show(_ text: String) { statusLine = namingProducts(text) }
     var tick = 0
+    /// The tick of the last key or click: a StoreKit message waits for a pause (see `StoreMessages.isQuiet`).
+    var lastKeyTick: Int?
+    /// Products whose Ask to Buy the ledger showed approved before the app heard of the transaction.
+    var approvedUnheard: Set<String> = []
     /// Effects the run loop has started and not yet heard back from: it counts them, screens only read it.
     var inFlight = 0
     /// A QA control's change is on its way to the store: further keys wait in `waitingKeys`.

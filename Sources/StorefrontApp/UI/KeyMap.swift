@@ -40,7 +40,7 @@ enum KeyMap {
         Binding(keys: [.character("/")], name: "/", label: "Filter", action: .filter),
         Binding(keys: [.character("r")], name: "r", label: "Restore", action: .restore),
         Binding(keys: [.character("c")], name: "c", label: "Redeem code", action: .redeem),
-        Binding(keys: [.character("a")], name: "a", label: "App info (AppTransaction)", action: .appInfo, footer: false),
+        Binding(keys: [.character("a")], name: "a", label: "App info", action: .appInfo, footer: false),
     ]
 
     static let move: [Binding] = [
@@ -114,13 +114,13 @@ enum KeyMap {
         bindings(state).filter(\.footer).map { KeyHint($0.name, $0.hint ?? $0.label) }
     }
 
-    /// Help lines for the screen under the help overlay.
+    /// Help lines for the screen under the help overlay, and the overlay's own Esc.
     static func helpLines(for state: AppState) -> [String] {
         var under = state
         under.sheets.removeAll { $0 == .help }
         let rows = bindings(under).map { b in
             (b.keys.map(\.name).joined(separator: " "), b.label)
-        }
+        } + [("Esc", "Close this help")]
         let width = rows.map { DisplayWidth.of($0.0) }.max() ?? 0
         return rows.map { DisplayWidth.pad($0.0, toWidth: width) + "  " + $0.1 }
     }

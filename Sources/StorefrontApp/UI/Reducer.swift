@@ -8,6 +8,7 @@ import TerminalUI
 func reduce(_ state: inout AppState, _ event: Event) -> [Effect] {
     switch event {
     case .key(let key):
+        state.lastKeyTick = state.tick
         // A QA control cycles from the value the store reports: a key pressed before the store
         // answered the last one waits for that answer, or five → would all send the same value.
         if state.awaitingStore, key != .control("c") { state.waitingKeys.append(key); return [] }
@@ -16,6 +17,7 @@ func reduce(_ state: inout AppState, _ event: Event) -> [Effect] {
         state.size = size
     case .tick:
         state.tick += 1
+        StoreMessages.present(&state)  // one that waited for a pause in typing
     case .clock(let now):
         state.snapshot.now = now
     case .inputReady:
@@ -29,8 +31,10 @@ func reduce(_ state: inout AppState, _ event: Event) -> [Effect] {
         clampSelections(&state)
         StoreMessages.present(&state)
     case .appEvent(let event):
-        state.status = event.message  // in display names, as every message
+        state.status = StatusLine.describe(event, state)  // in display names, as every message
+        if case .transactionArrived(let id, _, _) = event { state.approvedUnheard.remove(id) }
     case .qaData(let settings, let ledger):
+        StatusLine.noteApprovals(from: state.ledger, to: ledger, &state)
         state.settings = settings
         state.ledger = ledger
         state.isLoadingLedger = false
@@ -38,6 +42,7 @@ func reduce(_ state: inout AppState, _ event: Event) -> [Effect] {
         if state.inFlight == 0 { return releaseWaitingKeys(&state) }
     case .notifications(let list):
         state.notifications = list
+        StoreEventLog.tell(list, &state)
         clampSelections(&state)
     case .finished(let outcome):
         finish(outcome, &state)
@@ -79,6 +84,11 @@ func itemCount(_ screen: Screen, _ state: AppState) -> Int { screen.view.itemCou
 
 private func handle(_ key: Key, _ state: inout AppState) -> [Effect] {
     if key == .control("c") { state.shouldQuit = true; return [.quit] }
+    // Behind "Terminal too small" nothing is seen, so nothing acts but quitting.
+    if !state.size.fits(minimumSize) {
+        if key == .character("q") { state.shouldQuit = true; return [.quit] }
+        return []
+    }
     if case .mouse(let mouse) = key { return MouseInput.handle(mouse, &state) }
     // Text input first: typed characters belong to the field, not to the key map.
     if state.isEditingFilter, case .character(let c) = key { state.filter.insert(String(c)); clampSelections(&state); return [] }

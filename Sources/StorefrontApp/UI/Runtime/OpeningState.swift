@@ -29,6 +29,7 @@ extension AppState {
         } else {
             state.ledger = await controls.ledgerEntries(limit: QAPanel.ledgerLimit)
             state.notifications = await controls.recentNotifications(limit: NotificationsScreen.limit)
+            StoreEventLog.tell(state.notifications, &state)  // where the session's log starts
         }
         return state
     }

@@ -5,11 +5,15 @@ import TerminalUI
 /// The smallest terminal the layout works in.
 let minimumSize = Size(width: 60, height: 18)
 
+extension Size {
+    func fits(_ minimum: Size) -> Bool { width >= minimum.width && height >= minimum.height }
+}
+
 /// The whole screen for a state: pure, no I/O, so goldens test exactly what the terminal shows.
 /// - Parameter layer: a layer's own drawing, into the space it took (see `Layering`), under the sheets.
 func render(_ state: AppState, size: Size, layer: (_ area: Rect, inout Canvas) -> Void = { _, _ in }) -> Canvas {
     var canvas = Canvas(size: size)
-    guard size.width >= minimumSize.width, size.height >= minimumSize.height else {
+    guard size.fits(minimumSize) else {
         let text = "Terminal too small (\(size.width)×\(size.height), need ≥ \(minimumSize.width)×\(minimumSize.height))"
         for (i, line) in DisplayWidth.wrap(text, width: max(1, size.width - 2)).enumerated() {
             canvas.put(line, at: max(0, (size.width - DisplayWidth.of(line)) / 2), size.height / 2 + i)

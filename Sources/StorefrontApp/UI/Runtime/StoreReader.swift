@@ -62,8 +62,14 @@ extension AppEvent {
     var answersACall: Bool {
         switch self {
         case .purchased, .cancelled, .restored, .redeemed, .refundRequested: true
-        case .failed(let api, _): [.appStoreSync, .refundRequest, .manageSubscriptions].contains(api)
+        case .failed(let api, _): [.appStoreSync, .refundRequest, .manageSubscriptions, .offerCodeRedeem].contains(api)
         case .pending, .transactionArrived, .renewed, .revoked: false
         }
+    }
+
+    /// A renewal is told by the store's notification for it (see `StoreEventLog`): once, at its own
+    /// time, into the product it renewed to, even when a jump makes a year of them.
+    var toldByTheStore: Bool {
+        if case .renewed = self { true } else { false }
     }
 }

@@ -50,7 +50,7 @@ final class StorefrontLoop<Model: LoopModel> {
         tasks.append(Task { for await _ in backend.inputReady { sink.yield(.event(.inputReady)) }; sink.finish() })
         tasks.append(Task {
             for await event in await reader.manager.events() where !event.answersACall {
-                sink.yield(.event(.appEvent(event)))
+                if !event.toldByTheStore { sink.yield(.event(.appEvent(event))) }
                 for e in await reader.read(.all) { sink.yield(.event(e)) }
             }
         })

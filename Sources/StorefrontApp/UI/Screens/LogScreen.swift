@@ -28,11 +28,13 @@ enum LogScreen: ScreenView {
         guard !entries.isEmpty else {
             return [ListView.Line(state.filterText(.log).isEmpty ? "Nothing has happened yet." : "No events match “\(state.filterText(.log))”.")]
         }
-        let stamp = DisplayWidth.of("  " + Format.dateTime(Date()) + "  ")
+        // Under a time rate renewals come seconds apart: the stamps say which came first.
+        let seconds = state.timeIsCompressed
+        let stamp = DisplayWidth.of("  " + Format.dateTime(Date(), seconds: seconds) + "  ")
         let indent = String(repeating: " ", count: stamp)
         return entries.enumerated().flatMap { i, entry in
             DisplayWidth.wrap(entry.text, width: max(10, width - stamp)).enumerated().map { n, part in
-                ListView.Line((n == 0 ? "  " + Format.dateTime(entry.time) + "  " : indent) + part, item: i)
+                ListView.Line((n == 0 ? "  " + Format.dateTime(entry.time, seconds: seconds) + "  " : indent) + part, item: i)
             }
         }
     }

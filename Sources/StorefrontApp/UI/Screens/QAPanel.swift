@@ -7,6 +7,8 @@ import TerminalUI
 enum Reaction: Sendable, Equatable {
     case effect(Effect)
     case sheet(SheetState)
+    /// Nothing to do, and why (a control at the end of its scale).
+    case say(String)
 }
 
 /// The QA panel: the tester's `SKTestSession`. Rows are computed from the current settings, so
@@ -58,10 +60,12 @@ enum QAPanel {
                         activate: .effect(.command(.storefront(snap.storefront.code, locale: lc.next))),
                         previous: .effect(.command(.storefront(snap.storefront.code, locale: lc.previous))),
                         next: .effect(.command(.storefront(snap.storefront.code, locale: lc.next)))))
-        let rate = cycle(rates, s.timeRate)
+        // A scale, slowest to fastest: ←→ stop at its ends (past Real time is not the fastest rate); Enter goes round.
+        let rate = cycle(rates, s.timeRate), i = rates.firstIndex(of: s.timeRate) ?? 0
         rows.append(Row(label: "Time rate", value: s.timeRate.title,
                         activate: .effect(.command(.timeRate(rate.next))),
-                        previous: .effect(.command(.timeRate(rate.previous))), next: .effect(.command(.timeRate(rate.next)))))
+                        previous: i > 0 ? .effect(.command(.timeRate(rate.previous))) : .say("Time rate: \(s.timeRate.title) is the slowest"),
+                        next: i < rates.count - 1 ? .effect(.command(.timeRate(rate.next))) : .say("Time rate: \(s.timeRate.title) is the fastest")))
         for period in advances {
             rows.append(Row(label: "Advance time \(period.iso)", value: "+" + period.words, activate: .effect(.command(.advance(period)))))
         }
@@ -102,9 +106,9 @@ enum QAPanel {
             MenuItem(label: $0.displayName, effect: .command(.buyElsewhere($0.id, family: true)))
         }, selected: 0))))
         rows.append(Row(label: "Clear all transactions", value: "the app keeps its wallet", activate: .sheet(.confirm(
-            title: "Clear transactions", message: "Delete every transaction in the ledger? (The app keeps its own data: its coin balances.)", effect: .command(.clear)))))
+            title: "Clear transactions", message: "Delete every transaction in the ledger? (The app keeps its own data: its coin balances.)", effect: .command(.clear), yes: "Clear All", no: "Keep"))))
         rows.append(Row(label: "Reset store", value: "transactions, app's wallet, settings, clock", activate: .sheet(.confirm(
-            title: "Reset store", message: "Delete all transactions, empty the app's wallet and restore the catalog's settings and clock?", effect: .command(.reset)))))
+            title: "Reset store", message: "Delete all transactions, empty the app's wallet and restore the catalog's settings and clock?", effect: .command(.reset), yes: "Reset Store", no: "Keep"))))
         if !state.offerCodes.isEmpty {
             rows.append(Row(label: "Offer codes (Enter redeems as the customer)", heading: true))
             for code in state.offerCodes {
@@ -202,6 +206,7 @@ extension QAPanel: ScreenView {
             state.awaitingStore = true
             return [effect]
         case .sheet(let sheet)?: state.sheets.append(sheet); return []
+        case .say(let text)?: state.status = text; return []
         case nil: return []
         }
     }

@@ -121,7 +121,7 @@ enum StoreScreen: ScreenView {
             if let status = p.subscription.flatMap({ snap.effectiveStatus(group: $0.groupID) }),
                let t = status.transaction.payload, t.productID == p.id {
                 switch status.state {
-                case .subscribed: marks.append("✓ Subscribed until " + (t.expirationDate.map(Format.date) ?? "?"))
+                case .subscribed: marks.append("✓ Subscribed until " + (t.expirationDate.map { state.timeIsCompressed ? Format.dateTime($0, seconds: true) : Format.date($0) } ?? "?"))
                 case .inGracePeriod: marks.append("In grace period")
                 case .inBillingRetryPeriod: marks.append("Billing retry")
                 case .expired, .revoked: break

@@ -84,7 +84,7 @@ enum SubscriptionsScreen: ScreenView {
                     detail.append("Price increase: \(p == .agreed ? "agreed" : "awaiting consent")")
                 }
                 if r.isInBillingRetry { detail.append("In billing retry") }
-                if let grace = r.gracePeriodExpirationDate { detail.append("Grace period ends: \(Format.dateTime(grace))") }
+                if let grace = r.gracePeriodExpirationDate { detail.append("Grace period ends: \(Format.dateTime(grace, seconds: state.timeIsCompressed))") }
                 if !r.eligibleWinBackOfferIDs.isEmpty {
                     detail.append("Win-back offers: " + r.eligibleWinBackOfferIDs.joined(separator: ", "))
                 }

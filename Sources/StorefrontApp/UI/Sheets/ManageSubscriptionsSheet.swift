@@ -31,7 +31,8 @@ enum ManageSubscriptionsSheet {
                 ? "Switch to \(plan.displayName) for \(plan.priceWithPeriod)? It starts now: you pay \(plan.displayPrice) today and get back the unused part of \(name)."
                 : "Switch to \(plan.displayName) for \(plan.priceWithPeriod)? It starts on \(date), when \(name) would renew; nothing changes until then."
             items.append(MenuItem(label: "\(plan.displayName) · \(plan.priceWithPeriod) · \(when)",
-                                  effect: .command(.manage(group, .switchTo(productID: plan.id))), confirmation: question))
+                                  effect: .command(.manage(group, .switchTo(productID: plan.id))), confirmation: question,
+                                  yes: "Switch", no: "Keep \(name)"))
         }
         let next = renewal.autoRenewProductID != current.productID ? ", then \(state.product(renewal.autoRenewProductID)?.displayName ?? renewal.autoRenewProductID)" : ""
         let note = "\(groupName): \(name)\(next). " + (renewal.willAutoRenew ? "Renews \(date)." : "Expires \(date).")
@@ -52,9 +53,11 @@ enum ManageSubscriptionsSheet {
     /// message, only the question.
     static func retention(_ offer: RetentionOffer?, group: String, _ state: inout AppState) {
         let question = cancelQuestion(group: group, state)
-        let cancel = MenuItem(label: "Cancel subscription", effect: .command(.manage(group, .cancel)), confirmation: question)
+        let cancel = MenuItem(label: "Cancel subscription", effect: .command(.manage(group, .cancel)), confirmation: question,
+                              yes: "Cancel Subscription", no: "Keep")
         guard let offer else {
-            state.sheets.append(.confirm(title: "Manage Subscriptions", message: question, effect: cancel.effect))
+            state.sheets.append(.confirm(title: "Manage Subscriptions", message: question, effect: cancel.effect,
+                                         yes: "Cancel Subscription", no: "Keep"))
             return
         }
         var items = [MenuItem(label: "Keep my subscription", effect: .command(.refresh))]

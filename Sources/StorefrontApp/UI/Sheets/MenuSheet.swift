@@ -31,7 +31,7 @@ struct MenuSheet: SheetView, Equatable {
         case .activate:
             guard let item = items[safe: selected] else { return .close }
             if let question = item.confirmation {
-                state.sheets.append(.confirm(title: title, message: question, effect: item.effect))
+                state.sheets.append(.confirm(title: title, message: question, effect: item.effect, yes: item.yes, no: item.no))
                 return .close
             }
             return SheetStep(effects: [item.effect], closes: true)
@@ -52,4 +52,6 @@ struct MenuItem: Sendable, Equatable {
     var effect: Effect
     /// Asked first, with what it costs and when it takes effect (a plan change, a cancellation).
     var confirmation: String?
+    /// The confirmation's buttons: the action, and keeping things as they are.
+    var yes = "Confirm", no = "Cancel"
 }

@@ -32,6 +32,8 @@ struct PaymentSheet: SheetView, Equatable {
     var button = 0
     /// Confirmed and waiting for the store: further keys are ignored, a spinner shows.
     var isPurchasing = false
+    /// StoreKit's limit for a consumable's quantity in one purchase, as the payment sheet offers it.
+    static let maximumQuantity = 10
     /// The customer had the product when they confirmed: the store gives it back at no charge.
     var wasAlreadyPurchased = false
     /// A file holding what the team's server signed for the promotional offer (`s`); nil: the local store signs.
@@ -42,6 +44,8 @@ struct PaymentSheet: SheetView, Equatable {
     var stacked: SheetState { .payment(self) }
 
     func bindings(_ state: AppState) -> [Binding] {
+        // While the store answers, nothing on the sheet works (StoreKit's sheet cannot be dismissed either).
+        if isPurchasing { return [Binding(keys: [.character("q"), .control("c")], name: "q", label: "Quit", action: .quit)] }
         var b = [Binding(keys: [.enter], name: "Enter", label: button == 0 ? "Confirm" : "Cancel", action: .activate),
                  Binding(keys: [.escape], name: "Esc", label: "Cancel", action: .back),
                  Binding(keys: [.left, .right, .tab], name: "←→", label: "Button", action: .right)]
@@ -55,8 +59,12 @@ struct PaymentSheet: SheetView, Equatable {
 
     mutating func perform(_ action: Action, _ state: inout AppState) -> SheetStep {
         switch action {
-        case .increment: quantity = min(10, quantity + 1)
-        case .decrement: quantity = max(1, quantity - 1)
+        case .increment:
+            if quantity == Self.maximumQuantity { state.status = "At most \(Self.maximumQuantity) in one purchase" }
+            quantity = min(Self.maximumQuantity, quantity + 1)
+        case .decrement:
+            if quantity == 1 { state.status = "At least 1 in a purchase" }
+            quantity = max(1, quantity - 1)
         case .nextOffer: offerIndex = (offerIndex + 1) % offers.count
         case .nextPlan: choose(plan: (planIndex + 1) % plans.count, state)
         case .offerSignature: state.sheets.append(.offerSignature(OfferSignatureSheet(current: signatureFile)))

@@ -46,7 +46,10 @@ struct RedeemSheet: SheetView, Equatable {
     /// The store's answer: the sheet goes; a refusal says why.
     static func finish(code: String, _ failure: StoreFailure?, _ state: inout AppState) {
         state.sheets.removeAll { if case .redeem = $0 { true } else { false } }
-        if let failure { state.sheets.append(.message(title: "Code not redeemed", text: failure.message)) }
+        if let failure {
+            state.status = "Code \(code) not redeemed: \(failure.message)"
+            state.sheets.append(.message(title: "Code not redeemed", text: failure.message))
+        }
         else { state.status = "Code \(code) accepted" }
     }
 }

@@ -103,9 +103,9 @@ enum SheetState: Sendable, Equatable {
 
     static func transactionDetail(_ id: Int64) -> SheetState { .transactionDetail(TransactionDetailSheet(transactionID: id)) }
 
-    /// A yes/no question; Enter runs `effect`.
-    static func confirm(title: String, message: String, effect: Effect) -> SheetState {
-        .confirm(ConfirmSheet(title: title, message: message, effect: effect))
+    /// A yes/no question whose buttons name the action and the way out; the action runs `effect`.
+    static func confirm(title: String, message: String, effect: Effect, yes: String = "Confirm", no: String = "Cancel") -> SheetState {
+        .confirm(ConfirmSheet(title: title, message: message, effect: effect, yes: yes, no: no))
     }
 
     static func menu(title: String, items: [MenuItem], selected: Int = 0, note: String? = nil, cancelled: String? = nil) -> SheetState {

@@ -18,8 +18,9 @@ struct StoreMessageSheet: SheetView, Equatable {
     var lines: [String]
     var primary: String
     var winBackOfferID: String?
-    /// 0: the primary button; 1: Not Now.
-    var button = 0
+    /// 0: the primary button; 1: Not Now, where it opens: what Enter does unseen is the safe choice,
+    /// and accepting (a price increase, say) takes a deliberate ← first.
+    var button = 1
 
     var stacked: SheetState { .storeMessage(self) }
 
@@ -58,7 +59,9 @@ struct StoreMessageSheet: SheetView, Equatable {
     }
 
     func sheet(_ state: AppState, in area: Rect) -> Sheet {
-        Sheet(title: "App Store", body: lines, buttons: [primary, "Not Now"], selectedButton: button, maxTextWidth: 56)
+        // What the message says now: a billing issue that moved from grace into retry no longer keeps access.
+        let body = StoreMessages.pending(state).first { $0.key == key }?.lines ?? lines
+        return Sheet(title: "App Store", body: body, buttons: [primary, "Not Now"], selectedButton: button, maxTextWidth: 56)
     }
 }
 
@@ -101,9 +104,19 @@ enum StoreMessages {
         }.sorted { $0.key < $1.key }
     }
 
-    /// Shows the first message not yet shown this launch, when nothing else is on screen.
+    /// Quarter-second ticks without a key before a message opens: keys typed before it appeared
+    /// (fourteen ← on a QA row) must not answer it.
+    static let quietTicks = 4
+
+    /// Whether the tester has paused: no key for a second, none waiting for the store, nothing in flight.
+    static func isQuiet(_ state: AppState) -> Bool {
+        state.inFlight == 0 && !state.awaitingStore && state.waitingKeys.isEmpty
+            && state.lastKeyTick.map { state.tick - $0 >= quietTicks } ?? true
+    }
+
+    /// Shows the first message not yet shown this launch, when nothing else is on screen and typing paused.
     static func present(_ state: inout AppState) {
-        guard state.top == nil, !state.layering.drives,
+        guard state.top == nil, !state.layering.drives, isQuiet(state),
               let message = pending(state).first(where: { !state.messagesShown.contains($0.key) }) else { return }
         state.messagesShown.insert(message.key)
         state.sheets.append(.storeMessage(message))
