@@ -17,8 +17,15 @@ import Synchronization
 final class NotificationPost: NSObject, URLSessionTaskDelegate, Sendable {
     private let inFlight = Mutex<[Int: CheckedContinuation<String, Never>]>([:])
 
-    /// A session whose answers this object reads; `timeout` bounds the request and the whole transfer.
-    func session(timeout: TimeInterval, connectionsPerHost: Int = 4) -> URLSession {
+    /// How long an attempt may take, headers and all.
+    private let timeout: TimeInterval
+
+    init(timeout: TimeInterval) {
+        self.timeout = timeout
+    }
+
+    /// A session whose answers this object reads.
+    func session(connectionsPerHost: Int = 4) -> URLSession {
         let configuration = URLSessionConfiguration.ephemeral
         configuration.timeoutIntervalForRequest = timeout
         configuration.timeoutIntervalForResource = timeout
@@ -30,26 +37,30 @@ final class NotificationPost: NSObject, URLSessionTaskDelegate, Sendable {
     /// Sends `request` on a session of this object's; the result is Apple's `sendAttemptResult`.
     func send(_ request: URLRequest, on session: URLSession) async -> String {
         let task = session.dataTask(with: request)
-        async let result = withCheckedContinuation { finish in
+        return await withCheckedContinuation { finish in
             inFlight.withLock { $0[task.taskIdentifier] = finish }
             task.resume()
+            watch(task, pause: .milliseconds(1))
+            // Foundation's own timeout does not end a redirect whose body never ends (it keeps the body,
+            // to hand over with the 3xx at its end): that took 70–90 s, not `timeout`.
+            DispatchQueue.global().asyncAfter(deadline: .now() + timeout) { self.end(task, SendAttempt.timedOut) }
         }
-        await endAtTheHeaders(of: task)
-        return await result
     }
 
-    /// Answers as soon as the status line and headers are in, then closes the connection.
-    private func endAtTheHeaders(of task: URLSessionDataTask) async {
-        var pause = Duration.milliseconds(1)
-        while task.state == .suspended || task.state == .running {
-            if let response = task.response, inFlight.withLock({ $0[task.taskIdentifier] != nil }) {
-                finish(task.taskIdentifier, Self.result(of: response))
-                task.cancel()
-                return
-            }
-            try? await Task.sleep(for: pause)
-            pause = min(pause * 2, .milliseconds(16))
+    /// Ends the attempt as soon as the status line and headers are in. On a queue of its own: reading
+    /// a task's response waits for Foundation's queue, which a redirect's endless body keeps busy.
+    private func watch(_ task: URLSessionDataTask, pause: DispatchTimeInterval) {
+        watcher.asyncAfter(deadline: .now() + pause) { [self] in
+            guard inFlight.withLock({ $0[task.taskIdentifier] != nil }) else { return }
+            if let response = task.response { return end(task, Self.result(of: response)) }
+            watch(task, pause: pause == .milliseconds(1) ? .milliseconds(4) : .milliseconds(16))
         }
+    }
+    private let watcher = DispatchQueue(label: "storefront.notification-post")
+
+    /// Answers the attempt (if nothing did yet) and closes its connection.
+    private func end(_ task: URLSessionDataTask, _ result: String) {
+        if finish(task.taskIdentifier, result) { task.cancel() }
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
@@ -64,8 +75,12 @@ final class NotificationPost: NSObject, URLSessionTaskDelegate, Sendable {
             ?? (error == nil ? SendAttempt.invalidResponse : SendAttempt.other))
     }
 
-    private func finish(_ id: Int, _ result: String) {
-        inFlight.withLock { $0.removeValue(forKey: id) }?.resume(returning: result)
+    /// Whether the attempt was still unanswered.
+    @discardableResult
+    private func finish(_ id: Int, _ result: String) -> Bool {
+        guard let waiting = inFlight.withLock({ $0.removeValue(forKey: id) }) else { return false }
+        waiting.resume(returning: result)
+        return true
     }
 
     static func result(of response: URLResponse) -> String {
