@@ -296,16 +296,11 @@ public actor ScenarioRunner {
         await store.tick()
         if await manager.hasCrashed { appRunning = false }
         guard appRunning else { return }
-        // Unfinished transactions the app is not handling (its delivery failed) stay; ones it is handling
-        // go, however slowly a loaded machine lets it: a count unchanged for a second is the former.
-        let clock = ContinuousClock()
-        let deadline = clock.now + .seconds(10)
-        var last = -1, stableSince = clock.now
-        while clock.now < deadline {
-            let count = await store.unfinishedTransactions().count
-            if count == 0 { break }
-            if count != last { last = count; stableSince = clock.now }
-            if clock.now - stableSince > .seconds(1) { break }
+        // The app finishes every transaction it is handed unless its delivery failed (it says so) or it
+        // died: wait for that, however slowly a loaded machine lets it (the bound is for a stuck app).
+        let deadline = ContinuousClock.now + .seconds(15)
+        while ContinuousClock.now < deadline, await !store.unfinishedTransactions().isEmpty {
+            if await manager.hasCrashed || events.contains(where: \.isFailure) { break }
             try? await Task.sleep(for: .milliseconds(10))
         }
         await manager.finishDelivering()  // a transaction is finished before the app reports it
