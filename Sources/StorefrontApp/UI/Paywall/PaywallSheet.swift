@@ -101,7 +101,7 @@ struct PaywallSheet: SheetView, Equatable {
         return Sheet(title: title, body: body, buttons: [PaywallText.subscribe, PaywallText.restore, PaywallText.redeem],
                      selectedButton: button, selectedParagraph: planLines.selected.map { first + $0 }, maxTextWidth: width,
                      // As wide as it may be in every style, so switching styles never resizes it.
-                     alternativeBodies: [[String(repeating: PaywallLayout.indent.prefix(1), count: width)]])
+                     alternativeBodies: [[String(repeating: "\u{00A0}", count: width)]])
     }
 
     /// The group's marketing content in the customer's locale: headline, text and features.

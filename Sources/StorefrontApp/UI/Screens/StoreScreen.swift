@@ -9,8 +9,8 @@ enum StoreScreen: ScreenView {
     static let bindings = KeyMap.move + [
         Binding(keys: [.enter], name: "Enter", label: "Buy", action: .activate),
         Binding(keys: [.character("i")], name: "i", label: "Details", action: .details),
-        Binding(keys: [.character("p")], name: "p", label: "Paywall of the subscription's group", action: .paywall, hint: "Paywall"),
-        Binding(keys: [.character("v")], name: "v", label: "Product view (card)", action: .productCard, footer: false),
+        // Off the footer: at 80 columns it would push Quit off.
+        Binding(keys: [.character("$")], name: "$", label: "Paywall", action: .paywall, footer: false),
     ]
 
     static func summary(_ state: AppState) -> String {
@@ -28,7 +28,6 @@ enum StoreScreen: ScreenView {
         switch action {
         case .activate: state.sheets.append(.payment(draft(for: product, state)))
         case .details: state.sheets.append(.productDetail(product.id))
-        case .productCard: state.sheets.append(.productCard(ProductCardSheet(productID: product.id)))
         case .paywall:
             // A paywall sells one group's subscriptions: the selected row's, else the first group's.
             guard let group = product.subscription?.groupID ?? products(state).lazy.compactMap(\.subscription?.groupID).first else {
