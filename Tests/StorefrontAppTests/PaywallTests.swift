@@ -64,6 +64,17 @@ import StorefrontTestSupport
         if case .promotional = offer.choice {} else { Issue.record("the payment sheet opens on the promotional offer") }
     }
 
+    @Test func aLapsedSubscriberGetsTheWinBackOfferTheirRenewalInfoNamesAndSubscribeOpensOnIt() async throws {
+        var lapsed = try await WinBackInStoreTests().state(expired: true)
+        let plus = try #require(lapsed.product(ID.plusMonthly))
+        #expect(PaywallSheet.activeOffer(plus, lapsed)?.choice == .winBack("plus.winback"))
+        let index = try #require(PaywallSheet.plans(Self.group, lapsed).firstIndex { $0.id == ID.plusMonthly })
+        lapsed.sheets.append(.paywall(PaywallSheet(groupID: Self.group, style: .picker, selected: index)))
+        _ = press(&lapsed, .enter)
+        guard case .payment(let payment) = lapsed.top else { Issue.record("no payment sheet"); return }
+        #expect(payment.offer == .winBack("plus.winback"))
+    }
+
     @Test func restoreAndRedeemCodeAreTheStoresOwn() async throws {
         var state = try await fixtureState(purchases: false)
         state.sheets.append(.paywall(PaywallSheet(groupID: Self.group, style: .picker)))
