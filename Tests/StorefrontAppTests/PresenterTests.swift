@@ -97,6 +97,7 @@ import StorefrontTestSupport
         let catalog = try CatalogLoader.load(path: Repo.catalogPath)
         let steps = try ScenarioParser.parse(file: Repo.root.appendingPathComponent("Tests/Scenarios/grace-period.scenario").path).steps
         #expect(DemoCaption.text(steps[0], catalog: catalog) == "Billing grace period: on", "the setting's title, not its catalog key")
+        #expect(DemoCaption.text(steps[3], catalog: catalog) == "Advance time by 1 year", "a period in words, not P1Y")
         let elsewhere = try ScenarioParser.parse(file: Repo.root.appendingPathComponent("Tests/Scenarios/another-device.scenario").path).steps[0]
         #expect(DemoCaption.direct(elsewhere, catalog: catalog) == "⚡ Buy on another device: Remove Ads (by the store: no keys show this)")
     }

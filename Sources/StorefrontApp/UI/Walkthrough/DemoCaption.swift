@@ -5,7 +5,11 @@ import StoreCore
 /// Yearly"), a setting its title ("set gracePeriod off" → "Billing grace period: off"), a keyword its phrase.
 enum DemoCaption {
     static func text(_ step: ScenarioStep, catalog: Catalog, locale: String = "en_US") -> String {
-        if case .action(.set(let setting, let on)) = step.kind { return "\(setting.title): \(on ? "on" : "off")" }
+        switch step.kind {
+        case .action(.set(let setting, let on)): return "\(setting.title): \(on ? "on" : "off")"
+        case .action(.advance(let period)): return "Advance time by \(PeriodNames.duration(period, locale: locale))"
+        default: break
+        }
         var words = step.text.split(separator: " ", omittingEmptySubsequences: false).map { naming(String($0), catalog, locale) }
         if let keyword = words.first { words[0] = phrases[keyword] ?? keyword.replacingOccurrences(of: "-", with: " ") }
         let text = words.joined(separator: " ")
