@@ -54,6 +54,21 @@ import StorefrontTestSupport
         #expect(id == ID.proMonthly, "bought through the command layer")
     }
 
+    @Test func aClickOnEachButtonDoesWhatItSays() async throws {
+        var state = try await fixtureState(purchases: false)
+        state.size = Size(width: 80, height: 24)
+        state.sheets.append(.paywall(PaywallSheet(groupID: Self.group, style: .picker, button: 2)))
+        func click(_ label: String) -> [Effect] {
+            let lines = render(state, size: state.size).lines
+            guard let y = lines.firstIndex(where: { $0.contains(label) }), let x = lines[y].range(of: label).map({ DisplayWidth.of(String(lines[y][..<$0.lowerBound])) + 2 })
+            else { Issue.record("no \(label)"); return [] }
+            return reduce(&state, .key(.mouse(Mouse(.click, x: x, y: y))))
+        }
+        #expect(click("[ Restore Purchases ]") == [.command(.restore)])
+        _ = click("[ Subscribe ]")
+        if case .payment = state.top {} else { Issue.record("Subscribe opens the payment sheet, whichever button was selected") }
+    }
+
     @Test func aPlansEligibleOfferIsTheIntroductoryOneForANewCustomerAndAPromotionalOneForASubscriber() async throws {
         let newcomer = try await fixtureState(purchases: false)
         let plus = try #require(newcomer.product(ID.plusMonthly))

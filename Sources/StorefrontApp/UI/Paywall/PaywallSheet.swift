@@ -23,6 +23,8 @@ struct PaywallSheet: SheetView, Equatable {
          Binding(keys: [.down, .character("j")], name: "↓", label: "Next plan", action: .down, footer: false),
          Binding(keys: [.left, .right, .tab], name: "←→", label: "Button", action: .right),
          Binding(keys: [.character("s")], name: "s", label: "Control style", action: .nextStyle, hint: "Style"),
+         // Also what a click on `[ Subscribe ]` finds, whichever button Enter presses.
+         Binding(keys: [.character("u")], name: "u", label: PaywallText.subscribe, action: .confirm, footer: false),
          Binding(keys: [.character("r")], name: "r", label: PaywallText.restore, action: .restore, footer: false),
          Binding(keys: [.character("c")], name: "c", label: PaywallText.redeem, action: .redeem, footer: false),
          KeyMap.close,
@@ -40,6 +42,7 @@ struct PaywallSheet: SheetView, Equatable {
             style = style.next
             state.paywallStyle = style
             state.status = "Control style: \(style.title)"
+        case .confirm: subscribe(&state)
         case .restore: return Self.restore(&state)
         case .redeem: state.sheets.append(.redeem(RedeemSheet()))
         case .activate:
