@@ -31,6 +31,14 @@ struct CatalogCommandTests {
         #expect(text.contains("Settings: storefront \"USA\""))
     }
 
+    @Test("the table shows what a paywall reads: each group's marketing in the locale, and the policy links")
+    func tableShowsPaywallContent() throws {
+        let context = try StoreContext.resolve(CommandLineOptions(), catalogPath: Repo.catalogPath)
+        let text = CatalogCommand.table(products, context: context)
+        #expect(text.contains("Paywall (storefront --paywall GROUP)\nLumen Membership (lumenquest.membership): Light every path · Unlock every realm"))
+        #expect(text.contains("Privacy Policy: https://lumenquest.example/privacy"))
+    }
+
     /// Xcode's one-price behaviour: a .storekit 0.99 is ¥1 in Japan.
     @Test("a .storekit catalog in a storefront of another currency gets a one-line notice, in catalog and the QA panel")
     func onePriceNotice() async throws {
