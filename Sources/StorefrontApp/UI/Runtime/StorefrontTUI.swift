@@ -14,8 +14,8 @@ typealias StorefrontLayer<Model: LoopModel> = @MainActor (_ context: StoreContex
 @MainActor
 enum StorefrontTUI {
     static func run(options: CommandLineOptions) async throws -> Int32 {
-        // A paywall that cannot open is said before the terminal is taken.
-        let paywall = try options.paywall.map { try paywallGroup(named: $0, in: StoreContext.resolve(options).catalog) }
+        // A paywall that cannot open is said before the terminal is taken (the catalog's warnings come once, later).
+        let paywall = try options.paywall.map { try paywallGroup(named: $0, in: CatalogLoader.load(path: options.catalogPath ?? "catalog.json")) }
         return try await run(options: options, layerCatalog: nil, fresh: false) { _, _, _, _ in
             ({ state in
                 var state = state
