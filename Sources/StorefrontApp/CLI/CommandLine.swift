@@ -26,6 +26,9 @@ public struct CommandLineOptions: Sendable, Equatable {
     public var notifyURL: String?
     public var ledgerURL: String?
     public var issuerID: String?
+    /// `--paywall GROUP`: open straight into the group's paywall (a demo's opening); `--paywall-style`: its control style.
+    public var paywall: String?
+    var paywallStyle: PaywallStyle?
 
     public init() {}
 }
@@ -38,7 +41,7 @@ public enum Command: String, CaseIterable, Sendable {
 
     var usage: String {
         switch self {
-        case .store: "storefront [--catalog FILE] [options]"
+        case .store: "storefront [--catalog FILE] [--paywall GROUP [--paywall-style STYLE]] [options]"
         case .catalog: "storefront catalog [FILE] [--storefront CODE] [--locale ID] [--json]"
         case .verify: "storefront verify FILE|- [--root PEM] [--at-signed-date]"
         case .cert: "storefront cert [--state DIR]"
@@ -114,6 +117,13 @@ public enum CommandLineParser {
         OptionSpec(names: ["--no-color"], value: nil, help: "monochrome interface (also NO_COLOR or TERM=dumb)", commands: [.store, .walk, .demo]) { o, _ in o.noColor = true },
         OptionSpec(names: ["--no-mouse"], value: nil, help: "leave the mouse to the terminal (select and copy text)", commands: [.store, .walk, .demo]) { o, _ in o.noMouse = true },
         OptionSpec(names: ["--record"], value: "FILE", help: "record the screen as an asciicast v2 file (FILE.cast) any asciinema player plays", commands: [.store, .walk, .demo]) { $0.recordPath = $1 },
+        OptionSpec(names: ["--paywall"], value: "GROUP", help: "open on the paywall of a subscription group (its ID or reference name)", commands: [.store]) { $0.paywall = $1 },
+        OptionSpec(names: ["--paywall-style"], value: "STYLE", help: "the paywall's control style: \(PaywallStyle.allCases.map(\.rawValue).joined(separator: ", ")) (s switches it)", commands: [.store]) { o, v throws(UsageError) in
+            guard let style = PaywallStyle(rawValue: v) else {
+                throw UsageError(description: "unknown paywall style '\(v)' (use one of: \(PaywallStyle.allCases.map(\.rawValue).joined(separator: ", ")))")
+            }
+            o.paywallStyle = style
+        },
         OptionSpec(names: ["--port"], value: "N", help: "serve: the port (default 8765; 0 picks a free one)", commands: [.serve]) { o, v throws(UsageError) in
             guard let port = UInt16(v) else { throw UsageError(description: "--port needs a port number from 0 to 65535, got '\(v)'") }
             o.port = port
