@@ -50,6 +50,8 @@ public struct Transaction: Identifiable, Hashable, Sendable, SignedValue, Custom
     @available(*, deprecated, renamed: "offer.id")
     public var offerID: String? { payload.offerID }
     public var appTransactionID: String { payload.appTransactionID }
+    /// How the subscription is paid; nil for a product without billing plans.
+    public var billingPlanType: Product.SubscriptionInfo.BillingPlanType? { payload.billingPlanType.map(Product.SubscriptionInfo.BillingPlanType.init) }
     /// A local store binds no device: empty, as for a transaction read on another device.
     public var deviceVerification: Data { Data() }
     public var deviceVerificationNonce: UUID { UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)) }
