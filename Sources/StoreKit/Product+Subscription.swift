@@ -115,6 +115,8 @@ extension Product.SubscriptionInfo {
         public static let inGracePeriod = RenewalState(rawValue: 4)
         public static let revoked = RenewalState(rawValue: 5)
 
+        public var localizedDescription: String { description }
+
         public var description: String {
             ["subscribed", "expired", "inBillingRetryPeriod", "inGracePeriod", "revoked"][safe: rawValue - 1] ?? "RenewalState(\(rawValue))"
         }
@@ -143,8 +145,20 @@ extension Product.SubscriptionInfo {
         }
         public var renewalDate: Date? { payload.renewalDate }
         public var recentSubscriptionStartDate: Date? { payload.recentSubscriptionStartDate }
+        /// The offer the next renewal gets (an introductory period still to come, a redeemed code, a promotional offer).
+        public var offer: Transaction.Offer? {
+            payload.offerType.map {
+                Transaction.Offer(type: Transaction.OfferType($0), id: payload.offerID, paymentMode: payload.offerPaymentMode.map(Transaction.Offer.PaymentMode.init),
+                                  period: payload.offerPeriod.map(Product.SubscriptionPeriod.init))
+            }
+        }
+        @available(*, deprecated, renamed: "offer.id")
         public var offerID: String? { payload.offerID }
+        @available(*, deprecated, renamed: "offer.type")
         public var offerType: Transaction.OfferType? { payload.offerType.map(Transaction.OfferType.init) }
+        /// A local store binds no device: empty, as for renewal info read on another device.
+        public var deviceVerification: Data { Data() }
+        public var deviceVerificationNonce: UUID { UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)) }
         public var renewalPrice: Decimal? { payload.renewalPriceMilliunits.map { Decimal($0) / 1000 } }
         public var currency: Locale.Currency? { payload.currency.isEmpty ? nil : Locale.Currency(payload.currency) }
         public var eligibleWinBackOfferIDs: [String] { payload.eligibleWinBackOfferIDs }
