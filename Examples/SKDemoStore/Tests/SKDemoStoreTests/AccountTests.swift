@@ -9,21 +9,6 @@ import XCTest
 final class AccountTests: SessionTestCase {
 
     @MainActor
-    func launchedStore() async -> Store {
-        let store = Store()
-        await store.requestProducts()
-        await store.updateCustomerProductStatus()
-        return store
-    }
-
-    @MainActor
-    func eventually(_ what: String, _ condition: @MainActor () async -> Bool) async throws {
-        for _ in 0..<500 where !(await condition()) { try await Task.sleep(for: .milliseconds(10)) }
-        let met = await condition()
-        XCTAssertTrue(met, what)
-    }
-
-    @MainActor
     func testARefundRequestIsReceivedOnceAndACancelledSheetSendsNone() async throws {
         let store = await launchedStore()
         let car = try XCTUnwrap(store.cars.first)
