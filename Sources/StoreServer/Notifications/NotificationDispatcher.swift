@@ -16,13 +16,7 @@ public actor NotificationDispatcher {
     public let timeout: TimeInterval
     /// Made at the first send: Foundation's URL loading costs milliseconds to set up, which a store
     /// with no backend to notify, and every launch's first frame, need not pay.
-    private lazy var session: URLSession = {
-        let configuration = URLSessionConfiguration.ephemeral
-        configuration.timeoutIntervalForRequest = timeout
-        configuration.timeoutIntervalForResource = timeout
-        configuration.httpMaximumConnectionsPerHost = 4
-        return URLSession(configuration: configuration, delegate: post, delegateQueue: nil)
-    }()
+    private lazy var session: URLSession = post.session(timeout: timeout)
     private let post = NotificationPost()
     private var loop: Task<Void, Never>?
 

@@ -243,10 +243,11 @@ public actor ScenarioRunner {
         heard += 1
     }
 
-    /// Waits (up to a second) until every event the app reported so far has been heard.
+    /// Waits until every event the app reported so far has been heard.
     func hearEverything() async {
         guard appRunning, let manager, listening != nil else { return }
-        let deadline = ContinuousClock.now + .seconds(1)
+        // Only waits while something the app reported is on its way; the bound is for a listener that died.
+        let deadline = ContinuousClock.now + .seconds(10)
         while heard < (await manager.eventCount), ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(5)) }
     }
 
@@ -295,16 +296,20 @@ public actor ScenarioRunner {
         await store.tick()
         if await manager.hasCrashed { appRunning = false }
         guard appRunning else { return }
+        // Unfinished transactions the app is not handling (its delivery failed) stay; ones it is handling
+        // go, however slowly a loaded machine lets it: a count unchanged for a second is the former.
         let clock = ContinuousClock()
-        let deadline = clock.now + .seconds(3)
+        let deadline = clock.now + .seconds(10)
         var last = -1, stableSince = clock.now
         while clock.now < deadline {
             let count = await store.unfinishedTransactions().count
             if count == 0 { break }
             if count != last { last = count; stableSince = clock.now }
-            if clock.now - stableSince > .milliseconds(300) { break }
+            if clock.now - stableSince > .seconds(1) { break }
             try? await Task.sleep(for: .milliseconds(10))
         }
+        await manager.finishDelivering()  // a transaction is finished before the app reports it
+        await hearEverything()
         await manager.refresh()
     }
 
