@@ -15,7 +15,7 @@ struct StoreKitSheetTests {
 
     func buy(_ id: String, options: Set<Product.PurchaseOption> = []) async throws -> Transaction {
         let result = try await product(id).purchase(options: options)
-        guard case .success(.verified(let transaction)) = result else { throw Failure("\(id): \(result)") }
+        guard case .success(.verified(let transaction)) = result else { throw StoreKitAPITests.TestFailure("\(id): \(result)") }
         await transaction.finish()
         return transaction
     }
@@ -23,8 +23,6 @@ struct StoreKitSheetTests {
     func status(_ id: String) async throws -> Product.SubscriptionInfo.Status {
         try #require(try await product(id).subscription?.status.first)
     }
-
-    struct Failure: Error, CustomStringConvertible { let description: String; init(_ d: String) { description = d } }
 
     /// The first element `sequence` gives that passes `test`, or nil after `seconds` (a missed update fails, never hangs).
     func first<S: AsyncSequence & Sendable>(_ sequence: S, within seconds: Double = 5, where test: @escaping @Sendable (S.Element) -> Bool) async -> S.Element?
@@ -119,7 +117,7 @@ struct StoreKitSheetTests {
         #expect(agreed != nil)
     }
 
-    @Test func aMessageAnsweredNotNowChangesNothingAndIsNotSentTwice() async throws {
+    @Test func aMessageAnsweredNotNowChangesNothingAndComesBackToANewListener() async throws {
         let pro = try await buy("subscription.pro")
         try session.requestPriceIncreaseConsentForTransaction(identifier: Int(pro.id))
         let messages = Message.messages
@@ -166,7 +164,7 @@ struct StoreKitPlanTests {
     func buy(_ options: Set<Product.PurchaseOption>) async throws -> Transaction {
         let yearly = try await StoreKitSuites.product(Self.yearly)
         let result = try await yearly.purchase(options: options)
-        guard case .success(.verified(let transaction)) = result else { throw StoreKitSheetTests.Failure("\(result)") }
+        guard case .success(.verified(let transaction)) = result else { throw StoreKitAPITests.TestFailure("\(result)") }
         await transaction.finish()
         return transaction
     }
