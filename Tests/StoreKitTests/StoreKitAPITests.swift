@@ -14,12 +14,8 @@ struct StoreKitAPITests {
     func product(_ id: String) async throws -> Product { try await StoreKitSuites.product(id) }
 
     func buy(_ id: String, options: Set<Product.PurchaseOption> = []) async throws -> Transaction {
-        let result = try await product(id).purchase(options: options)
-        guard case .success(.verified(let transaction)) = result else { throw TestFailure("\(id): \(result)") }
-        return transaction
+        try await StoreKitSuites.buy(id, options: options, finishing: false)
     }
-
-    struct TestFailure: Error, CustomStringConvertible { let description: String; init(_ d: String) { description = d } }
 
     @Test func productShowsTheConfigurationsNamesAndPrices() async throws {
         let car = try await product("nonconsumable.car")

@@ -20,6 +20,16 @@ import Testing
     static func product(_ id: String) async throws -> Product {
         try #require(try await Product.products(for: [id]).first)
     }
+
+    /// Buys `id` and hands back its verified transaction, finished unless `finishing` is false.
+    static func buy(_ id: String, options: Set<Product.PurchaseOption> = [], finishing: Bool = true) async throws -> Transaction {
+        let result = try await product(id).purchase(options: options)
+        guard case .success(.verified(let transaction)) = result else { throw TestFailure("\(id): \(result)") }
+        if finishing { await transaction.finish() }
+        return transaction
+    }
+
+    struct TestFailure: Error, CustomStringConvertible { let description: String; init(_ d: String) { description = d } }
 }
 
 /// StoreKit's rules, asserted through Apple's API as an app's code and tests call it (storekit.md).

@@ -14,10 +14,7 @@ struct StoreKitSheetTests {
     func product(_ id: String) async throws -> Product { try await StoreKitSuites.product(id) }
 
     func buy(_ id: String, options: Set<Product.PurchaseOption> = []) async throws -> Transaction {
-        let result = try await product(id).purchase(options: options)
-        guard case .success(.verified(let transaction)) = result else { throw StoreKitAPITests.TestFailure("\(id): \(result)") }
-        await transaction.finish()
-        return transaction
+        try await StoreKitSuites.buy(id, options: options)
     }
 
     func status(_ id: String) async throws -> Product.SubscriptionInfo.Status {
@@ -162,11 +159,7 @@ struct StoreKitPlanTests {
     }
 
     func buy(_ options: Set<Product.PurchaseOption>) async throws -> Transaction {
-        let yearly = try await StoreKitSuites.product(Self.yearly)
-        let result = try await yearly.purchase(options: options)
-        guard case .success(.verified(let transaction)) = result else { throw StoreKitAPITests.TestFailure("\(result)") }
-        await transaction.finish()
-        return transaction
+        try await StoreKitSuites.buy(Self.yearly, options: options)
     }
 
     @Test func aPurchaseIsBilledUpFrontUnlessTheMonthlyPlanIsChosen() async throws {
