@@ -42,8 +42,9 @@ final class NotificationPost: NSObject, URLSessionTaskDelegate, Sendable {
             task.resume()
             watch(task, pause: .milliseconds(1))
             // Foundation's own timeout does not end a redirect whose body never ends (it keeps the body,
-            // to hand over with the 3xx at its end): that took 70–90 s, not `timeout`.
-            DispatchQueue.global().asyncAfter(deadline: .now() + timeout) { self.end(task, SendAttempt.timedOut) }
+            // to hand over with the 3xx at its end): that took 70–90 s, not `timeout`. Not on the shared
+            // pool: under load its threads were all busy and the attempt ended seconds late.
+            timer.asyncAfter(deadline: .now() + timeout) { self.end(task, SendAttempt.timedOut) }
         }
     }
 
@@ -57,6 +58,7 @@ final class NotificationPost: NSObject, URLSessionTaskDelegate, Sendable {
         }
     }
     private let watcher = DispatchQueue(label: "storefront.notification-post")
+    private let timer = DispatchQueue(label: "storefront.notification-timeout")
 
     /// Answers the attempt (if nothing did yet) and closes its connection.
     private func end(_ task: URLSessionDataTask, _ result: String) {
