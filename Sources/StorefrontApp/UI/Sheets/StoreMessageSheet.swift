@@ -25,7 +25,7 @@ struct StoreMessageSheet: SheetView, Equatable {
     var stacked: SheetState { .storeMessage(self) }
 
     func bindings(_ state: AppState) -> [Binding] {
-        [Binding(keys: [.enter], name: "Enter", label: button == 0 ? primary : "Not Now", action: .activate),
+        [Binding(keys: [.enter], name: "Enter", label: button == 0 ? primary : state.words(.notNowButton), action: .activate),
          Binding(keys: [.left, .right, .tab], name: "←→", label: "Button", action: .right),
          Binding(keys: [.escape], name: "Esc", label: "Not Now", action: .back)]
     }
@@ -61,7 +61,7 @@ struct StoreMessageSheet: SheetView, Equatable {
     func sheet(_ state: AppState, in area: Rect) -> Sheet {
         // What the message says now: a billing issue that moved from grace into retry no longer keeps access.
         let body = StoreMessages.pending(state).first { $0.key == key }?.lines ?? lines
-        return Sheet(title: "App Store", body: body, buttons: [primary, "Not Now"], selectedButton: button, maxTextWidth: 56)
+        return Sheet(title: "App Store", body: body, buttons: [primary, state.words(.notNowButton)], selectedButton: button, maxTextWidth: 56)
     }
 }
 
@@ -69,36 +69,34 @@ struct StoreMessageSheet: SheetView, Equatable {
 enum StoreMessages {
     static func pending(_ state: AppState) -> [StoreMessageSheet] {
         state.snapshot.subscriptionStatuses.values.joined().compactMap { status in
-            guard let t = status.transaction.payload, let info = status.renewalInfo.payload, t.ownership == .purchased,
-                  let product = state.product(t.productID) else { return nil }
-            let name = product.displayName
+            guard let tx = status.transaction.payload, let info = status.renewalInfo.payload, tx.ownership == .purchased,
+                  let product = state.product(tx.productID) else { return nil }
+            let name = product.displayName, t = state.words
             if info.priceIncreaseStatus == .notYetResponded, status.state.grantsAccess, let period = product.subscription?.period {
-                let per = "/" + PeriodNames.per(period, locale: product.locale)
-                let new = info.renewalPriceMilliunits.map { product.format(Decimal($0) / 1000) + per } ?? product.priceWithPeriod
+                let new = info.renewalPriceMilliunits.map { t.per(period, product.format(Decimal($0) / 1000), product) } ?? t.priceWithPeriod(product)
                 // What it renews at now: the last renewal's price, unless an offer discounted it (a trial is not a price).
-                let old = product.format(t.offerType == nil ? t.price : product.price) + per
-                let date = info.renewalDate.map(Format.date) ?? "the next renewal"
-                return StoreMessageSheet(reason: .priceIncreaseConsent, key: "priceIncrease:\(t.originalTransactionID)", productID: t.productID,
-                                         transactionID: t.transactionID, lines: [
-                                             "Price Increase", "",
-                                             "The price of \(name) is going up to \(new) (from \(old)).",
-                                             "If you agree, it renews at the new price on \(date). If you don't, it ends then.",
-                                         ], primary: "Agree")
+                let old = t.per(period, product.format(tx.offerType == nil ? tx.price : product.price), product)
+                let date = info.renewalDate.map(Format.date) ?? t(.nextRenewal)
+                return StoreMessageSheet(reason: .priceIncreaseConsent, key: "priceIncrease:\(tx.originalTransactionID)", productID: tx.productID,
+                                         transactionID: tx.transactionID, lines: [
+                                             t(.priceIncreaseTitle), "",
+                                             t(.priceIncreaseText, ["name": name, "new": new, "old": old]),
+                                             t(.priceIncreaseConsent, ["date": date]),
+                                         ], primary: t(.agreeButton))
             }
             if status.state == .inBillingRetryPeriod || status.state == .inGracePeriod {
-                return StoreMessageSheet(reason: .billingIssue, key: "billingIssue:\(t.originalTransactionID):\(t.transactionID)",
-                                         productID: t.productID, transactionID: t.transactionID, lines: [
-                                             "Billing Problem", "",
-                                             "There was a problem renewing \(name). Update your payment method to keep it"
-                                                 + (status.state == .inGracePeriod ? " (you keep access for now)." : "."),
-                                         ], primary: "Update Payment")
+                return StoreMessageSheet(reason: .billingIssue, key: "billingIssue:\(tx.originalTransactionID):\(tx.transactionID)",
+                                         productID: tx.productID, transactionID: tx.transactionID, lines: [
+                                             t(.billingTitle), "",
+                                             t(status.state == .inGracePeriod ? .billingTextGrace : .billingText, ["name": name]),
+                                         ], primary: t(.updatePaymentButton))
             }
             if status.state == .expired, let offerID = info.eligibleWinBackOfferIDs.first,
                let offer = product.subscription?.winBackOffers.first(where: { $0.id == offerID }) {
-                return StoreMessageSheet(reason: .winBackOffer, key: "winBack:\(t.originalTransactionID):\(offerID)", productID: t.productID,
-                                         transactionID: t.transactionID, lines: [
-                                             "Come Back to \(name)", "", "An offer for you: " + product.offerText(offer) + ".",
-                                         ], primary: "Redeem", winBackOfferID: offerID)
+                return StoreMessageSheet(reason: .winBackOffer, key: "winBack:\(tx.originalTransactionID):\(offerID)", productID: tx.productID,
+                                         transactionID: tx.transactionID, lines: [
+                                             t(.comeBackTitle, ["name": name]), "", t(.offerForYou, ["terms": t.offerText(product, offer)]),
+                                         ], primary: t(.redeemButton), winBackOfferID: offerID)
             }
             return nil
         }.sorted { $0.key < $1.key }
