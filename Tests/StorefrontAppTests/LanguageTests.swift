@@ -153,3 +153,25 @@ import StorefrontTestSupport
         return texts
     }
 }
+
+/// The payment sheet and the Subscriptions screen in Japanese and German, at 80×24.
+@Suite struct LanguageGoldenTests {
+    static let places = [("JPN", "ja_JP", "ja"), ("DEU", "de_DE", "de")]
+
+    @Test func paymentSheetInJapaneseAndGerman() async throws {
+        for (storefront, locale, name) in Self.places {
+            var state = try await fixtureState(storefront: storefront, locale: locale, purchases: false)
+            state.selection[.store] = StoreScreen.products(state).firstIndex { $0.id == "com.lumenquest.pro.monthly" }!
+            press(&state, .enter)
+            try GoldenScreenTests().assertScreen("payment-subscription-\(name)", render(state, size: GoldenScreenTests.size).text)
+        }
+    }
+
+    @Test func subscriptionsScreenInJapaneseAndGerman() async throws {
+        for (storefront, locale, name) in Self.places {
+            var state = try await fixtureState(storefront: storefront, locale: locale)
+            press(&state, .character("2"))
+            try GoldenScreenTests().assertScreen("subscriptions-\(name)", render(state, size: GoldenScreenTests.size).text)
+        }
+    }
+}
