@@ -138,14 +138,7 @@ import StorefrontTestSupport
         ]
         var texts: [String] = []
         for (reason, setUp) in setUps {
-            let catalog = try CatalogLoader.load(path: Repo.catalogPath)
-            let (store, manager) = try await liveStore(storefront: "USA", locale: locale)
-            try await setUp(store, manager)
-            await manager.refresh()
-            var state = AppState(catalog: catalog)
-            _ = reduce(&state, .snapshot(await manager.snapshot))
-            await manager.stop()
-            await store.shutdown()
+            let state = try await StoreMessagesTests().launch(locale: locale, setUp)
             let message = try #require(StoreMessages.pending(state).first { $0.reason == reason }, "\(locale): no \(reason)")
             let drawn = message.sheet(state, in: Rect(x: 0, y: 0, width: 120, height: 40))
             texts += drawn.body + drawn.buttons
