@@ -20,7 +20,7 @@ import StoreEngine
         press(&state, .character("3"), .down, .character("f"))
         let effects = press(&state, .down, .enter)
         guard case .command(.requestRefund(_, let reason))? = effects.first else { Issue.record("expected a refund request, got \(effects)"); return }
-        #expect(reason == RefundRequestSheet.reasons[1])
+        #expect(reason == RefundRequestSheet.reasons[1].reason)
         press(&state, .character("f"))
         #expect(press(&state, .escape).isEmpty)
         #expect(state.status == "Refund request cancelled (userCancelled)")

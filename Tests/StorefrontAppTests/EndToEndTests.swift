@@ -221,7 +221,7 @@ struct EndToEndTests {
     /// With a C locale (no UTF-8), the Japanese storefront still draws its names and aligns prices.
     @Test func japaneseStorefrontInACLocale() throws {
         let s = try TmuxSession("ja-\(getpid())", environment: "LANG=C LC_ALL=C", "--ephemeral", "--storefront", "JPN", "--locale", "ja_JP")
-        try s.wait(for: "コイン100枚  Balance: 0")
+        try s.wait(for: "コイン100枚  残高：0")
         let lines = try s.screen().components(separatedBy: "\n")
         let coins = try #require(lines.first { $0.contains("コイン100枚") })
         #expect(coins.hasSuffix("¥160") && DisplayWidth.of(coins) == 79, "price not aligned: \(coins)")

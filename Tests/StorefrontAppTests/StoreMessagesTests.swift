@@ -10,9 +10,9 @@ import StorefrontTestSupport
 /// StoreKit's messages over the running app: price-increase consent, billing issue, win-back offer.
 @Suite struct StoreMessagesTests {
     /// The app's state after `setUp` on a live store, as the storefront shows it when the snapshot arrives.
-    func launch(_ setUp: (LocalAppStore, StoreManager) async throws -> Void) async throws -> AppState {
+    func launch(locale: String? = nil, _ setUp: (LocalAppStore, StoreManager) async throws -> Void) async throws -> AppState {
         let catalog = try CatalogLoader.load(path: Repo.catalogPath)
-        let (store, manager) = try await liveStore()
+        let (store, manager) = try await liveStore(storefront: locale == nil ? nil : "USA", locale: locale)
         try await setUp(store, manager)
         await manager.refresh()
         var state = AppState(catalog: catalog)

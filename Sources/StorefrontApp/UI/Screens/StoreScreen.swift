@@ -80,9 +80,10 @@ enum StoreScreen: ScreenView {
         let window = max(0, state.selected(.store) - rows)..<min(products.count, state.selected(.store) + rows + 1)
         var lines: [ListView.Line] = []
         var heading: String?
+        let t = state.words
         for i in window {
             let p = products[i]
-            let section = p.type == .autoRenewable ? "Subscriptions · \(p.groupName ?? "")" : p.type.title
+            let section = sectionTitle(p, t)
             if section != heading {
                 if heading != nil { lines.append(ListView.Line("")) }
                 lines.append(ListView.Line(section, style: .bold))
@@ -90,16 +91,16 @@ enum StoreScreen: ScreenView {
             }
             let (mark, meaning) = marks(p, state)
             lines.append(ListView.Line("  " + p.displayName + (mark.isEmpty ? "" : "  " + mark), style: meaning?.style ?? .plain,
-                                       item: i, trailing: p.priceWithPeriod))
+                                       item: i, trailing: t.priceWithPeriod(p)))
             lines.append(ListView.Line(lazy: { "    " + p.description }, style: .dim, item: i))
-            if let monthly = p.planText(.monthly) {
-                lines.append(ListView.Line("    Or billed monthly: " + monthly, style: .dim, item: i))
+            if let monthly = t.planText(p, .monthly) {
+                lines.append(ListView.Line("    " + t(.orBilledMonthly, ["terms": monthly]), style: .dim, item: i))
             }
             if let intro = p.subscription?.introductoryOffer, state.snapshot.introEligibility[p.subscription!.groupID] == true {
-                lines.append(ListView.Line(lazy: { "    Intro offer: " + p.offerText(intro) }, style: Meaning.good.style, item: i))
+                lines.append(ListView.Line(lazy: { "    " + t(.introLine, ["terms": t.offerText(p, intro)]) }, style: Meaning.good.style, item: i))
             }
             for offer in winBackOffers(p, state) {
-                lines.append(ListView.Line(lazy: { "    Win-back offer: " + p.offerText(offer) }, style: Meaning.good.style, item: i))
+                lines.append(ListView.Line(lazy: { "    " + t(.winBackRow, ["terms": t.offerText(p, offer)]) }, style: Meaning.good.style, item: i))
             }
         }
         if products.isEmpty {
@@ -116,36 +117,48 @@ enum StoreScreen: ScreenView {
         return terms.winBackOffers.filter { $0.id.map(eligible.contains) == true }
     }
 
+    /// A section's heading: the product type, or a subscription group by name.
+    static func sectionTitle(_ p: Product, _ t: StringTable) -> String {
+        switch p.type {
+        case .autoRenewable: t(.sectionSubscriptions, ["group": p.groupName ?? ""])
+        case .consumable: t(.sectionConsumable)
+        case .nonConsumable: t(.sectionNonConsumable)
+        case .nonRenewing: t(.sectionNonRenewing)
+        }
+    }
+
     /// What the customer owns of `product`, as the App Store shows it next to the price, and what that means:
     /// owning is good; something waiting (approval, billing) wins over it.
     static func marks(_ p: Product, _ state: AppState) -> (text: String, meaning: Meaning?) {
-        let snap = state.snapshot
+        let snap = state.snapshot, t = state.words
         var marks: [String] = []
+        var meaning: Meaning?
         switch p.type {
         case .consumable:
-            marks.append("Balance: \(snap.balances[p.id] ?? 0)")
+            marks.append(t(.balance, ["count": "\(snap.balances[p.id] ?? 0)"]))
         case .nonConsumable:
-            if snap.entitlements.contains(p.id) { marks.append("✓ Owned") }
+            if snap.entitlements.contains(p.id) { marks.append("✓ " + t(.owned)); meaning = .good }
         case .autoRenewable:
             if let status = p.subscription.flatMap({ snap.effectiveStatus(group: $0.groupID) }),
-               let t = status.transaction.payload, t.productID == p.id {
+               let tx = status.transaction.payload, tx.productID == p.id {
                 switch status.state {
-                case .subscribed: marks.append("✓ Subscribed until " + (t.expirationDate.map { state.timeIsCompressed ? Format.dateTime($0, seconds: true) : Format.date($0) } ?? "?"))
-                case .inGracePeriod: marks.append("In grace period")
-                case .inBillingRetryPeriod: marks.append("Billing retry")
+                case .subscribed:
+                    let date = tx.expirationDate.map { state.timeIsCompressed ? Format.dateTime($0, seconds: true) : Format.date($0) } ?? "?"
+                    marks.append("✓ " + t(.subscribedUntil, ["date": date])); meaning = .good
+                case .inGracePeriod: marks.append(t(.inGracePeriod)); meaning = .waiting
+                case .inBillingRetryPeriod: marks.append(t(.inBillingRetry)); meaning = .waiting
                 case .expired, .revoked: break
                 }
             }
         case .nonRenewing:
             if snap.entitlements.contains(p.id) {
-                marks.append("✓ Active" + (snap.nonRenewingEnds[p.id].map { " until " + Format.date($0) } ?? ""))
+                marks.append("✓ " + (snap.nonRenewingEnds[p.id].map { t(.activeUntil, ["date": Format.date($0)]) } ?? t(.active)))
+                meaning = .good
             }
         }
-        var meaning: Meaning? = marks.contains { $0.hasPrefix("✓") } ? .good : nil
-        if marks.contains(where: { $0 == "In grace period" || $0 == "Billing retry" }) { meaning = .waiting }
         for entry in state.ledger where entry.payload.productID == p.id {
-            if entry.status == .pendingApproval { marks.append("Pending approval"); meaning = .waiting }
-            if entry.status == .interrupted { marks.append("Interrupted"); meaning = .waiting }
+            if entry.status == .pendingApproval { marks.append(t(.pendingApproval)); meaning = .waiting }
+            if entry.status == .interrupted { marks.append(t(.interrupted)); meaning = .waiting }
         }
         return (marks.joined(separator: " · "), meaning)
     }

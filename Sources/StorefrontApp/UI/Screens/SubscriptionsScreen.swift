@@ -38,60 +38,20 @@ enum SubscriptionsScreen: ScreenView {
     }
 
     static func lines(_ state: AppState, width: Int, rows: Int) -> [ListView.Line] {
-        let snap = state.snapshot
+        let snap = state.snapshot, t = state.words
         var lines: [ListView.Line] = []
         for (i, group) in groups(state).enumerated() {
             if i > 0 { lines.append(ListView.Line("")) }
             let name = snap.products.first { $0.subscription?.groupID == group }?.groupName ?? group
-            guard let status = snap.effectiveStatus(group: group), let t = status.transaction.payload else {
-                lines.append(ListView.Line("  \(name): not subscribed", style: .bold, item: i))
+            guard let status = snap.effectiveStatus(group: group), status.transaction.payload != nil else {
+                lines.append(ListView.Line("  " + t(.notSubscribed, ["group": name]), style: .bold, item: i))
                 if snap.introEligibility[group] == true {
-                    lines.append(ListView.Line("    Eligible for an introductory offer", style: .dim, item: i))
+                    lines.append(ListView.Line("    " + t(.eligibleForIntro), style: .dim, item: i))
                 }
                 continue
             }
-            let product = state.product(t.productID)
-            lines.append(ListView.Line("  \(name): \(stateTitle(status.state))", style: .bold, item: i))
-            // On a billing plan, what that plan charges ("$2.99/month, 12-month commitment").
-            let terms = t.billingPlanType.flatMap { product?.planText($0) } ?? product?.priceWithPeriod ?? t.productID
-            var detail = ["Product: \(product?.displayName ?? t.productID) (\(terms))"]
-            if let revoked = t.revocationDate {
-                // A refund ends access at once: when and why, not an expiry that no longer applies.
-                let why = t.revocationReason == .developerIssue ? "an issue in the app" : "other"
-                detail.append("Revoked: \(Format.dateTime(revoked, seconds: state.timeIsCompressed)) (reason: \(why))")
-            } else if let expires = t.expirationDate {
-                let verb = status.renewalInfo.payload?.willAutoRenew == true && status.state == .subscribed ? "Renews" : "Expires"
-                detail.append("\(verb): \(Format.dateTime(expires, seconds: state.timeIsCompressed))")
-            }
-            if let r = status.renewalInfo.payload {
-                if r.willAutoRenew {
-                    let next = r.autoRenewProductID == t.productID ? "" : " to \(state.product(r.autoRenewProductID)?.displayName ?? r.autoRenewProductID)"
-                    // The renewal price, when it is not the listed one (a price increase, an offer's next period).
-                    let renewing = state.product(r.autoRenewProductID)
-                    var at = ""
-                    let plan = r.renewalBillingPlanType ?? .upFront
-                    if let renewing, let milliunits = r.renewalPriceMilliunits, let period = renewing.subscription?.billingPeriod(on: plan) {
-                        let per = "/" + PeriodNames.per(period, locale: renewing.locale)
-                        let price = renewing.format(Decimal(milliunits) / 1000) + per
-                        if price != renewing.billingPrice(on: plan).map({ renewing.format($0) + per }) { at = " at " + price }
-                    }
-                    detail.append("Will auto-renew: yes\(next)\(at)")
-                } else {
-                    detail.append("Will auto-renew: no")
-                }
-                if let reason = r.expirationReason { detail.append("Expiration reason: \(reason.name)") }
-                if let p = r.priceIncreaseStatus {
-                    detail.append("Price increase: \(p == .agreed ? "agreed" : "awaiting consent")")
-                }
-                if r.isInBillingRetry { detail.append("In billing retry") }
-                if let grace = r.gracePeriodExpirationDate { detail.append("Grace period ends: \(Format.dateTime(grace, seconds: state.timeIsCompressed))") }
-                if !r.eligibleWinBackOfferIDs.isEmpty {
-                    detail.append("Win-back offers: " + r.eligibleWinBackOfferIDs.joined(separator: ", "))
-                }
-            }
-            if let offer = t.offerType { detail.append("Offer: \(Self.words(offer))" + (t.offerID.map { " \($0)" } ?? "")) }
-            if let error = status.transaction.error { detail.append("⚠ Unverified: \(error.rawValue)") }
-            lines += detail.map { ListView.Line("    " + $0, item: i) }
+            lines.append(ListView.Line("  " + t(.groupState, ["group": name, "state": stateTitle(status.state, t)]), style: .bold, item: i))
+            lines += details(status, state).map { ListView.Line("    " + $0, item: i) }
         }
         if lines.isEmpty {
             lines.append(ListView.Line(state.filterText(.subscriptions).isEmpty ? "This catalog has no auto-renewable subscriptions."
@@ -100,23 +60,91 @@ enum SubscriptionsScreen: ScreenView {
         return lines
     }
 
-    static func stateTitle(_ s: SubscriptionState) -> String {
+    /// A subscription's product, its end or renewal, and its renewal info, one line each.
+    static func details(_ status: SubscriptionStatus, _ state: AppState) -> [String] {
+        guard let tx = status.transaction.payload else { return [] }
+        let t = state.words
+        let product = state.product(tx.productID)
+        // On a billing plan, what that plan charges ("$2.99/month, 12-month commitment").
+        let terms = product.map { p in tx.billingPlanType.flatMap { t.planText(p, $0) } ?? t.priceWithPeriod(p) } ?? tx.productID
+        var detail = [t(.productLine, ["name": product?.displayName ?? tx.productID, "terms": terms])]
+        if let revoked = tx.revocationDate {
+            // A refund ends access at once: when and why, not an expiry that no longer applies.
+            let why = t(tx.revocationReason == .developerIssue ? .reasonAppIssue : .reasonOther)
+            detail.append(t(.revokedLine, ["date": Format.dateTime(revoked, seconds: state.timeIsCompressed), "reason": why]))
+        } else if let expires = tx.expirationDate {
+            let renews = status.renewalInfo.payload?.willAutoRenew == true && status.state == .subscribed
+            detail.append(t(renews ? .renewsLine : .expiresLine, ["date": Format.dateTime(expires, seconds: state.timeIsCompressed)]))
+        }
+        if let r = status.renewalInfo.payload { detail += renewal(r, tx, state) }
+        if let offer = tx.offerType {
+            detail.append(tx.offerID.map { t(.offerUsedID, ["kind": words(offer, t), "id": $0]) } ?? t(.offerUsed, ["kind": words(offer, t)]))
+        }
+        if let error = status.transaction.error { detail.append("⚠ Unverified: \(error.rawValue)") }
+        return detail
+    }
+
+    /// What the renewal info says: whether and to what it renews, at what price, and why it ended.
+    static func renewal(_ r: RenewalInfoPayload, _ tx: TransactionPayload, _ state: AppState) -> [String] {
+        let t = state.words
+        var detail: [String] = []
+        if r.willAutoRenew {
+            let next = r.autoRenewProductID == tx.productID ? nil : state.product(r.autoRenewProductID)?.displayName ?? r.autoRenewProductID
+            // The renewal price, when it is not the listed one (a price increase, an offer's next period).
+            let renewing = state.product(r.autoRenewProductID)
+            var at: String?
+            let plan = r.renewalBillingPlanType ?? .upFront
+            if let renewing, let milliunits = r.renewalPriceMilliunits, let period = renewing.subscription?.billingPeriod(on: plan) {
+                let price = t.per(period, renewing.format(Decimal(milliunits) / 1000), renewing)
+                if price != renewing.billingPrice(on: plan).map({ t.per(period, renewing.format($0), renewing) }) { at = price }
+            }
+            switch (next, at) {
+            case (nil, nil): detail.append(t(.autoRenewYes))
+            case (let name?, nil): detail.append(t(.autoRenewTo, ["name": name]))
+            case (nil, let price?): detail.append(t(.autoRenewAt, ["price": price]))
+            case (let name?, let price?): detail.append(t(.autoRenewToAt, ["name": name, "price": price]))
+            }
+        } else {
+            detail.append(t(.autoRenewNo))
+        }
+        if let reason = r.expirationReason { detail.append(t(.expirationReasonLine, ["reason": words(reason, t)])) }
+        if let p = r.priceIncreaseStatus { detail.append(t(p == .agreed ? .priceIncreaseAgreed : .priceIncreaseAwaiting)) }
+        if r.isInBillingRetry { detail.append(t(.inBillingRetry)) }
+        if let grace = r.gracePeriodExpirationDate {
+            detail.append(t(.graceEnds, ["date": Format.dateTime(grace, seconds: state.timeIsCompressed)]))
+        }
+        if !r.eligibleWinBackOfferIDs.isEmpty { detail.append(t(.winBackOffers, ["ids": r.eligibleWinBackOfferIDs.joined(separator: ", ")])) }
+        return detail
+    }
+
+    static func stateTitle(_ s: SubscriptionState, _ t: StringTable) -> String {
         switch s {
-        case .subscribed: "Subscribed"
-        case .expired: "Expired"
-        case .inBillingRetryPeriod: "In billing retry"
-        case .inGracePeriod: "In grace period"
-        case .revoked: "Revoked"
+        case .subscribed: t(.stateSubscribed)
+        case .expired: t(.stateExpired)
+        case .inBillingRetryPeriod: t(.inBillingRetry)
+        case .inGracePeriod: t(.inGracePeriod)
+        case .revoked: t(.stateRevoked)
         }
     }
 
     /// An offer's kind as the customer reads it ("win-back offer", not `winBack`).
-    static func words(_ offer: OfferType) -> String {
+    static func words(_ offer: OfferType, _ t: StringTable) -> String {
         switch offer {
-        case .introductory: "introductory offer"
-        case .promotional: "promotional offer"
-        case .code: "offer code"
-        case .winBack: "win-back offer"
+        case .introductory: t(.offerIntroductory)
+        case .promotional: t(.offerPromotional)
+        case .code: t(.offerCode)
+        case .winBack: t(.offerWinBack)
+        }
+    }
+
+    /// Why a subscription ended, in the customer's words.
+    static func words(_ reason: RenewalInfoPayload.ExpirationReason, _ t: StringTable) -> String {
+        switch reason {
+        case .autoRenewDisabled: t(.expirationVoluntary)
+        case .billingError: t(.expirationBillingError)
+        case .didNotConsentToPriceIncrease: t(.expirationPriceIncrease)
+        case .productUnavailable: t(.expirationProductUnavailable)
+        case .unknown: t(.expirationOther)
         }
     }
 }

@@ -10,11 +10,11 @@ struct PaymentSheet: SheetView, Equatable {
     enum Offer: Sendable, Equatable {
         case none, promotional(String), winBack(String)
         /// `introductory`: what no chosen offer means for this customer (the intro offer they are eligible for).
-        func label(introductory: Bool) -> String {
+        func label(introductory: Bool, _ t: StringTable) -> String {
             switch self {
-            case .none: introductory ? "Introductory offer" : "Regular price"
-            case .promotional(let id): "Promotional: \(id)"
-            case .winBack(let id): "Win-back: \(id)"
+            case .none: t(introductory ? .choiceIntroductory : .choiceRegular)
+            case .promotional(let id): t(.choicePromotional, ["id": id])
+            case .winBack(let id): t(.choiceWinBack, ["id": id])
             }
         }
     }
@@ -91,46 +91,49 @@ struct PaymentSheet: SheetView, Equatable {
     }
 
     func body(_ state: AppState) -> [String] {
-        guard let p = state.product(productID) else { return ["This product is no longer available."] }
+        let t = state.words
+        guard let p = state.product(productID) else { return [t(.unavailable)] }
         var lines = [p.displayName, p.description, ""]
-        let account = ["", "Account: local tester · Environment: \(state.settings.environment.rawValue)"]
-            + (isPurchasing ? ["", Spinner.frame(state.tick) + " Purchasing…"] : [])
+        let account = ["", t(.account, ["account": t(.localTester), "environment": state.settings.environment.rawValue])]
+            + (isPurchasing ? ["", Spinner.frame(state.tick) + " " + t(.purchasing)] : [])
         if let notice = Self.alreadyPurchased(p, state) { return lines + [notice] + account }
         let intro = p.subscription.flatMap { state.snapshot.introEligibility[$0.groupID] == true ? $0.introductoryOffer(on: plan) : nil }
         let introductory = intro != nil
         if let terms = p.subscription {
-            if plans.count > 1 { lines.append("Billing plan: \(plan == .monthly ? "Monthly" : "Up front")   (b to change)") }
+            if plans.count > 1 { lines.append(t(.billingPlan, ["plan": t(plan == .monthly ? .planMonthly : .planUpFront)])) }
             switch offer {
             case .promotional(let id), .winBack(let id):
-                if let offer = terms.offer(id: id) { lines.append("Offer: " + p.offerText(offer)) }
+                if let offer = terms.offer(id: id) { lines.append(t(.offerLine, ["terms": t.offerText(p, offer)])) }
                 if case .promotional = self.offer {
-                    lines.append("Signature: " + (signatureFile.map { "your server's, from \($0)" } ?? "the local store's") + "   (s to change)")
+                    lines.append(signatureFile.map { t(.signatureFile, ["file": $0]) } ?? t(.signatureLocal))
                 }
             case .none:
                 if let intro {
-                    lines.append("Intro offer: " + p.offerText(intro))
+                    lines.append(t(.introLine, ["terms": t.offerText(p, intro)]))
                 } else {
-                    lines.append("Price: " + (p.planText(plan) ?? p.priceWithPeriod))
+                    lines.append(t(.priceLine, ["price": t.planText(p, plan) ?? t.priceWithPeriod(p)]))
                 }
             }
-            if plan == .monthly, let total = p.commitmentText(plan) { lines.append("Commitment: 12 monthly payments, \(total) in all.") }
-            lines.append("Renews automatically until cancelled.")
+            if plan == .monthly, let total = p.commitmentText(plan) { lines.append(t(.commitment, ["total": total])) }
+            lines.append(t(.renewsAutomatically))
         } else if let duration = p.duration {
-            lines.append("Price: \(p.displayPrice) for \(p.words(duration)) (does not renew)")
+            lines.append(t(.priceNonRenewingFor, ["price": p.displayPrice, "length": p.words(duration)]))
         } else if p.type == .nonRenewing {
-            lines.append("Price: \(p.displayPrice) (does not renew)")
+            lines.append(t(.priceNonRenewing, ["price": p.displayPrice]))
         } else if p.type == .consumable {
             let total = p.format(p.price * Decimal(quantity))
-            lines.append("Price: \(p.displayPrice) × \(quantity) = \(total)   (+/- quantity)")
+            lines.append(t(.priceConsumable, ["price": p.displayPrice, "quantity": "\(quantity)", "total": total]))
         } else {
-            lines.append("Price: \(p.displayPrice), one-time purchase")
+            lines.append(t(.priceOneTime, ["price": p.displayPrice]))
         }
-        if offers.count > 1 { lines.append("Offer choice: \(offer.label(introductory: introductory))   (o to change)") }
+        if offers.count > 1 { lines.append(t(.offerChoice, ["offer": offer.label(introductory: introductory, t)])) }
         return lines + account
     }
 
     func sheet(_ state: AppState, in area: Rect) -> Sheet {
-        Sheet(title: "App Store", body: body(state), buttons: isPurchasing ? [] : ["Confirm", "Cancel"],
+        let t = state.words
+        let confirm = t(state.product(productID)?.type == .autoRenewable ? .subscribeButton : .buyButton)
+        return Sheet(title: "App Store", body: body(state), buttons: isPurchasing ? [] : [confirm, t(.cancelButton)],
               selectedButton: button, maxTextWidth: 56, alternativeBodies: otherOfferChoices(state))
     }
 
@@ -173,14 +176,14 @@ struct PaymentSheet: SheetView, Equatable {
     static func alreadyPurchased(_ p: Product, _ state: AppState) -> String? {
         switch p.type {
         case .nonConsumable where state.snapshot.entitlements.contains(p.id):
-            return "You've already purchased this. Would you like to get it again for free?"
+            return state.words(.alreadyPurchased)
         case .autoRenewable:
             let statuses = p.subscription.flatMap { state.snapshot.subscriptionStatuses[$0.groupID] } ?? []
             let subscribed = statuses.contains { status in
                 status.state != .expired && status.state != .revoked
                     && status.transaction.payload.map { $0.productID == p.id && $0.ownership == .purchased } == true
             }
-            return subscribed ? "You're currently subscribed to this. Confirm to keep it: nothing is charged." : nil
+            return subscribed ? state.words(.alreadySubscribed) : nil
         default:
             return nil
         }

@@ -35,7 +35,7 @@ struct RedeemSheet: SheetView, Equatable {
     }
 
     func sheet(_ state: AppState, in area: Rect) -> Sheet {
-        Sheet(title: "Redeem Offer Code", body: ["Enter the code, then press Enter.", "", "", ""], buttons: [], maxTextWidth: 40)
+        Sheet(title: state.words(.redeemTitle), body: [state.words(.redeemPrompt), "", "", ""], buttons: [], maxTextWidth: 40)
     }
 
     func decorate(_ state: AppState, frame: Rect, on canvas: inout Canvas) {

@@ -26,7 +26,7 @@ struct StoreMessageSheet: SheetView, Equatable {
     var stacked: SheetState { .storeMessage(self) }
 
     func bindings(_ state: AppState) -> [Binding] {
-        [Binding(keys: [.enter], name: "Enter", label: button == 0 ? primary : "Not Now", action: .activate),
+        [Binding(keys: [.enter], name: "Enter", label: button == 0 ? primary : state.words(.notNowButton), action: .activate),
          Binding(keys: [.left, .right, .tab], name: "←→", label: "Button", action: .right),
          Binding(keys: [.escape], name: "Esc", label: "Not Now", action: .back)]
     }
@@ -62,7 +62,7 @@ struct StoreMessageSheet: SheetView, Equatable {
     func sheet(_ state: AppState, in area: Rect) -> Sheet {
         // What the message says now: a billing issue that moved from grace into retry no longer keeps access.
         let body = StoreMessages.pending(state).first { $0.key == key }?.lines ?? lines
-        return Sheet(title: "App Store", body: body, buttons: [primary, "Not Now"], selectedButton: button, maxTextWidth: 56)
+        return Sheet(title: "App Store", body: body, buttons: [primary, state.words(.notNowButton)], selectedButton: button, maxTextWidth: 56)
     }
 }
 
@@ -73,36 +73,32 @@ enum StoreMessages {
             guard let t = status.transaction.payload, let info = status.renewalInfo.payload, let product = state.product(t.productID),
                   let message = StoreMessage.for(status.state, transaction: t, renewalInfo: info,
                                                  winBackOfferIDs: product.subscription?.winBackOffers.compactMap(\.id) ?? []) else { return nil }
-            return sheet(message, status.state, t, info, product)
+            return sheet(message, status.state, t, info, product, state.words)
         }.sorted { $0.key < $1.key }
     }
 
     /// The message's sheet: what it says in the customer's words.
-    private static func sheet(_ message: StoreMessage, _ state: SubscriptionState, _ t: TransactionPayload, _ info: RenewalInfoPayload,
-                              _ product: Product) -> StoreMessageSheet? {
+    private static func sheet(_ message: StoreMessage, _ state: SubscriptionState, _ tx: TransactionPayload, _ info: RenewalInfoPayload,
+                              _ product: Product, _ t: StringTable) -> StoreMessageSheet? {
         let name = product.displayName
-        func sheet(_ lines: [String], _ primary: String) -> StoreMessageSheet {
-            StoreMessageSheet(reason: StoreMessageSheet.Reason(rawValue: message.reason.rawValue)!, key: message.key, productID: t.productID,
-                              transactionID: t.transactionID, lines: lines, primary: primary, winBackOfferID: message.winBackOfferID)
+        func sheet(_ lines: [String], _ primary: Phrase) -> StoreMessageSheet {
+            StoreMessageSheet(reason: StoreMessageSheet.Reason(rawValue: message.reason.rawValue)!, key: message.key, productID: tx.productID,
+                              transactionID: tx.transactionID, lines: lines, primary: t(primary), winBackOfferID: message.winBackOfferID)
         }
         switch message.reason {
         case .priceIncreaseConsent:
             guard let period = product.subscription?.period else { return nil }
-            let per = "/" + PeriodNames.per(period, locale: product.locale)
-            let new = info.renewalPriceMilliunits.map { product.format(Decimal($0) / 1000) + per } ?? product.priceWithPeriod
+            let new = info.renewalPriceMilliunits.map { t.per(period, product.format(Decimal($0) / 1000), product) } ?? t.priceWithPeriod(product)
             // What it renews at now: the last renewal's price, unless an offer discounted it (a trial is not a price).
-            let old = product.format(t.offerType == nil ? t.price : product.price) + per
-            let date = info.renewalDate.map(Format.date) ?? "the next renewal"
-            return sheet(["Price Increase", "",
-                          "The price of \(name) is going up to \(new) (from \(old)).",
-                          "If you agree, it renews at the new price on \(date). If you don't, it ends then."], "Agree")
+            let old = t.per(period, product.format(tx.offerType == nil ? tx.price : product.price), product)
+            let date = info.renewalDate.map(Format.date) ?? t(.nextRenewal)
+            return sheet([t(.priceIncreaseTitle), "", t(.priceIncreaseText, ["name": name, "new": new, "old": old]),
+                          t(.priceIncreaseConsent, ["date": date])], .agreeButton)
         case .billingIssue:
-            return sheet(["Billing Problem", "",
-                          "There was a problem renewing \(name). Update your payment method to keep it"
-                              + (state == .inGracePeriod ? " (you keep access for now)." : ".")], "Update Payment")
+            return sheet([t(.billingTitle), "", t(state == .inGracePeriod ? .billingTextGrace : .billingText, ["name": name])], .updatePaymentButton)
         case .winBackOffer:
             guard let offer = product.subscription?.winBackOffers.first(where: { $0.id == message.winBackOfferID }) else { return nil }
-            return sheet(["Come Back to \(name)", "", "An offer for you: " + product.offerText(offer) + "."], "Redeem")
+            return sheet([t(.comeBackTitle, ["name": name]), "", t(.offerForYou, ["terms": t.offerText(product, offer)])], .redeemButton)
         }
     }
 

@@ -1,0 +1,170 @@
+/// The phrases the customer reads, by what they say; English is the reference every table matches.
+enum Phrase: String, CaseIterable, Sendable {
+    // Offer terms and prices
+    case perPeriod, monthlyCommitment, termsFree, termsPayAsYouGo, termsPayUpFront, termsOnce, termsThen
+    // The payment sheet
+    case subscribeButton, buyButton, cancelButton, unavailable, account, localTester, purchasing
+    case alreadyPurchased, alreadySubscribed, billingPlan, planMonthly, planUpFront, offerLine, introLine
+    case signatureLocal, signatureFile, priceLine, commitment, renewsAutomatically
+    case priceNonRenewingFor, priceNonRenewing, priceConsumable, priceOneTime, offerChoice
+    case choiceRegular, choiceIntroductory, choicePromotional, choiceWinBack
+    // The Store screen
+    case sectionSubscriptions, sectionConsumable, sectionNonConsumable, sectionNonRenewing
+    case orBilledMonthly, winBackRow, balance, owned, subscribedUntil, inGracePeriod, inBillingRetry
+    case active, activeUntil, pendingApproval, interrupted
+    // The Subscriptions screen
+    case groupState, notSubscribed, eligibleForIntro, stateSubscribed, stateExpired, stateRevoked
+    case productLine, revokedLine, reasonAppIssue, reasonOther, renewsLine, expiresLine
+    case autoRenewYes, autoRenewTo, autoRenewAt, autoRenewToAt, autoRenewNo
+    case expirationReasonLine, expirationVoluntary, expirationBillingError, expirationPriceIncrease
+    case expirationProductUnavailable, expirationOther
+    case priceIncreaseAgreed, priceIncreaseAwaiting, graceEnds, winBackOffers, offerUsed, offerUsedID
+    case offerIntroductory, offerPromotional, offerCode, offerWinBack
+    // Manage Subscriptions and cancelling
+    case manageTitle, noActiveSubscription, cancelUntil, turnAutoRenewOn, upgradeNow, downgradeAtRenewal
+    case crossgradeNow, crossgradeAtRenewal, switchNowQuestion, switchLaterQuestion, switchButton, keepNamed
+    case noteRenews, noteRenewsThen, noteExpires, noteExpiresThen, cancelQuestion, cancelQuestionPlain
+    case cancelSubscription, cancelSubscriptionButton, keepButton, keepMySubscription, switchToLine, takeOffer, takeOfferTerms
+    // StoreKit's messages
+    case priceIncreaseTitle, priceIncreaseText, priceIncreaseConsent, nextRenewal, agreeButton, notNowButton
+    case billingTitle, billingText, billingTextGrace, updatePaymentButton, comeBackTitle, offerForYou, redeemButton
+    // Refunds and offer codes
+    case refundTitle, refundAlready, refundQuestion, refundAccidental, refundFamily, refundNotAsExpected
+    case refundNotReceived, refundOther, redeemTitle, redeemPrompt
+}
+
+extension StringTable {
+    static let english = StringTable(id: "en", entries: [
+        .perPeriod: "{price}/{unit}",
+        .monthlyCommitment: "{price}/{unit}, {months}-month commitment",
+        .termsFree: "{length} free",
+        .termsPayAsYouGo: "{price}/{unit} for {length}",
+        .termsPayUpFront: "{price} for {length}",
+        .termsOnce: "{price} once",
+        .termsThen: "{offer}, then {regular}",
+        .subscribeButton: "Confirm",
+        .buyButton: "Confirm",
+        .cancelButton: "Cancel",
+        .unavailable: "This product is no longer available.",
+        .account: "Account: {account} · Environment: {environment}",
+        .localTester: "local tester",
+        .purchasing: "Purchasing…",
+        .alreadyPurchased: "You've already purchased this. Would you like to get it again for free?",
+        .alreadySubscribed: "You're currently subscribed to this. Confirm to keep it: nothing is charged.",
+        .billingPlan: "Billing plan: {plan}   (b to change)",
+        .planMonthly: "Monthly",
+        .planUpFront: "Up front",
+        .offerLine: "Offer: {terms}",
+        .introLine: "Intro offer: {terms}",
+        .signatureLocal: "Signature: the local store's   (s to change)",
+        .signatureFile: "Signature: your server's, from {file}   (s to change)",
+        .priceLine: "Price: {price}",
+        .commitment: "Commitment: 12 monthly payments, {total} in all.",
+        .renewsAutomatically: "Renews automatically until cancelled.",
+        .priceNonRenewingFor: "Price: {price} for {length} (does not renew)",
+        .priceNonRenewing: "Price: {price} (does not renew)",
+        .priceConsumable: "Price: {price} × {quantity} = {total}   (+/- quantity)",
+        .priceOneTime: "Price: {price}, one-time purchase",
+        .offerChoice: "Offer choice: {offer}   (o to change)",
+        .choiceRegular: "Regular price",
+        .choiceIntroductory: "Introductory offer",
+        .choicePromotional: "Promotional: {id}",
+        .choiceWinBack: "Win-back: {id}",
+        .sectionSubscriptions: "Subscriptions · {group}",
+        .sectionConsumable: "Consumables",
+        .sectionNonConsumable: "Non-consumables",
+        .sectionNonRenewing: "Non-renewing subscriptions",
+        .orBilledMonthly: "Or billed monthly: {terms}",
+        .winBackRow: "Win-back offer: {terms}",
+        .balance: "Balance: {count}",
+        .owned: "Owned",
+        .subscribedUntil: "Subscribed until {date}",
+        .inGracePeriod: "In grace period",
+        .inBillingRetry: "In billing retry",
+        .active: "Active",
+        .activeUntil: "Active until {date}",
+        .pendingApproval: "Pending approval",
+        .interrupted: "Interrupted",
+        .groupState: "{group}: {state}",
+        .notSubscribed: "{group}: not subscribed",
+        .eligibleForIntro: "Eligible for an introductory offer",
+        .stateSubscribed: "Subscribed",
+        .stateExpired: "Expired",
+        .stateRevoked: "Revoked",
+        .productLine: "Product: {name} ({terms})",
+        .revokedLine: "Revoked: {date} (reason: {reason})",
+        .reasonAppIssue: "an issue in the app",
+        .reasonOther: "other",
+        .renewsLine: "Renews: {date}",
+        .expiresLine: "Expires: {date}",
+        .autoRenewYes: "Will auto-renew: yes",
+        .autoRenewTo: "Will auto-renew: yes to {name}",
+        .autoRenewAt: "Will auto-renew: yes at {price}",
+        .autoRenewToAt: "Will auto-renew: yes to {name} at {price}",
+        .autoRenewNo: "Will auto-renew: no",
+        .expirationReasonLine: "Expiration reason: {reason}",
+        .expirationVoluntary: "cancelled",
+        .expirationBillingError: "billing error",
+        .expirationPriceIncrease: "price increase not agreed",
+        .expirationProductUnavailable: "product not available",
+        .expirationOther: "other",
+        .priceIncreaseAgreed: "Price increase: agreed",
+        .priceIncreaseAwaiting: "Price increase: awaiting consent",
+        .graceEnds: "Grace period ends: {date}",
+        .winBackOffers: "Win-back offers: {ids}",
+        .offerUsed: "Offer: {kind}",
+        .offerUsedID: "Offer: {kind} {id}",
+        .offerIntroductory: "introductory offer",
+        .offerPromotional: "promotional offer",
+        .offerCode: "offer code",
+        .offerWinBack: "win-back offer",
+        .manageTitle: "Manage Subscriptions",
+        .noActiveSubscription: "You have no active subscription in {group}. Buy one in the Store (1).",
+        .cancelUntil: "Cancel subscription (access until {date})",
+        .turnAutoRenewOn: "Turn auto-renew back on",
+        .upgradeNow: "upgrade now",
+        .downgradeAtRenewal: "downgrade at renewal",
+        .crossgradeNow: "crossgrade now",
+        .crossgradeAtRenewal: "crossgrade at renewal",
+        .switchNowQuestion: "Switch to {plan} for {price}? It starts now: you pay {charge} today and get back the unused part of {current}.",
+        .switchLaterQuestion: "Switch to {plan} for {price}? It starts on {date}, when {current} would renew; nothing changes until then.",
+        .switchButton: "Switch",
+        .keepNamed: "Keep {name}",
+        .noteRenews: "{group}: {name}. Renews {date}.",
+        .noteRenewsThen: "{group}: {name}, then {next}. Renews {date}.",
+        .noteExpires: "{group}: {name}. Expires {date}.",
+        .noteExpiresThen: "{group}: {name}, then {next}. Expires {date}.",
+        .cancelQuestion: "Cancel {name}? You keep access until {date}; it will not renew after that.",
+        .cancelQuestionPlain: "Cancel the subscription?",
+        .cancelSubscription: "Cancel subscription",
+        .cancelSubscriptionButton: "Cancel Subscription",
+        .keepButton: "Keep",
+        .keepMySubscription: "Keep my subscription",
+        .switchToLine: "Switch to {name} · {price}",
+        .takeOffer: "Take the offer",
+        .takeOfferTerms: "Take the offer: {terms}",
+        .priceIncreaseTitle: "Price Increase",
+        .priceIncreaseText: "The price of {name} is going up to {new} (from {old}).",
+        .priceIncreaseConsent: "If you agree, it renews at the new price on {date}. If you don't, it ends then.",
+        .nextRenewal: "the next renewal",
+        .agreeButton: "Agree",
+        .notNowButton: "Not Now",
+        .billingTitle: "Billing Problem",
+        .billingText: "There was a problem renewing {name}. Update your payment method to keep it.",
+        .billingTextGrace: "There was a problem renewing {name}. Update your payment method to keep it (you keep access for now).",
+        .updatePaymentButton: "Update Payment",
+        .comeBackTitle: "Come Back to {name}",
+        .offerForYou: "An offer for you: {terms}.",
+        .redeemButton: "Redeem",
+        .refundTitle: "Request a Refund",
+        .refundAlready: "This purchase was already refunded.",
+        .refundQuestion: "{name} · {price} · #{id}. Why are you requesting a refund?",
+        .refundAccidental: "I didn't mean to buy this",
+        .refundFamily: "A child or family member bought it",
+        .refundNotAsExpected: "It doesn't work or isn't what I expected",
+        .refundNotReceived: "I didn't receive it",
+        .refundOther: "Other",
+        .redeemTitle: "Redeem Offer Code",
+        .redeemPrompt: "Enter the code, then press Enter.",
+    ])
+}
