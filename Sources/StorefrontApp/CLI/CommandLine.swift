@@ -21,6 +21,8 @@ public struct CommandLineOptions: Sendable, Equatable {
     public var speed: Double = 1
     public var environment: StoreEnvironment?
     public var recordPath: String?
+    /// `--record-scenario`: where the session is kept as a scenario.
+    public var scenarioPath: String?
     public var port: UInt16?
     public var host: String?
     public var notifyURL: String?
@@ -114,6 +116,10 @@ public enum CommandLineParser {
         OptionSpec(names: ["--no-color"], value: nil, help: "monochrome interface (also NO_COLOR or TERM=dumb)", commands: [.store, .walk, .demo]) { o, _ in o.noColor = true },
         OptionSpec(names: ["--no-mouse"], value: nil, help: "leave the mouse to the terminal (select and copy text)", commands: [.store, .walk, .demo]) { o, _ in o.noMouse = true },
         OptionSpec(names: ["--record"], value: "FILE", help: "record the screen as an asciicast v2 file (FILE.cast) any asciinema player plays", commands: [.store, .walk, .demo]) { $0.recordPath = $1 },
+        OptionSpec(names: ["--record-scenario"], value: "FILE", help: "keep the session as a scenario (on a fresh store) that storefront run replays; W saves it so far", commands: [.store]) { o, v throws(UsageError) in
+            guard !v.isEmpty else { throw UsageError(description: "--record-scenario needs a file path, got an empty string") }
+            o.scenarioPath = v
+        },
         OptionSpec(names: ["--port"], value: "N", help: "serve: the port (default 8765; 0 picks a free one)", commands: [.serve]) { o, v throws(UsageError) in
             guard let port = UInt16(v) else { throw UsageError(description: "--port needs a port number from 0 to 65535, got '\(v)'") }
             o.port = port

@@ -5,7 +5,7 @@ enum Action: Sendable, Equatable {
     case up, down, pageUp, pageDown, first, last, left, right, activate, back, confirm
     case nextScreen, previousScreen, show(Screen)
     case filter, help, quit, restore, redeem, details, refundRequest, manageSubscriptions, appInfo, resend
-    case increment, decrement, nextOffer, nextPlan, offerSignature, writeToken
+    case increment, decrement, nextOffer, nextPlan, offerSignature, writeToken, saveScenario
     /// A layer's own action, by name (see `Layering`): the layer takes it before the app's reducer sees it.
     case layer(String)
 }
@@ -41,6 +41,7 @@ enum KeyMap {
         Binding(keys: [.character("r")], name: "r", label: "Restore", action: .restore),
         Binding(keys: [.character("c")], name: "c", label: "Redeem code", action: .redeem),
         Binding(keys: [.character("a")], name: "a", label: "App info", action: .appInfo, footer: false),
+        Binding(keys: [.character("W")], name: "W", label: "Save session as scenario", action: .saveScenario, footer: false),
     ]
 
     static let move: [Binding] = [

@@ -14,7 +14,25 @@ typealias StorefrontLayer<Model: LoopModel> = @MainActor (_ context: StoreContex
 @MainActor
 enum StorefrontTUI {
     static func run(options: CommandLineOptions) async throws -> Int32 {
-        try await run(options: options, layerCatalog: nil, fresh: false) { _, _, _, _ in ({ $0 }, nil) }
+        if let path = options.scenarioPath { try checkWritable(path) }  // before anything opens: exit 2, nothing touched
+        // A recorded session starts from the catalog, as its replay does.
+        return try await run(options: options, layerCatalog: nil, fresh: options.scenarioPath != nil) { _, _, _, _ in ({ $0 }, nil) }
+    }
+
+    /// Where `--record-scenario` will write, checked before the storefront opens.
+    static func checkWritable(_ path: String) throws {
+        let files = FileManager.default
+        var isDirectory: ObjCBool = false
+        let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        if files.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
+            throw UsageError(description: "--record-scenario: \(path) is a folder; name a file in it, e.g. \(path)/session.scenario")
+        }
+        guard files.fileExists(atPath: folder, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw UsageError(description: "--record-scenario: the folder \(folder) does not exist; create it or name a file in an existing folder")
+        }
+        guard files.isWritableFile(atPath: files.fileExists(atPath: path) ? path : folder) else {
+            throw UsageError(description: "--record-scenario: cannot write \(path) (permission denied); name a file in a folder you can write")
+        }
     }
 
     /// With a layer: on its own catalog when it has one (a scenario's), and, when `fresh`, a new
@@ -33,19 +51,39 @@ enum StorefrontTUI {
         let notifier = NotificationDispatcher(store: store)
         await notifier.start()
         let opened = await layer(context, catalogPath, store, manager)
+        let recorder = await recorder(options, context: context, catalogPath: catalogPath, store: store, manager: manager)
         let status: Int32
-        do { status = try await runTerminal(context: context, store: store, manager: manager, options: options, layer: opened) } catch {
+        do {
+            status = try await runTerminal(context: context, store: store, manager: manager, options: options, layer: opened, recorder: recorder)
+        } catch {
             await notifier.stop()
             await stack.close()
             throw error
+        }
+        if let recorder {
+            do { Console.error("storefront: kept the session (\(try await recorder.save()) steps) in \(recorder.path); replay it with storefront run \(recorder.path)") }
+            catch { Console.error("storefront: cannot write \(recorder.path): \((error as NSError).localizedDescription)") }
         }
         await notifier.stop()
         await stack.close()
         return status
     }
 
+    /// The session recorder for `--record-scenario`, with what the command line set beyond the catalog as its first steps.
+    private static func recorder(_ options: CommandLineOptions, context: StoreContext, catalogPath: String, store: LocalAppStore,
+                                 manager: StoreManager) async -> SessionRecorder? {
+        guard let path = options.scenarioPath else { return nil }
+        var opening: [StoreCommand] = []
+        if options.storefront != nil || options.locale != nil {
+            opening.append(.storefront(context.storefront.code, locale: options.locale == nil ? nil : context.locale))
+        }
+        if let rate = options.timeRate.flatMap(TimeRate.init(name:)) { opening.append(.timeRate(rate)) }
+        return await SessionRecorder(path: path, catalogPath: catalogPath, catalog: context.catalog, store: store, manager: manager, opening: opening)
+    }
+
     private static func runTerminal<Model: LoopModel>(context: StoreContext, store: LocalAppStore, manager: StoreManager, options: CommandLineOptions,
-                                                      layer: (wrap: (AppState) -> Model, companion: (any LoopCompanion<Model>)?)) async throws -> Int32 {
+                                                      layer: (wrap: (AppState) -> Model, companion: (any LoopCompanion<Model>)?),
+                                                      recorder: SessionRecorder?) async throws -> Int32 {
         let colorMode = options.noColor ? ColorMode.monochrome
             : ColorMode.detect(environment: ProcessInfo.processInfo.environment, arguments: CommandLine.arguments)
         if let term = ProcessInfo.processInfo.environment["TERM"], !term.isEmpty, !Terminal.canAddressCursor(term: term) {
@@ -54,13 +92,13 @@ enum StorefrontTUI {
         }
         let terminal = try Terminal.start(colorMode: colorMode, mouse: !options.noMouse)
         defer { terminal.stop() }
-        let recorder = try options.recordPath.map {
+        let cast = try options.recordPath.map {
             try AsciicastRecorder(path: $0, size: terminal.size, colorMode: colorMode, title: "Storefront: \(context.catalog.app.name)")
         }
-        defer { recorder?.close() }  // what the terminal shows is what the recording gets
+        defer { cast?.close() }  // what the terminal shows is what the recording gets
         let state = await AppState.opening(context.catalog, manager: manager, controls: store, ledgerAfterFirstFrame: true)
-        let loop = StorefrontLoop(backend: terminal, store: store, manager: manager, state: layer.wrap(state), companion: layer.companion)
-        loop.onFrame = { recorder?.record($0) }
+        let loop = StorefrontLoop(backend: terminal, store: store, manager: manager, state: layer.wrap(state), companion: layer.companion, recorder: recorder)
+        loop.onFrame = { cast?.record($0) }
         let (ticks, clock) = StorefrontLoop<Model>.quarterSeconds()
         defer { clock.cancel() }
         return await loop.run(ticks: ticks)
