@@ -295,6 +295,11 @@ public actor ScenarioRunner {
         await store.tick()
         if await manager.hasCrashed { appRunning = false }
         guard appRunning else { return }
+        await Self.settle(store, manager)
+    }
+
+    /// Waits (up to 3 s) until the app has finished what it was handed, or nothing more changes; then refreshes.
+    static func settle(_ store: LocalAppStore, _ manager: StoreManager) async {
         let clock = ContinuousClock()
         let deadline = clock.now + .seconds(3)
         var last = -1, stableSince = clock.now

@@ -58,7 +58,7 @@ actor SessionRecorder {
         steps[next] = passed
         next += 1
         let body = (0..<next).flatMap { steps[$0] ?? [] }
-        await manager.refresh()
+        await ScenarioRunner.settle(store, manager)  // what the last step set off has reached the app, as a replay waits
         let text = header() + opening + body + [""] + (await checks())
         try Data((text.joined(separator: "\n") + "\n").utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
         return body.filter { !$0.hasPrefix("#") }.count
