@@ -114,6 +114,15 @@ import Testing
         #expect(CommandTable.line(.resendNotification(3)) == nil)
     }
 
+    @Test("W saves the session so far while one is recorded, and is no key otherwise")
+    func saveKeyOnlyWhileRecording() {
+        var state = AppState()
+        #expect(press(&state, .character("W")).isEmpty)
+        state.recordsScenario = true
+        #expect(press(&state, .character("W")) == [.saveScenario])
+        #expect(KeyMap.helpLines(for: state).contains { $0.hasPrefix("W ") && $0.hasSuffix("Save scenario") })
+    }
+
     @Test("--record-scenario with a path that cannot be written: a clear message and exit 2, before the storefront opens")
     func badPathExitsTwoBeforeOpening() throws {
         let folder = try scratch()

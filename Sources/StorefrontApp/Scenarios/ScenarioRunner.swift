@@ -298,8 +298,8 @@ public actor ScenarioRunner {
         await Self.settle(store, manager)
     }
 
-    /// Waits (up to 3 s) until the app has finished what it was handed, or nothing more changes; then refreshes.
-    static func settle(_ store: LocalAppStore, _ manager: StoreManager) async {
+    /// Waits (up to 3 s) until the app has finished what it was handed, or nothing more changed for `stable`; then refreshes.
+    static func settle(_ store: LocalAppStore, _ manager: StoreManager, stable: Duration = .milliseconds(300)) async {
         let clock = ContinuousClock()
         let deadline = clock.now + .seconds(3)
         var last = -1, stableSince = clock.now
@@ -307,7 +307,7 @@ public actor ScenarioRunner {
             let count = await store.unfinishedTransactions().count
             if count == 0 { break }
             if count != last { last = count; stableSince = clock.now }
-            if clock.now - stableSince > .milliseconds(300) { break }
+            if clock.now - stableSince > stable { break }
             try? await Task.sleep(for: .milliseconds(10))
         }
         await manager.refresh()

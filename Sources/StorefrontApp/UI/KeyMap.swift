@@ -41,8 +41,10 @@ enum KeyMap {
         Binding(keys: [.character("r")], name: "r", label: "Restore", action: .restore),
         Binding(keys: [.character("c")], name: "c", label: "Redeem code", action: .redeem),
         Binding(keys: [.character("a")], name: "a", label: "App info", action: .appInfo, footer: false),
-        Binding(keys: [.character("W")], name: "W", label: "Save session as scenario", action: .saveScenario, footer: false),
     ]
+
+    /// `storefront --record-scenario FILE`: the session so far, written now (it is written at quit too).
+    static let recording = [Binding(keys: [.character("W")], name: "W", label: "Save scenario", action: .saveScenario, footer: false)]
 
     static let move: [Binding] = [
         Binding(keys: [.up, .character("k")], name: "↑↓", label: "Move up", action: .up, hint: "Move"),
@@ -80,7 +82,7 @@ enum KeyMap {
         }
         if state.isEditingFilter { return filterEditing }
         let filtered = state.filter.text.isEmpty ? [] : [clearFilter]
-        return filtered + state.screen.view.bindings + state.layering.bindings + global
+        return filtered + state.screen.view.bindings + state.layering.bindings + (state.recordsScenario ? recording : []) + global
     }
 
     /// ↑↓ PgUp PgDn scroll a sheet whose body is taller than it can be, where the sheet has no use of its own for them.

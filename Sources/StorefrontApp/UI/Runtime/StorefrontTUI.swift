@@ -96,7 +96,8 @@ enum StorefrontTUI {
             try AsciicastRecorder(path: $0, size: terminal.size, colorMode: colorMode, title: "Storefront: \(context.catalog.app.name)")
         }
         defer { cast?.close() }  // what the terminal shows is what the recording gets
-        let state = await AppState.opening(context.catalog, manager: manager, controls: store, ledgerAfterFirstFrame: true)
+        var state = await AppState.opening(context.catalog, manager: manager, controls: store, ledgerAfterFirstFrame: true)
+        state.recordsScenario = recorder != nil
         let loop = StorefrontLoop(backend: terminal, store: store, manager: manager, state: layer.wrap(state), companion: layer.companion, recorder: recorder)
         loop.onFrame = { cast?.record($0) }
         let (ticks, clock) = StorefrontLoop<Model>.quarterSeconds()
