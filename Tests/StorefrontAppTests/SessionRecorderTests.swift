@@ -40,7 +40,7 @@ import Testing
         await run(.command(.control(.refund(prorated: false, reason: .other), .id(try await newest("com.lumenquest.pro")))))
         let reply = await runner.run(.saveScenario)
         guard case .finished(.done(let message)) = reply.event else { Issue.record("\(reply.event)"); return "" }
-        #expect(message.contains("12 steps"), "\(message)")
+        #expect(message.hasPrefix("Saved 12 steps to "), "\(message)")
         await manager.stop()
         await store.shutdown()
         return try String(contentsOfFile: path, encoding: .utf8)

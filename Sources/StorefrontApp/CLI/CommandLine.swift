@@ -45,11 +45,11 @@ public enum Command: String, CaseIterable, Sendable {
         case .verify: "storefront verify FILE|- [--root PEM] [--at-signed-date]"
         case .cert: "storefront cert [--state DIR]"
         case .export: "storefront export [--state DIR] [--catalog FILE] [--json]"
-        case .notifications: "storefront notifications [--state DIR] [--json]"
+        case .notifications: "storefront notifications [--state DIR] [--catalog FILE] [--json]"
         case .run: "storefront run FILE... [--junit FILE] [--report FILE]"
         case .walk: "storefront walk FILE"
         case .demo: "storefront demo FILE [--speed X]"
-        case .serve: "storefront serve [--state DIR] [--port N] [--host ADDR] [--notify URL]"
+        case .serve: "storefront serve [--state DIR] [--catalog FILE] [--port N] [--host ADDR] [--notify URL]"
         case .apiKey: "storefront api-key [--state DIR] [--json]"
         case .iapKey: "storefront iap-key [KEY_ID FILE.p8 [--issuer UUID]] [--state DIR] [--json]"
         }

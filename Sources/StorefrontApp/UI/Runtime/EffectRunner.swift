@@ -40,7 +40,7 @@ struct EffectRunner: Sendable {
             guard let recorder else { return Reply(.failed("Start the storefront with --record-scenario FILE to keep the session as a scenario")) }
             do {
                 let count = try await recorder.save()
-                return Reply(.finished(.done("Saved the session so far (\(count) steps) as \(recorder.path): storefront run \(recorder.path) replays it")))
+                return Reply(.finished(.done("Saved \(count) steps to \(recorder.path); storefront run replays it")))
             } catch {
                 return Reply(.failed("Cannot write \(recorder.path): \((error as NSError).localizedDescription)"))
             }

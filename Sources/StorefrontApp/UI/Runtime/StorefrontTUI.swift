@@ -46,6 +46,7 @@ enum StorefrontTUI {
         let stack = try await StoreStack.open(catalog: context.catalog, stateDirectory: stateDir, ledger: try StoreContext.ledger(options),
                                               storefront: context.storefront.code, locale: context.locale, historyAfterFirstFrame: true)
         let (store, manager) = (stack.store, stack.manager)
+        if let stateDir { StateDirectory.remember(catalog: catalogPath, in: stateDir) }
         do { try await StoreContext.applyOverrides(options, to: store) } catch { await stack.close(); throw error }
         // Notifications go to the backend beside the UI, never in its way.
         let notifier = NotificationDispatcher(store: store)
