@@ -114,7 +114,7 @@ enum KeyMap {
     }
 
     static func footer(_ state: AppState) -> [KeyHint] {
-        bindings(state).filter(\.footer).map { KeyHint($0.name, $0.hint ?? $0.label) }
+        bindings(state).filter(\.footer).map { KeyHint($0.name, $0.hint ?? $0.label, pinned: $0.action == .help) }
     }
 
     /// Help lines for the screen under the help overlay, and the overlay's own Esc.
