@@ -126,7 +126,7 @@ import Testing
     @Test("--record-scenario with a path that cannot be written: a clear message and exit 2, before the storefront opens")
     func badPathExitsTwoBeforeOpening() throws {
         let folder = try scratch()
-        for (path, says) in [("/no/such/folder/s.scenario", "the folder /no/such/folder does not exist"), (folder, "is a folder")] {
+        for (path, says) in [("/no/such/folder/s.scenario", "the directory /no/such/folder does not exist"), (folder, "is a directory")] {
             let process = Process()
             process.executableURL = URL(fileURLWithPath: Repo.storefrontBinary)
             process.arguments = ["--record-scenario", path, "--catalog", Repo.catalogPath]
@@ -139,5 +139,55 @@ import Testing
             #expect(process.terminationStatus == 2)
             #expect(text.contains("--record-scenario") && text.contains(says), "\(text)")
         }
+    }
+}
+
+/// Seen at the QA desk: `storefront run` had no colour on a terminal; the Markdown report showed
+/// `…/Scenarios/../../catalog.json` and no summary table; JUnit time held ~2 s of retries per failed check.
+@Suite struct ReportsAtTheDeskTests {
+    @Test("storefront run colours marks and verdicts on a terminal, never into a pipe or under NO_COLOR")
+    func colourOnATerminal() {
+        #expect(ScenarioReport.colours(isTerminal: true, environment: ["TERM": "xterm-256color"]))
+        #expect(!ScenarioReport.colours(isTerminal: false, environment: ["TERM": "xterm-256color"]))
+        #expect(!ScenarioReport.colours(isTerminal: true, environment: ["TERM": "xterm", "NO_COLOR": "1"]))
+        #expect(!ScenarioReport.colours(isTerminal: true, environment: ["TERM": "dumb"]))
+        #expect(ScenarioReport.painted("  ✓ 12  expect entitled x") == "  \u{1B}[32m✓\u{1B}[0m 12  expect entitled x")
+        #expect(ScenarioReport.painted("  ✗ 3   expect x\n        expected: yes").hasPrefix("  \u{1B}[31m✗\u{1B}[0m 3"))
+        #expect(ScenarioReport.painted("  FAILED (1 step)").contains("\u{1B}[31mFAILED"))
+        #expect(ScenarioReport.painted("2 passed, 1 failed") == "\u{1B}[31m2 passed, 1 failed\u{1B}[0m")
+        #expect(ScenarioReport.painted("▶ Refunds (refunds.scenario)") == "▶ Refunds (refunds.scenario)")
+    }
+
+    func result(failing: Bool) async throws -> ScenarioResult {
+        let dir = NSTemporaryDirectory() + "reports-" + UUID().uuidString + "/Scenarios"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        let path = dir + "/r.scenario"
+        try "# Report\ncatalog ../../\(URL(fileURLWithPath: Repo.catalogPath).lastPathComponent)\nbuy com.lumenquest.pro\nexpect \(failing ? "not " : "")entitled com.lumenquest.pro\n"
+            .write(toFile: path, atomically: true, encoding: .utf8)
+        let scenario = try ScenarioParser.parse(file: path)
+        let runner = ScenarioRunner(scenario: scenario, catalog: Repo.catalog)
+        await runner.setPatience(.seconds(1))
+        var result = await runner.run()
+        result.catalogPath = try #require(scenario.catalogPath)
+        return result
+    }
+
+    @Test("the Markdown report has a summary table and paths without ..")
+    func markdownSummaryAndPaths() async throws {
+        let result = try await result(failing: false)
+        #expect(result.catalogPath.contains("/../"))
+        let md = ScenarioReport.markdown([result])
+        #expect(md.contains("| Scenario | Result | Passed | Failed | Not reached |"))
+        #expect(md.contains("| Report | ✅ passed | 2 | 0 | 0 |"), "\(md)")
+        #expect(!md.contains("/../") && !md.contains("/./"), "\(md)")
+    }
+
+    @Test("JUnit time leaves out the retries of a check that failed")
+    func junitTimeWithoutRetries() async throws {
+        let result = try await result(failing: true)
+        #expect(!result.passed && result.duration >= 1)
+        let xml = ScenarioReport.junit([result])
+        let time = try #require(xml.firstMatch(of: /time="([0-9.]+)"/).flatMap { Double($0.1) })
+        #expect(time < result.duration - 0.9, "\(time) of \(result.duration)")
     }
 }

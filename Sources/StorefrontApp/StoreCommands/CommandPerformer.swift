@@ -117,7 +117,7 @@ public struct CommandPerformer: Sendable {
             try await c.advanceTime(by: period)
             return "Advanced time by \(period.words)"
         case .elapse(let duration):
-            try await c.advanceClock(by: Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18)
+            try await c.advanceClock(by: duration.seconds)
             return "Store time passed: \(duration)"
         case .resendNotification(let sequence):
             try await c.resendNotification(sequence: sequence)

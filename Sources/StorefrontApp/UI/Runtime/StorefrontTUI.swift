@@ -14,25 +14,9 @@ typealias StorefrontLayer<Model: LoopModel> = @MainActor (_ context: StoreContex
 @MainActor
 enum StorefrontTUI {
     static func run(options: CommandLineOptions) async throws -> Int32 {
-        if let path = options.scenarioPath { try checkWritable(path) }  // before anything opens: exit 2, nothing touched
+        if let path = options.scenarioPath { try OutputFile.check(path, option: "--record-scenario") }  // before anything opens: exit 2, nothing touched
         // A recorded session starts from the catalog, as its replay does.
         return try await run(options: options, layerCatalog: nil, fresh: options.scenarioPath != nil) { _, _, _, _ in ({ $0 }, nil) }
-    }
-
-    /// Where `--record-scenario` will write, checked before the storefront opens.
-    static func checkWritable(_ path: String) throws {
-        let files = FileManager.default
-        var isDirectory: ObjCBool = false
-        let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
-        if files.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
-            throw UsageError(description: "--record-scenario: \(path) is a folder; name a file in it, e.g. \(path)/session.scenario")
-        }
-        guard files.fileExists(atPath: folder, isDirectory: &isDirectory), isDirectory.boolValue else {
-            throw UsageError(description: "--record-scenario: the folder \(folder) does not exist; create it or name a file in an existing folder")
-        }
-        guard files.isWritableFile(atPath: files.fileExists(atPath: path) ? path : folder) else {
-            throw UsageError(description: "--record-scenario: cannot write \(path) (permission denied); name a file in a folder you can write")
-        }
     }
 
     /// With a layer: on its own catalog when it has one (a scenario's), and, when `fresh`, a new
@@ -41,7 +25,7 @@ enum StorefrontTUI {
                                       layer: StorefrontLayer<Model>) async throws -> Int32 {
         try Terminal.checkCanStart()  // before the store opens: nothing is touched when the storefront cannot run
         let context = try StoreContext.resolve(options, catalogPath: layerCatalog)
-        let catalogPath = layerCatalog ?? options.catalogPath ?? "catalog.json"
+        let catalogPath = layerCatalog ?? options.catalogPath ?? options.statePath.flatMap(StateDirectory.rememberedCatalog) ?? "catalog.json"
         let stateDir = options.statePath ?? (options.ephemeral || fresh ? nil : StateDirectory.defaultPath(forCatalogAt: catalogPath))
         let stack = try await StoreStack.open(catalog: context.catalog, stateDirectory: stateDir, ledger: try StoreContext.ledger(options),
                                               storefront: context.storefront.code, locale: context.locale, historyAfterFirstFrame: true)
