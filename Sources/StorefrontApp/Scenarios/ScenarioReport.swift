@@ -7,7 +7,7 @@ public enum ScenarioReport {
 
     /// One step: `  ✓ 12  expect entitled com.lumenquest.pro`, and on ✗ what differed.
     public static func line(_ r: StepResult) -> String {
-        let mark = switch r.outcome { case .passed: "✓"; case .failed: "✗"; case .skipped: "-" }
+        let mark = switch r.outcome { case .passed: "✓"; case .failed: "✗"; case .skipped: "-"; case .notReached: "·" }
         var text = "  \(mark) \(String(r.step.line).padding(toLength: 4, withPad: " ", startingAt: 0))\(r.step.text)"
         if r.outcome == .passed, let note = r.note { text += "  → \(note)" }
         if r.outcome == .failed {
@@ -47,6 +47,7 @@ public enum ScenarioReport {
                     let message = r.expected.map { "expected \($0), got \(r.actual ?? "")" } ?? r.note ?? "failed"
                     xml.append("      <failure message=\"\(escape(message))\">\(escape("\(result.scenario.name):\(r.step.line): \(message)"))</failure>")
                 case .skipped: xml.append("      <skipped/>")
+                case .notReached: xml.append("      <skipped message=\"not reached\"/>")
                 case .passed: break
                 }
                 xml.append("    </testcase>")
@@ -71,7 +72,7 @@ public enum ScenarioReport {
                   "| Scenario | Result | Passed | Failed | Not reached |", "|---|---|---:|---:|---:|"]
         md += results.map { r in
             let count = { (o: StepResult.Outcome) in r.steps.filter { $0.outcome == o }.count }
-            return "| \(cell(r.scenario.title)) | \(r.passed ? "✅ passed" : "❌ failed") | \(count(.passed)) | \(count(.failed)) | \(count(.skipped)) |"
+            return "| \(cell(r.scenario.title)) | \(r.passed ? "✅ passed" : "❌ failed") | \(count(.passed)) | \(count(.failed)) | \(count(.skipped) + count(.notReached)) |"
         } + [""]
         for result in results {
             md += ["## \(result.passed ? "✅" : "❌") \(result.scenario.title)", "",
@@ -84,11 +85,23 @@ public enum ScenarioReport {
                 let details = r.outcome == .failed
                     ? (r.expected.map { "expected `\($0)`, got `\(r.actual ?? "")`" } ?? r.note ?? "")
                     : (r.note ?? "")
-                md.append("| \(r.step.line) | `\(cell(r.step.text))` | \(r.outcome == .passed ? "✓" : r.outcome == .failed ? "✗ failed" : "skipped") | \(cell(details)) |")
+                md.append("| \(r.step.line) | `\(cell(r.step.text))` | \(verdict(r)) | \(cell(details)) |")
             }
             md.append("")
         }
         return md.joined(separator: "\n")
+    }
+
+    /// A step's result in words: a walk's actions say whether the tester did them or `x` applied them.
+    static func verdict(_ r: StepResult) -> String {
+        switch r.outcome {
+        case .passed where r.note?.hasPrefix(WalkState.appliedNote) == true: "✓ applied (x)"
+        case .passed where r.note == WalkState.byHandNote: "✓ done by hand"
+        case .passed: "✓"
+        case .failed: "✗ failed"
+        case .skipped: "skipped"
+        case .notReached: "not reached"
+        }
     }
 
     static func cell(_ s: String) -> String { s.replacingOccurrences(of: "|", with: "\\|") }

@@ -6,7 +6,8 @@ import StoreServer
 
 /// What one step did. Expectations carry what was expected and what was found.
 public struct StepResult: Sendable, Equatable {
-    public enum Outcome: String, Sendable { case passed, failed, skipped }
+    /// `notReached`: a walk ended before the step (it fails the walk, but is no failure of the step).
+    public enum Outcome: String, Sendable { case passed, failed, skipped, notReached }
     public var step: ScenarioStep
     public var outcome: Outcome
     public var expected: String?
@@ -16,7 +17,7 @@ public struct StepResult: Sendable, Equatable {
     /// How long a check that failed kept retrying before it gave up (left out of a report's time).
     public var waited: TimeInterval = 0
 
-    public var passed: Bool { outcome != .failed }
+    public var passed: Bool { outcome == .passed || outcome == .skipped }
 }
 
 public struct ScenarioResult: Sendable {
