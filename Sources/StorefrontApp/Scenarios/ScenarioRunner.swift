@@ -305,10 +305,10 @@ public actor ScenarioRunner {
         await Self.settle(store, manager)
     }
 
-    /// Waits (up to 3 s) until the app has finished what it was handed, or nothing more changed for `stable`; then refreshes.
-    static func settle(_ store: LocalAppStore, _ manager: StoreManager, stable: Duration = .milliseconds(300)) async {
+    /// Waits (up to `patience`) until the app has finished what it was handed, or nothing more changed for `stable`; then refreshes.
+    static func settle(_ store: LocalAppStore, _ manager: StoreManager, stable: Duration = .milliseconds(300), patience: Duration = .seconds(3)) async {
         let clock = ContinuousClock()
-        let deadline = clock.now + .seconds(3)
+        let deadline = clock.now + patience
         var last = -1, stableSince = clock.now
         while clock.now < deadline {
             let count = await store.unfinishedTransactions().count
