@@ -18,6 +18,10 @@ public enum AppEvent: Sendable, Equatable {
     case refundRequested(transactionID: Int64, outcome: RefundRequestOutcome)
     case failed(StoreAPI, StoreFailure)
 
+    public var isFailure: Bool {
+        if case .failed = self { true } else { false }
+    }
+
     /// One line, in product IDs: what a scenario's `expect message` reads (the storefront's status
     /// line says more, from what it knows besides: see `StatusLine`).
     public var message: String {

@@ -215,6 +215,9 @@ public actor StoreManager {
         await source.finish(transactionID: transaction.transactionID)
     }
 
+    /// Returns once the update in hand (if any) has been delivered, finished and reported.
+    public func finishDelivering() async { await delivering?.value }
+
     /// QA: the next transaction is delivered and then the app dies before `finish()`; relaunching redelivers it.
     public func crashBeforeNextFinish() { crashesBeforeFinish = true }
 

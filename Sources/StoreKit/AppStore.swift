@@ -162,6 +162,7 @@ public struct AppTransaction: Hashable, Sendable, SignedValue {
     public var originalAppVersion: String { payload.originalAppVersion }
     public var originalPurchaseDate: Date { payload.originalPurchaseDate }
     public var originalPlatform: AppStore.Platform { AppStore.Platform(rawValue: payload.originalPlatform) }
+    public var originalPlatformStringRepresentation: String { payload.originalPlatform }
     public var preorderDate: Date? { payload.preorderDate }
     public var environment: AppStore.Environment { AppStore.Environment(rawValue: payload.environment) }
     public var signedDate: Date { payload.signedDate }

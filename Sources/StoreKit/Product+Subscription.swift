@@ -34,11 +34,7 @@ extension Product {
 
         public static func status(for groupID: String) async throws -> [Status] {
             guard let connection = StoreKitRuntime.current else { return [] }
-            return try await connection.call { try await $0.subscriptionStatuses(groupID: groupID) }.compactMap { signed in
-                guard let transaction = connection.transaction(signed.transaction),
-                      let renewalInfo = connection.renewalInfo(signed.renewalInfo) else { return nil }
-                return Status(state: RenewalState(signed.state), transaction: transaction, renewalInfo: renewalInfo)
-            }
+            return connection.statuses(try await connection.call { try await $0.subscriptionStatuses(groupID: groupID) })
         }
     }
 
@@ -119,6 +115,8 @@ extension Product.SubscriptionInfo {
         public static let inGracePeriod = RenewalState(rawValue: 4)
         public static let revoked = RenewalState(rawValue: 5)
 
+        public var localizedDescription: String { description }
+
         public var description: String {
             ["subscribed", "expired", "inBillingRetryPeriod", "inGracePeriod", "revoked"][safe: rawValue - 1] ?? "RenewalState(\(rawValue))"
         }
@@ -147,8 +145,20 @@ extension Product.SubscriptionInfo {
         }
         public var renewalDate: Date? { payload.renewalDate }
         public var recentSubscriptionStartDate: Date? { payload.recentSubscriptionStartDate }
+        /// The offer the next renewal gets (an introductory period still to come, a redeemed code, a promotional offer).
+        public var offer: Transaction.Offer? {
+            payload.offerType.map {
+                Transaction.Offer(type: Transaction.OfferType($0), id: payload.offerID, paymentMode: payload.offerPaymentMode.map(Transaction.Offer.PaymentMode.init),
+                                  period: payload.offerPeriod.map(Product.SubscriptionPeriod.init))
+            }
+        }
+        @available(*, deprecated, renamed: "offer.id")
         public var offerID: String? { payload.offerID }
+        @available(*, deprecated, renamed: "offer.type")
         public var offerType: Transaction.OfferType? { payload.offerType.map(Transaction.OfferType.init) }
+        /// A local store binds no device: empty, as for renewal info read on another device.
+        public var deviceVerification: Data { Data() }
+        public var deviceVerificationNonce: UUID { UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)) }
         public var renewalPrice: Decimal? { payload.renewalPriceMilliunits.map { Decimal($0) / 1000 } }
         public var currency: Locale.Currency? { payload.currency.isEmpty ? nil : Locale.Currency(payload.currency) }
         public var eligibleWinBackOfferIDs: [String] { payload.eligibleWinBackOfferIDs }
@@ -156,6 +166,8 @@ extension Product.SubscriptionInfo {
         public var signedDate: Date { payload.signedDate }
         public var appAccountToken: UUID? { payload.appAccountToken }
         public var appTransactionID: String { payload.appTransactionID }
+        /// The billing plan the subscription renews on; nil for a product without billing plans.
+        public var renewalBillingPlanType: Product.SubscriptionInfo.BillingPlanType? { payload.renewalBillingPlanType.map(Product.SubscriptionInfo.BillingPlanType.init) }
         public var jsonRepresentation: Data { parts.payload }
 
         public struct ExpirationReason: RawRepresentable, Hashable, Sendable {
@@ -169,6 +181,22 @@ extension Product.SubscriptionInfo {
         }
 
         public enum PriceIncreaseStatus: Hashable, Sendable { case noIncreasePending, pending, agreed }
+    }
+}
+
+extension Product.SubscriptionInfo {
+    /// How a subscription with billing plans is paid (iOS 26.4): the whole period up front, or monthly for a
+    /// 12-month commitment. Its raw value is the signed data's `billingPlanType`.
+    public struct BillingPlanType: RawRepresentable, Hashable, Sendable {
+        public let rawValue: String
+        public init(rawValue: String) { self.rawValue = rawValue }
+        init(_ plan: StoreCore.BillingPlanType) { self.init(rawValue: plan.signedName) }
+
+        public static let upFront = BillingPlanType(StoreCore.BillingPlanType.upFront)
+        public static let monthly = BillingPlanType(StoreCore.BillingPlanType.monthly)
+
+        /// The store's plan; a raw value StoreKit does not know is up front, StoreKit's default.
+        var plan: StoreCore.BillingPlanType { StoreCore.BillingPlanType(signedName: rawValue) ?? .upFront }
     }
 }
 

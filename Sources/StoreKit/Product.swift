@@ -31,10 +31,20 @@ public struct Product: Identifiable, Hashable, Sendable {
     /// Buys the product: the payment sheet is confirmed (as with `SKTestSession.disableDialogs`).
     /// The transaction comes back verified (or not) and unfinished: deliver, then `finish()` it.
     public func purchase(options: Set<PurchaseOption> = []) async throws -> PurchaseResult {
+        try await purchase(options: options) { .confirm }
+    }
+
+    /// Buys the product after the payment sheet in `scene`: its customer confirms or cancels (see `UIScene`).
+    public func purchase(confirmIn scene: some UIScene, options: Set<PurchaseOption> = []) async throws -> PurchaseResult {
+        try await purchase(options: options) { await scene.customer(.payment(self)) == .cancel ? .cancel : .confirm }
+    }
+
+    private func purchase(options: Set<PurchaseOption>, sheet: () async -> PaymentSheetAnswer) async throws -> PurchaseResult {
         guard let connection = StoreKitRuntime.current else { throw PurchaseError.productUnavailable }
+        let answer = await sheet()
         let outcome: PurchaseOutcome
         do {
-            outcome = try await connection.call { try await $0.purchase(id, options: PurchaseOption.engineOptions(options), answer: .confirm) }
+            outcome = try await connection.call { try await $0.purchase(id, options: PurchaseOption.engineOptions(options), answer: answer) }
         } catch StoreKitError.userCancelled {
             return .userCancelled  // a cancelled payment sheet is a result, not an error
         }
@@ -91,6 +101,7 @@ extension Product {
         enum Kind: Hashable, Sendable {
             case quantity(Int), appAccountToken(UUID), simulatesAskToBuy(Bool)
             case promotionalOffer(id: String, signature: String), winBackOffer(id: String)
+            case introductoryOfferEligibility(String), billingPlan(SubscriptionInfo.BillingPlanType)
         }
         let kind: Kind
 
@@ -104,6 +115,15 @@ extension Product {
         public static func promotionalOffer(_ offer: Product.SubscriptionOffer, compactJWS: String) -> PurchaseOption {
             .init(kind: .promotionalOffer(id: offer.id ?? "", signature: compactJWS))
         }
+        /// A promotional offer by its ID, with the signature the developer's server made for it (compact JWS).
+        public static func promotionalOffer(_ offerID: String, compactJWS: String) -> [PurchaseOption] {
+            [.init(kind: .promotionalOffer(id: offerID, signature: compactJWS))]
+        }
+        /// The developer's server's word on whether this purchase gets the introductory offer (compact JWS,
+        /// signed with the team's In-App Purchase key for one of the customer's transactions).
+        public static func introductoryOfferEligibility(compactJWS: String) -> PurchaseOption { .init(kind: .introductoryOfferEligibility(compactJWS)) }
+        /// How a subscription with billing plans is paid: up front (the default) or monthly for a 12-month commitment.
+        public static func billingPlanType(_ type: SubscriptionInfo.BillingPlanType) -> PurchaseOption { .init(kind: .billingPlan(type)) }
         /// A win-back offer for a lapsed subscriber.
         public static func winBackOffer(_ offer: Product.SubscriptionOffer) -> PurchaseOption { .init(kind: .winBackOffer(id: offer.id ?? "")) }
 
@@ -116,6 +136,8 @@ extension Product {
                 case .simulatesAskToBuy(let on): engine.simulatesAskToBuy = on
                 case .promotionalOffer(let id, let signature): engine.promotionalOffer = (id, signature)
                 case .winBackOffer(let id): engine.winBackOfferID = id
+                case .introductoryOfferEligibility(let jws): engine.introductoryOfferEligibility = jws
+                case .billingPlan(let plan): engine.billingPlan = plan.plan
                 }
             }
             return engine

@@ -12,6 +12,8 @@ import Synchronization
     let close: @Sendable () async -> Void
     /// The app's `SKIncludeConsumableInAppPurchaseHistory`: whether `Transaction.all` keeps finished consumables.
     let includesConsumableHistory: Bool
+    /// The subscription statuses the app last read: where `Product.SubscriptionInfo.Status.updates` starts.
+    let seenStatuses = SeenStatuses()
 
     /// The app on a local App Store: it trusts that store's certificate, as a device trusts Apple's root.
     public init(store: LocalAppStore) {

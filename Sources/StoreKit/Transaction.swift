@@ -49,7 +49,13 @@ public struct Transaction: Identifiable, Hashable, Sendable, SignedValue, Custom
     public var offerType: OfferType? { offer?.type }
     @available(*, deprecated, renamed: "offer.id")
     public var offerID: String? { payload.offerID }
+    /// The offer's payment mode as signed (`FREE_TRIAL`…), for a mode this version does not name.
+    public var offerPaymentModeStringRepresentation: String? { payload.offerPaymentMode?.signedName }
+    /// The offer's whole length in ISO 8601 (`P2M`).
+    public var offerPeriodStringRepresentation: String? { payload.offerPeriod?.iso }
     public var appTransactionID: String { payload.appTransactionID }
+    /// How the subscription is paid; nil for a product without billing plans.
+    public var billingPlanType: Product.SubscriptionInfo.BillingPlanType? { payload.billingPlanType.map(Product.SubscriptionInfo.BillingPlanType.init) }
     /// A local store binds no device: empty, as for a transaction read on another device.
     public var deviceVerification: Data { Data() }
     public var deviceVerificationNonce: UUID { UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)) }

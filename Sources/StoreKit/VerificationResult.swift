@@ -73,6 +73,8 @@ extension VerificationResult where SignedType == Transaction {
     /// What the signature covers: the header and payload as they stand in the token.
     public var signedData: Data { Data(jwsRepresentation.split(separator: ".").prefix(2).joined(separator: ".").utf8) }
     public var signedDate: Date { unsafePayloadValue.signedDate }
+    public var deviceVerification: Data { unsafePayloadValue.deviceVerification }
+    public var deviceVerificationNonce: UUID { unsafePayloadValue.deviceVerificationNonce }
 }
 
 extension VerificationResult where SignedType == Product.SubscriptionInfo.RenewalInfo {

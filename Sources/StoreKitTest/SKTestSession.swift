@@ -9,7 +9,7 @@ import Synchronization
 /// place of the last one (in memory, or in `STOREFRONT_STATE` when set). Run tests that use it serially.
 /// Sendable, so a `@MainActor` test can await its asynchronous methods.
 public final class SKTestSession: Sendable {
-    let store: LocalAppStore
+    @_spi(Storefront) public let store: LocalAppStore
     /// The configuration's own settings, for `resetToDefaultState()`.
     private let defaults: TestSettings
     private let defaultPlace: (storefront: String, locale: String)

@@ -51,6 +51,16 @@ struct StoreKitAPITests {
         #expect(fuel.jsonRepresentation == result.payloadData)
     }
 
+    @Test func anIntroductoryOfferIsNamedAsSignedInTheTransaction() async throws {
+        let pro = try await buy("subscription.pro")
+        #expect(pro.offer?.type == .introductory && pro.offer?.paymentMode == .payUpFront)
+        #expect(pro.offerPaymentModeStringRepresentation == "PAY_UP_FRONT" && pro.offerPeriodStringRepresentation == "P2M")
+        let status = try #require(try await product("subscription.pro").subscription?.status.first)
+        #expect(try status.renewalInfo.payloadValue.offer == nil, "the two-month introductory price was paid up front: the renewal has no offer")
+        #expect(status.state.localizedDescription == "subscribed")
+        #expect(status.transaction.deviceVerification.isEmpty)
+    }
+
     @Test func askToBuyIsPendingUntilApprovedThenArrivesThroughUpdates() async throws {
         session.askToBuyEnabled = true
         #expect(try await product("nonconsumable.car").purchase() == .pending)

@@ -21,15 +21,18 @@ struct CatalogCommandTests {
         #expect(plus["offers"]?.arrayValue?.compactMap { $0["type"]?.stringValue } == ["introductory", "promotional", "winBack"])
     }
 
-    @Test("the table shows group names, offers, every offer code and the settings")
+    @Test("the table shows group names, offers, every offer code, what a paywall reads and the settings")
     func tableShowsCodesGroupsOffersAndSettings() throws {
         let context = try StoreContext.resolve(CommandLineOptions(), catalogPath: Repo.catalogPath)
         let text = CatalogCommand.table(products, context: context)
         #expect(text.contains("Lumen Membership (lumenquest.membership) level 2"))
         #expect(text.contains("plus.winback    1 month free, then $4.99/month"))
         for code in catalog.offerCodes { #expect(text.contains(code.code + " "), "\(code.code)") }
+        #expect(text.contains("Paywall (storefront --paywall GROUP)\nLumen Membership (lumenquest.membership): Light every path · Unlock every realm"))
+        #expect(text.contains("Privacy Policy: https://lumenquest.example/privacy"))
         #expect(text.contains("Settings: storefront \"USA\""))
     }
+
 
     /// Xcode's one-price behaviour: a .storekit 0.99 is ¥1 in Japan.
     @Test("a .storekit catalog in a storefront of another currency gets a one-line notice, in catalog and the QA panel")

@@ -11,7 +11,7 @@ import StorefrontTestSupport
         var app = try await fixtureState(purchases: false)
         app.size = size
         let scenario = try ScenarioParser.parse(file: Repo.root.appendingPathComponent("Tests/Scenarios/ask-to-buy-approved.scenario").path)
-        var state = WalkthroughState(app: app, walk: WalkState(scenario: scenario))
+        var state = WalkthroughState(app: app, walk: WalkState(scenario: scenario, naming: (Repo.catalog, "en_US")))
         _ = reduce(&state, .walk(.applied(0, StepResult(step: scenario.steps[0], outcome: .passed))))
         state.selection[.store] = 3
         press(&state, .character("n"))
@@ -43,7 +43,7 @@ import StorefrontTestSupport
 
     @Test func demoWithPaymentSheet120x30() async throws {
         let size = Size(width: 120, height: 30)
-        var state = WalkthroughState(app: try await fixtureState(purchases: false), walk: WalkState(scenario: try ScenarioParser.parse(file: Repo.root.appendingPathComponent("Tests/Scenarios/ask-to-buy-approved.scenario").path), isDemo: true))
+        var state = WalkthroughState(app: try await fixtureState(purchases: false), walk: WalkState(scenario: try ScenarioParser.parse(file: Repo.root.appendingPathComponent("Tests/Scenarios/ask-to-buy-approved.scenario").path), isDemo: true, naming: (Repo.catalog, "en_US")))
         state.walk.current = 1
         state.selection[.store] = 3
         _ = reduce(&state, .walk(.demoKey(.enter)))

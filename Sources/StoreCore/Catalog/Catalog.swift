@@ -106,6 +106,10 @@ public struct AppInfo: Hashable, Sendable {
     /// The app's Info.plist `SKIncludeConsumableInAppPurchaseHistory` (iOS 18+): `Transaction.all` and
     /// `latest(for:)` keep finished consumables too. Off, StoreKit leaves them out unless refunded or revoked.
     public var includesConsumableHistory = false
+    /// Where the app's Terms of Service (its license agreement) and Privacy Policy are read: the links a
+    /// paywall shows (`subscriptionStorePolicyDestination`); nil: Apple's standard EULA, and no privacy link.
+    public var termsOfServiceURL: String?
+    public var privacyPolicyURL: String?
 
     public init(name: String, bundleID: String, originalAppVersion: String = "1.0", appVersion: String = "1.0",
                 originalPurchaseDate: Date? = nil, originalPlatform: String = "iOS", appAppleID: Int64? = nil,
@@ -334,15 +338,40 @@ public struct SubscriptionGroup: Hashable, Sendable, Identifiable {
     public var referenceName: String
     /// Localized group names by locale, in catalog order.
     public var localizedNames: [String: String]
+    /// What a paywall shows above the group's plans, by locale.
+    public var marketing: [String: GroupMarketing]
 
-    public init(id: String, referenceName: String, localizedNames: [String: String] = [:]) {
+    public init(id: String, referenceName: String, localizedNames: [String: String] = [:], marketing: [String: GroupMarketing] = [:]) {
         self.id = id
         self.referenceName = referenceName
         self.localizedNames = localizedNames
+        self.marketing = marketing
     }
 
     public func name(for locale: String) -> String {
         LocaleMatch.best(locale, among: Array(localizedNames.keys)).flatMap { localizedNames[$0] } ?? referenceName
+    }
+
+    /// The marketing content for a locale, by the same fallback as every text, then English, then the
+    /// first locale by name (a dictionary has no order of its own); nil when the group has none.
+    public func marketing(for locale: String) -> GroupMarketing? {
+        let locales = marketing.keys.sorted()
+        return (LocaleMatch.best(locale, among: locales) ?? LocaleMatch.best("en", among: locales) ?? locales.first).flatMap { marketing[$0] }
+    }
+}
+
+/// A subscription group's marketing content in one locale: the header a `SubscriptionStoreView` shows
+/// above the plans (`.storekit` files keep a group's `description` per locale, which is imported as `text`).
+public struct GroupMarketing: Hashable, Sendable {
+    public var headline: String
+    public var text: String
+    /// One line each, shown as a list.
+    public var features: [String]
+
+    public init(headline: String, text: String = "", features: [String] = []) {
+        self.headline = headline
+        self.text = text
+        self.features = features
     }
 }
 

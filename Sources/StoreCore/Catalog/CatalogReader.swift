@@ -95,7 +95,8 @@ struct CatalogReader {
 
     func app(_ field: JSONField) throws -> AppInfo {
         try field.allowOnly(["name", "bundleID", "version", "originalVersion", "originalPurchaseDate", "originalPlatform", "appAppleId",
-                             "preorderDate", "versionExternalIdentifier", "includeConsumableInAppPurchaseHistory"])
+                             "preorderDate", "versionExternalIdentifier", "includeConsumableInAppPurchaseHistory",
+                             "termsOfServiceURL", "privacyPolicyURL"])
         let platforms = ["iOS", "macOS", "tvOS", "visionOS"]
         let platform = try field.optional("originalPlatform")?.string() ?? "iOS"
         guard platforms.contains(platform) else {
@@ -112,7 +113,31 @@ struct CatalogReader {
             preorderDate: try field.optional("preorderDate")?.date(),
             versionExternalIdentifier: try field.optional("versionExternalIdentifier").map { Int64(try $0.int(in: 0...Int.max)) })
         app.includesConsumableHistory = try field.optional("includeConsumableInAppPurchaseHistory")?.bool() ?? false
+        app.termsOfServiceURL = try field.optional("termsOfServiceURL").map(webAddress)
+        app.privacyPolicyURL = try field.optional("privacyPolicyURL").map(webAddress)
         return app
+    }
+
+    /// A page a customer opens: an absolute http or https URL.
+    func webAddress(_ field: JSONField) throws -> String {
+        let text = try field.string()
+        guard let url = URL(string: text), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host?.isEmpty == false else {
+            throw field.error("\"\(text)\" is not an http or https URL (for example https://example.com/privacy)")
+        }
+        return text
+    }
+
+    /// `{locale: {headline, text, features}}`: a group's marketing content above its plans on a paywall.
+    func marketing(_ field: JSONField) throws -> [String: GroupMarketing] {
+        var marketing: [String: GroupMarketing] = [:]
+        for (locale, content) in try field.object() {
+            try checkLocale(locale, content)
+            try content.allowOnly(["headline", "text", "features"])
+            marketing[locale] = GroupMarketing(headline: try content.required("headline").nonEmptyString(),
+                                               text: try content.optional("text")?.string() ?? "",
+                                               features: try content.optional("features")?.array().map { try $0.nonEmptyString() } ?? [])
+        }
+        return marketing
     }
 
     /// `"USA"` for a known storefront, or an object that sets or overrides its currency, locale and ID.
@@ -216,7 +241,7 @@ struct CatalogReader {
     }
 
     func subscriptionGroup(_ field: JSONField) throws -> (SubscriptionGroup, [CatalogProduct]) {
-        try field.allowOnly(["id", "referenceName", "localizations", "subscriptions"])
+        try field.allowOnly(["id", "referenceName", "localizations", "marketing", "subscriptions"])
         let id = try field.required("id").nonEmptyString()
         var names: [String: String] = [:]
         for (locale, name) in try field.optional("localizations")?.object() ?? [] {
@@ -225,7 +250,8 @@ struct CatalogReader {
         }
         let subscriptions = try field.required("subscriptions").array().map { try subscription($0, groupID: id) }
         guard !subscriptions.isEmpty else { throw try field.required("subscriptions").error("a group needs at least one subscription") }
-        let group = SubscriptionGroup(id: id, referenceName: try field.optional("referenceName")?.string() ?? id, localizedNames: names)
+        let group = SubscriptionGroup(id: id, referenceName: try field.optional("referenceName")?.string() ?? id, localizedNames: names,
+                                      marketing: try field.optional("marketing").map(marketing) ?? [:])
         return (group, subscriptions)
     }
 

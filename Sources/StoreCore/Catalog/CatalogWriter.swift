@@ -28,6 +28,8 @@ struct CatalogWriter {
         if let date = app.preorderDate { members.append(("preorderDate", .string(date.formatted(.iso8601)))) }
         if let id = app.versionExternalIdentifier { members.append(("versionExternalIdentifier", .number(String(id)))) }
         if app.includesConsumableHistory { members.append(("includeConsumableInAppPurchaseHistory", .bool(true))) }
+        if let url = app.termsOfServiceURL { members.append(("termsOfServiceURL", .string(url))) }
+        if let url = app.privacyPolicyURL { members.append(("privacyPolicyURL", .string(url))) }
         return object(members)
     }
 
@@ -54,9 +56,18 @@ struct CatalogWriter {
     }
 
     func group(_ g: SubscriptionGroup) -> JSONValue {
-        object([("id", .string(g.id)), ("referenceName", .string(g.referenceName)),
-                ("localizations", object(g.localizedNames.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) })),
-                ("subscriptions", .array(catalog.products.filter { $0.subscription?.groupID == g.id }.map(subscription)))])
+        var members: [(String, JSONValue)] = [("id", .string(g.id)), ("referenceName", .string(g.referenceName)),
+            ("localizations", object(g.localizedNames.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) }))]
+        if !g.marketing.isEmpty { members.append(("marketing", object(g.marketing.sorted { $0.key < $1.key }.map { ($0.key, marketing($0.value)) }))) }
+        members.append(("subscriptions", .array(catalog.products.filter { $0.subscription?.groupID == g.id }.map(subscription))))
+        return object(members)
+    }
+
+    func marketing(_ m: GroupMarketing) -> JSONValue {
+        var members: [(String, JSONValue)] = [("headline", .string(m.headline))]
+        if !m.text.isEmpty { members.append(("text", .string(m.text))) }
+        if !m.features.isEmpty { members.append(("features", .array(m.features.map(JSONValue.string)))) }
+        return object(members)
     }
 
     func subscription(_ p: CatalogProduct) -> JSONValue {

@@ -4,8 +4,8 @@ import Foundation
 ///
 /// Goes by the keys present, never the `version` number, and ignores keys it doesn't know (Xcode adds
 /// some in every release). Deliberately ignored: `_compatibilityTimeRate`, `_disableDialogs`, the
-/// synced-file keys (`_applicationInternalID`, `_developerTeamID`, `_lastSynchronizedDate`), `appPolicies`,
-/// `subscriptionBundleGroups`, `subscriptionSuiteGroups` and `subscriptionOffersKeyPair`
+/// synced-file keys (`_applicationInternalID`, `_developerTeamID`, `_lastSynchronizedDate`), `appPolicies`'
+/// texts (its URLs are the app's policy links), `subscriptionBundleGroups`, `subscriptionSuiteGroups` and `subscriptionOffersKeyPair`
 /// (the real App Store's promotional-offer signing key; this store signs with its own).
 /// Every type error fails with a `CatalogError` naming the JSON path of the field. 5.0+ `billingPlans` and
 /// the `billingPlanType` of each offer are read; what is not understood there (an unknown plan type or
@@ -86,8 +86,24 @@ private struct Reader {
         // The bundle ID shows up in signed transactions: derive it from the file's `identifier` so two
         // configurations don't look like the same app, and keep it stable across imports.
         let identifier = (root.value["identifier"]?.stringValue ?? "").lowercased().filter { $0.isASCII && ($0.isLetter || $0.isNumber) }
-        return AppInfo(name: stem.isEmpty ? "StoreKit Configuration" : stem,
-                       bundleID: identifier.isEmpty ? "com.example.storekit-config" : "com.example.storekit-config.\(identifier)")
+        var app = AppInfo(name: stem.isEmpty ? "StoreKit Configuration" : stem,
+                          bundleID: identifier.isEmpty ? "com.example.storekit-config" : "com.example.storekit-config.\(identifier)")
+        (app.termsOfServiceURL, app.privacyPolicyURL) = policyURLs(root.value["appPolicies"])
+        return app
+    }
+
+    /// 4.0+ `appPolicies`: `eula` (the license agreement: a URL is the Terms of Service link) and
+    /// `policies[{locale, policyURL, policyText}]` (the Privacy Policy; English's URL, else the first given).
+    /// Xcode leaves them empty until the developer fills them in; what is not a web address is not a link.
+    func policyURLs(_ policies: JSONValue?) -> (terms: String?, privacy: String?) {
+        func web(_ text: String?) -> String? {
+            guard let text, let url = URL(string: text), ["http", "https"].contains(url.scheme?.lowercased() ?? "") else { return nil }
+            return text
+        }
+        let entries = policies?["policies"]?.arrayValue ?? []
+        let english = entries.first { $0["locale"]?.stringValue?.hasPrefix("en") == true }
+        let privacy = web(english?["policyURL"]?.stringValue) ?? entries.lazy.compactMap { web($0["policyURL"]?.stringValue) }.first
+        return (web(policies?["eula"]?.stringValue), privacy)
     }
 
     // MARK: Products
@@ -152,13 +168,18 @@ private struct Reader {
 
     mutating func subscriptionGroup(_ field: JSONField) throws -> (SubscriptionGroup, [CatalogProduct]) {
         let id = try field.required("id").nonEmptyString()
-        var names: [String: String] = [:]
-        // Group localizations have the product shape; only displayName is a group name.
+        var names: [String: String] = [:], marketing: [String: GroupMarketing] = [:]
+        // Group localizations have the product shape: displayName is the group's name, and a description
+        // is the marketing text a paywall shows above the plans, headed by that name.
+        let referenceName = try field.optional("name")?.string() ?? id
         for entry in try field.optional("localizations")?.array() ?? [] {
+            let locale = try entry.required("locale").nonEmptyString()
             let name = try entry.optional("displayName")?.string() ?? ""
-            if !name.isEmpty { names[try entry.required("locale").nonEmptyString()] = name }
+            if !name.isEmpty { names[locale] = name }
+            let text = try entry.optional("description")?.string() ?? ""
+            if !text.isEmpty { marketing[locale] = GroupMarketing(headline: name.isEmpty ? referenceName : name, text: text) }
         }
-        let group = SubscriptionGroup(id: id, referenceName: try field.optional("name")?.string() ?? id, localizedNames: names)
+        let group = SubscriptionGroup(id: id, referenceName: referenceName, localizedNames: names, marketing: marketing)
         // The enclosing group wins over a subscription's own `subscriptionGroupID` (Xcode keeps them equal).
         let subscriptions = try (field.optional("subscriptions")?.array() ?? []).map { try subscription($0, groupID: id) }
         return (group, subscriptions)

@@ -16,10 +16,8 @@ struct PerformanceTest {
 
     /// Runs the test and keeps its results under `requestID` (PENDING while it runs).
     static func run(store: LocalAppStore, url: URL, originalTransactionID: Int64, requestID: String) async {
-        let post = NotificationPost()
-        let configuration = URLSessionConfiguration.ephemeral
-        configuration.timeoutIntervalForRequest = 5
-        let session = URLSession(configuration: configuration, delegate: post, delegateQueue: nil)
+        let post = NotificationPost(timeout: 5)
+        let session = post.session(connectionsPerHost: concurrency)
         defer { session.invalidateAndCancel() }
         var outcomes: [(seconds: Double, result: String)] = []
         for start in stride(from: 0, to: totalRequests, by: concurrency) {

@@ -16,14 +16,8 @@ public actor NotificationDispatcher {
     public let timeout: TimeInterval
     /// Made at the first send: Foundation's URL loading costs milliseconds to set up, which a store
     /// with no backend to notify, and every launch's first frame, need not pay.
-    private lazy var session: URLSession = {
-        let configuration = URLSessionConfiguration.ephemeral
-        configuration.timeoutIntervalForRequest = timeout
-        configuration.timeoutIntervalForResource = timeout
-        configuration.httpMaximumConnectionsPerHost = 4
-        return URLSession(configuration: configuration, delegate: post, delegateQueue: nil)
-    }()
-    private let post = NotificationPost()
+    private lazy var session: URLSession = post.session()
+    private lazy var post = NotificationPost(timeout: timeout)
     private var loop: Task<Void, Never>?
 
     public static let defaultTimeout: TimeInterval = 15

@@ -28,6 +28,9 @@ public struct CommandLineOptions: Sendable, Equatable {
     public var notifyURL: String?
     public var ledgerURL: String?
     public var issuerID: String?
+    /// `--paywall GROUP`: open straight into the group's paywall (a demo's opening); `--paywall-style`: its control style.
+    public var paywall: String?
+    var paywallStyle: PaywallStyle?
 
     public init() {}
 }
@@ -40,7 +43,7 @@ public enum Command: String, CaseIterable, Sendable {
 
     var usage: String {
         switch self {
-        case .store: "storefront [--catalog FILE] [options]"
+        case .store: "storefront [--catalog FILE] [--paywall GROUP [--paywall-style STYLE]] [options]"
         case .catalog: "storefront catalog [FILE] [--storefront CODE] [--locale ID] [--json]"
         case .verify: "storefront verify FILE|- [--root PEM] [--at-signed-date]"
         case .cert: "storefront cert [--state DIR]"
@@ -119,6 +122,13 @@ public enum CommandLineParser {
         OptionSpec(names: ["--record-scenario"], value: "FILE", help: "keep the session as a scenario (on a fresh store) that storefront run replays; W saves it so far", commands: [.store]) { o, v throws(UsageError) in
             guard !v.isEmpty else { throw UsageError(description: "--record-scenario needs a file path, got an empty string") }
             o.scenarioPath = v
+        },
+        OptionSpec(names: ["--paywall"], value: "GROUP", help: "open on the paywall of a subscription group (its ID or reference name)", commands: [.store]) { $0.paywall = $1 },
+        OptionSpec(names: ["--paywall-style"], value: "STYLE", help: "the paywall's control style: \(PaywallStyle.allCases.map(\.rawValue).joined(separator: ", ")) (s switches it)", commands: [.store]) { o, v throws(UsageError) in
+            guard let style = PaywallStyle(rawValue: v) else {
+                throw UsageError(description: "unknown paywall style '\(v)' (use one of: \(PaywallStyle.allCases.map(\.rawValue).joined(separator: ", ")))")
+            }
+            o.paywallStyle = style
         },
         OptionSpec(names: ["--port"], value: "N", help: "serve: the port (default 8765; 0 picks a free one)", commands: [.serve]) { o, v throws(UsageError) in
             guard let port = UInt16(v) else { throw UsageError(description: "--port needs a port number from 0 to 65535, got '\(v)'") }

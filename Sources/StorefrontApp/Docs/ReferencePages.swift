@@ -57,6 +57,9 @@ enum ReferencePages {
          ("App Store message", "Price increase, billing problem, win-back offer; Enter does the selected button (here Agree).",
           .storeMessage(StoreMessageSheet(reason: .priceIncreaseConsent, key: "", productID: "", transactionID: 0, lines: [],
                                           primary: "Agree", winBackOfferID: nil))),
+         ("Paywall", "`$` on the Store screen or `storefront --paywall GROUP`: SubscriptionStoreView for a group; Enter does the selected button (see [paywall.md](paywall.md)).",
+          .paywall(PaywallSheet(groupID: "", style: .automatic))),
+         ("Product card", "`v` on a product's details (`i` on the Store screen): ProductView in its three styles.", .productCard(ProductCardSheet(productID: ""))),
          ("Help", "", .help)]
     }
 

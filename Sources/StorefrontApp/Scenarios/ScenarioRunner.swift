@@ -250,10 +250,11 @@ public actor ScenarioRunner {
         heard += 1
     }
 
-    /// Waits (up to a second) until every event the app reported so far has been heard.
+    /// Waits until every event the app reported so far has been heard.
     func hearEverything() async {
         guard appRunning, let manager, listening != nil else { return }
-        let deadline = ContinuousClock.now + .seconds(1)
+        // Only waits while something the app reported is on its way; the bound is for a listener that died.
+        let deadline = ContinuousClock.now + .seconds(10)
         while heard < (await manager.eventCount), ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(5)) }
     }
 
@@ -302,21 +303,15 @@ public actor ScenarioRunner {
         await store.tick()
         if await manager.hasCrashed { appRunning = false }
         guard appRunning else { return }
-        await Self.settle(store, manager)
-    }
-
-    /// Waits (up to `patience`) until the app has finished what it was handed, or nothing more changed for `stable`; then refreshes.
-    static func settle(_ store: LocalAppStore, _ manager: StoreManager, stable: Duration = .milliseconds(300), patience: Duration = .seconds(3)) async {
-        let clock = ContinuousClock()
-        let deadline = clock.now + patience
-        var last = -1, stableSince = clock.now
-        while clock.now < deadline {
-            let count = await store.unfinishedTransactions().count
-            if count == 0 { break }
-            if count != last { last = count; stableSince = clock.now }
-            if clock.now - stableSince > stable { break }
+        // The app finishes every transaction it is handed unless its delivery failed (it says so) or it
+        // died: wait for that, however slowly a loaded machine lets it (the bound is for a stuck app).
+        let deadline = ContinuousClock.now + .seconds(15)
+        while ContinuousClock.now < deadline, await !store.unfinishedTransactions().isEmpty {
+            if await manager.hasCrashed || events.contains(where: \.isFailure) { break }
             try? await Task.sleep(for: .milliseconds(10))
         }
+        await manager.finishDelivering()  // a transaction is finished before the app reports it
+        await hearEverything()
         await manager.refresh()
     }
 

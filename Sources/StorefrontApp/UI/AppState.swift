@@ -63,6 +63,12 @@ struct AppState: Sendable {
     var appName = "Storefront"
     /// The catalog's offer codes: shown with their product and in the QA panel (a `.storekit` file's codes are made up at load).
     var offerCodes: [OfferCode] = []
+    /// The catalog's subscription groups (their marketing content) and the app's policy links: what a paywall shows.
+    var groups: [SubscriptionGroup] = []
+    var termsOfServiceURL: String?
+    var privacyPolicyURL: String?
+    /// The control style a paywall opens in (`--paywall-style`; `s` on the paywall changes it).
+    var paywallStyle = PaywallStyle.automatic
     /// A `.storekit` catalog's one price: the currency its numbers are in (see `Catalog.onePriceNotice`).
     var onePriceCurrency: String?
     /// StoreKit messages shown this launch (see `StoreMessages`): each once.

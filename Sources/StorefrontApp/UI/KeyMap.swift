@@ -6,6 +6,8 @@ enum Action: Sendable, Equatable {
     case nextScreen, previousScreen, show(Screen)
     case filter, help, quit, restore, redeem, details, refundRequest, manageSubscriptions, appInfo, resend
     case increment, decrement, nextOffer, nextPlan, offerSignature, writeToken, saveScenario
+    /// The paywall and the product card: open them, and switch their style live.
+    case paywall, productCard, nextStyle
     /// A layer's own action, by name (see `Layering`): the layer takes it before the app's reducer sees it.
     case layer(String)
 }

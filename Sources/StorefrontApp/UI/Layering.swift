@@ -9,6 +9,6 @@ struct Layering: Sendable {
     /// The layer plays the app itself (a demo): its keys are the whole table, and nothing unasked
     /// (a StoreKit message) comes in its way.
     var drives = false
-    /// The part of the content area left to the app; the rest is the layer's to draw on.
-    var content: @Sendable (Rect) -> Rect = { $0 }
+    /// The part of the content area left to the app, given whether a sheet is up; the rest is the layer's to draw on.
+    var content: @Sendable (_ area: Rect, _ sheetShown: Bool) -> Rect = { area, _ in area }
 }

@@ -25,6 +25,10 @@ public final class Store: ObservableObject {
     @Published public private(set) var subscriptionGroupStatus: RenewalState?
     /// Fuel is consumable: the app keeps its own tank, filled once per transaction.
     @Published public private(set) var fuelTank: [String: Int] = [:]
+    #if !os(macOS)
+    /// App Store messages held back until the app shows them (`listenForMessages()`).
+    @Published public internal(set) var pendingMessages: [Message] = []
+    #endif
 
     public static let productIDs = [
         "consumable.fuel.octane87", "consumable.fuel.octane89", "consumable.fuel.octane91",

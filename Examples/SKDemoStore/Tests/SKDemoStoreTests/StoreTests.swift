@@ -15,11 +15,8 @@ class SessionTestCase: XCTestCase {
         session.disableDialogs = true
         session.clearTransactions()
     }
-}
 
-/// The store class driven through `SKTestSession`, as its tests run in Xcode.
-final class StoreTests: SessionTestCase {
-
+    /// The store class as the app launches it: products loaded, entitlements read.
     @MainActor
     func launchedStore() async -> Store {
         let store = Store()
@@ -28,16 +25,21 @@ final class StoreTests: SessionTestCase {
         return store
     }
 
+    /// Waits for what the store's listeners do in the background.
+    @MainActor
+    func eventually(_ what: String, _ condition: @MainActor () async -> Bool) async throws {
+        for _ in 0..<500 where !(await condition()) { try await Task.sleep(for: .milliseconds(10)) }
+        let met = await condition()
+        XCTAssertTrue(met, what)
+    }
+}
+
+/// The store class driven through `SKTestSession`, as its tests run in Xcode.
+final class StoreTests: SessionTestCase {
+
     @MainActor
     func product(_ id: String, in store: Store) throws -> Product {
         try XCTUnwrap((store.cars + store.fuel + store.subscriptions + store.nonRenewables).first { $0.id == id })
-    }
-
-    /// Waits for what the store's listener does in the background.
-    @MainActor
-    func eventually(_ what: String, _ condition: @MainActor () -> Bool) async throws {
-        for _ in 0..<500 where !condition() { try await Task.sleep(for: .milliseconds(10)) }
-        XCTAssertTrue(condition(), what)
     }
 
     @MainActor

@@ -5,10 +5,8 @@ import Synchronization
 
 /// Tells a process that a SQLite ledger's write-ahead log was written, through inotify rather than
 /// polling: every commit, another process's or this one's, writes the log. On a thread of its own it
-/// calls `changed` at the first write of a burst, and once more a moment later (and every moment
-/// while writes go on): a commit's last write to the log comes just before it updates the log's
-/// index, so a reader woken by that write may not see the commit yet. The reader decides whether
-/// anything it has not seen was committed.
+/// calls `changed` at the first write of a burst, and again a few times after it (see `followUps`).
+/// The reader decides whether anything it has not seen was committed.
 final class LedgerFileWatch: Sendable {
     private let stopped = Atomic<Bool>(false)
     private let done = DispatchSemaphore(value: 0)
@@ -38,20 +36,25 @@ final class LedgerFileWatch: Sendable {
         close(descriptor)
     }
 
+    /// After a write, when to look again (milliseconds from the last look) while no more writes come:
+    /// at once, then a few times over half a second. A commit's last write to the log comes just before
+    /// it updates the log's index, and a writer held up between the two (a loaded machine) makes the
+    /// commit visible only later: one look 3 ms after it missed commits under CI's load.
+    private static let followUps: [Int32] = [3, 20, 100, 100, 100, 100, 100]
+
     private func watch(_ changed: @Sendable () -> Void) {
+        var next = Self.followUps.count  // no write to follow up
         while !stopped.load(ordering: .sequentiallyConsistent) {
-            // A short wait, so `stop` is seen promptly.
-            guard written(within: 100, wholly: false) else { continue }
-            changed()
-            // Then once a moment later, and every moment while writes go on: not once per write, as a
-            // store's own commits (a thousand finishes a second) wake it too.
-            var first = true
-            while !stopped.load(ordering: .sequentiallyConsistent) {
-                let wrote = written(within: 3, wholly: true)
-                if wrote || first { changed() }
-                first = false
-                if !wrote { break }
+            guard next < Self.followUps.count else {
+                // A short wait, so `stop` is seen promptly.
+                if written(within: 100, wholly: false) { changed(); next = 0 }
+                continue
             }
+            // Every moment while writes go on, not once per write: a store's own commits (a thousand
+            // finishes a second) wake it too.
+            let wrote = written(within: Self.followUps[next], wholly: next == 0)
+            changed()
+            next = wrote ? 0 : next + 1
         }
     }
 

@@ -99,10 +99,23 @@ enum CatalogCommand {
             lines += ["", "Offer codes (a code offer's reference name is accepted too)"]
                 + TextTable.render(header: ["CODE", "REFERENCE NAME", "PRODUCT", "ELIGIBILITY", "OFFER"], rows: codes)
         }
+        lines += paywall(catalog, locale: context.locale)
         if case .object(let settings) = CatalogFormat.encode(catalog.settings), !settings.isEmpty {
             lines += ["", "Settings: " + settings.map { "\($0.key) \($0.value.serialized())" }.joined(separator: ", ")]
         }
         return (lines + ["", Format.count(products.count, "product")]).joined(separator: "\n")
+    }
+}
+
+extension CatalogCommand {
+    /// What a paywall shows from the catalog: each group's marketing headline and text in the locale, and the policy links.
+    static func paywall(_ catalog: Catalog, locale: String) -> [String] {
+        let marketing = catalog.subscriptionGroups.compactMap { group in
+            group.marketing(for: locale).map { "\(group.name(for: locale)) (\(group.id)): \($0.headline)" + ($0.text.isEmpty ? "" : " · " + $0.text) }
+        }
+        let links = [catalog.app.termsOfServiceURL.map { "Terms of Service: " + $0 }, catalog.app.privacyPolicyURL.map { "Privacy Policy: " + $0 }]
+        let lines = marketing + links.compactMap { $0 }
+        return lines.isEmpty ? [] : ["", "Paywall (storefront --paywall GROUP)"] + lines
     }
 }
 

@@ -9,6 +9,9 @@ extension AppState {
         self.init()
         appName = catalog.app.name
         offerCodes = catalog.offerCodes
+        groups = catalog.subscriptionGroups
+        termsOfServiceURL = catalog.app.termsOfServiceURL
+        privacyPolicyURL = catalog.app.privacyPolicyURL
         onePriceCurrency = catalog.hasOnePrice ? catalog.storefronts.first?.currency : nil
         storefronts = catalog.storefronts.map(\.code)
         locales = catalog.storefronts.map(\.locale).reduce(into: []) { if !$0.contains($1) { $0.append($1) } }

@@ -36,11 +36,11 @@ func render(_ state: AppState, size: Size, layer: (_ area: Rect, inout Canvas) -
     return canvas
 }
 
-/// Where sheets are drawn: beside a layer's panel they leave it in view; below it there is no room for that.
+/// Where sheets are drawn: the app's part of the content area, so a layer's panel stays in view
+/// (below the store, the panel folds to make room: see `Layering.content`).
 func sheetArea(_ state: AppState, size: Size) -> Rect {
     let whole = Rect(x: 0, y: 0, width: size.width, height: size.height).rows([1, 1, size.height - 4, 1])[2]
-    let content = state.layering.content(whole)
-    return content.width < whole.width ? content : whole
+    return state.layering.content(whole, true)
 }
 
 /// Blanks the ends of words a sheet's edges cut, so what shows beside it never reads as something
@@ -57,7 +57,7 @@ private func clearCutWords(beside frame: Rect, on canvas: inout Canvas) {
 /// Where the current screen's list is drawn (and clicked).
 func listArea(_ state: AppState, size: Size) -> Rect {
     let parts = Rect(x: 0, y: 0, width: size.width, height: size.height).rows([1, 1, size.height - 4, 1])
-    return state.layering.content(parts[2]).inset(dx: 1, dy: 0)
+    return state.layering.content(parts[2], state.top != nil).inset(dx: 1, dy: 0)
 }
 
 /// The header's tabs and the columns each takes, after the app's name when there is room for both.

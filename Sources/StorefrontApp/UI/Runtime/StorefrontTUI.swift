@@ -15,8 +15,25 @@ typealias StorefrontLayer<Model: LoopModel> = @MainActor (_ context: StoreContex
 enum StorefrontTUI {
     static func run(options: CommandLineOptions) async throws -> Int32 {
         if let path = options.scenarioPath { try OutputFile.check(path, option: "--record-scenario") }  // before anything opens: exit 2, nothing touched
+        // A paywall that cannot open is said before the terminal is taken (the catalog's warnings come once, later).
+        let paywall = try options.paywall.map { try paywallGroup(named: $0, in: CatalogLoader.load(path: options.catalogPath ?? "catalog.json")) }
         // A recorded session starts from the catalog, as its replay does.
-        return try await run(options: options, layerCatalog: nil, fresh: options.scenarioPath != nil) { _, _, _, _ in ({ $0 }, nil) }
+        return try await run(options: options, layerCatalog: nil, fresh: options.scenarioPath != nil) { _, _, _, _ in
+            ({ state in
+                var state = state
+                state.paywallStyle = options.paywallStyle ?? state.paywallStyle
+                if let paywall { state.sheets.append(.paywall(PaywallSheet(groupID: paywall, style: state.paywallStyle))) }
+                return state
+            }, nil)
+        }
+    }
+
+    /// `--paywall GROUP`: the group's ID, found by ID, reference name or localized name; else an error naming the groups there are.
+    static func paywallGroup(named name: String, in catalog: Catalog) throws -> String {
+        if let group = catalog.group(named: name) { return group.id }
+        let known = catalog.subscriptionGroups.map { "\($0.id) (\($0.referenceName))" }
+        throw UsageError(description: known.isEmpty ? "--paywall: this catalog has no subscription groups to sell"
+                            : "--paywall: unknown subscription group '\(name)' (this catalog has: \(known.joined(separator: ", ")))")
     }
 
     /// With a layer: on its own catalog when it has one (a scenario's), and, when `fresh`, a new

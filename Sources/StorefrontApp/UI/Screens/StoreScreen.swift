@@ -9,6 +9,8 @@ enum StoreScreen: ScreenView {
     static let bindings = KeyMap.move + [
         Binding(keys: [.enter], name: "Enter", label: "Buy", action: .activate),
         Binding(keys: [.character("i")], name: "i", label: "Details", action: .details),
+        // Off the footer: at 80 columns it would push Quit off.
+        Binding(keys: [.character("$")], name: "$", label: "Paywall", action: .paywall, footer: false),
     ]
 
     static func summary(_ state: AppState) -> String {
@@ -26,6 +28,13 @@ enum StoreScreen: ScreenView {
         switch action {
         case .activate: state.sheets.append(.payment(draft(for: product, state)))
         case .details: state.sheets.append(.productDetail(product.id))
+        case .paywall:
+            // A paywall sells one group's subscriptions: the selected row's, else the first group's.
+            guard let group = product.subscription?.groupID ?? products(state).lazy.compactMap(\.subscription?.groupID).first else {
+                state.status = "No subscriptions to sell: the catalog has no subscription group"
+                return []
+            }
+            state.sheets.append(.paywall(PaywallSheet(groupID: group, style: state.paywallStyle)))
         default: break
         }
         return []

@@ -22,10 +22,12 @@ enum ManageSubscriptionsSheet {
             : MenuItem(label: "Turn auto-renew back on", effect: .command(.manage(group, .reenable)))]
         for plan in plans where plan.id != current.productID {
             let terms = plan.subscription!
-            let when: String
-            if terms.level < currentTerms.level { when = "upgrade now" }
-            else if terms.level > currentTerms.level { when = "downgrade at renewal" }
-            else { when = terms.period == currentTerms.period ? "crossgrade now" : "crossgrade at renewal" }
+            let when = switch PlanChangeKind(from: currentTerms, to: terms) {
+            case .upgrade: "upgrade now"
+            case .downgrade: "downgrade at renewal"
+            case .crossgradeNow: "crossgrade now"
+            case .crossgradeAtRenewal: "crossgrade at renewal"
+            }
             // As iOS asks: the price, and when the change takes effect.
             let question = when.hasSuffix("now")
                 ? "Switch to \(plan.displayName) for \(plan.priceWithPeriod)? It starts now: you pay \(plan.displayPrice) today and get back the unused part of \(name)."

@@ -8,6 +8,16 @@ struct ProductDetailSheet: SheetView, Equatable {
 
     var stacked: SheetState { .productDetail(self) }
 
+    func bindings(_ state: AppState) -> [Binding] {
+        KeyMap.acknowledge + [Binding(keys: [.character("v")], name: "v", label: "Product card", action: .productCard, hint: "Card")]
+    }
+
+    /// `v`: the product as a `ProductView` card, over these details.
+    mutating func perform(_ action: Action, _ state: inout AppState) -> SheetStep {
+        if action == .productCard { state.sheets.append(.productCard(ProductCardSheet(productID: productID))) }
+        return action == .back ? .close : .stay
+    }
+
     func lines(_ state: AppState) -> [String] {
         guard let p = state.product(productID) else { return ["Product \(productID) is not sold in this storefront."] }
         var lines = [p.displayName, p.description, "", "Price: \(p.priceWithPeriod)", "Type: \(p.type.signedName)", "ID: \(p.id)"]

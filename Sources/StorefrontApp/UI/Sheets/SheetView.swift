@@ -67,6 +67,9 @@ enum SheetState: Sendable, Equatable {
     /// StoreKit's messages: price-increase consent, billing issue, win-back offer.
     case storeMessage(StoreMessageSheet)
     case help
+    /// `SubscriptionStoreView` for a group, and `ProductView` for a product (`UI/Paywall/`).
+    case paywall(PaywallSheet)
+    case productCard(ProductCardSheet)
 
     /// The sheet as its own type: its keys, actions and drawing.
     var view: any SheetView {
@@ -84,6 +87,8 @@ enum SheetState: Sendable, Equatable {
         case .message(let sheet): sheet
         case .storeMessage(let sheet): sheet
         case .help: HelpSheet()
+        case .paywall(let sheet): sheet
+        case .productCard(let sheet): sheet
         }
     }
 

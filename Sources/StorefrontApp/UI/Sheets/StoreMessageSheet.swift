@@ -1,6 +1,7 @@
 import Foundation
 import StoreClient
 import StoreCore
+import StoreEngine
 import TerminalUI
 
 /// StoreKit's `Message` (`Message.messages`): what the App Store shows over a running app — asking
@@ -69,39 +70,40 @@ struct StoreMessageSheet: SheetView, Equatable {
 enum StoreMessages {
     static func pending(_ state: AppState) -> [StoreMessageSheet] {
         state.snapshot.subscriptionStatuses.values.joined().compactMap { status in
-            guard let t = status.transaction.payload, let info = status.renewalInfo.payload, t.ownership == .purchased,
-                  let product = state.product(t.productID) else { return nil }
-            let name = product.displayName
-            if info.priceIncreaseStatus == .notYetResponded, status.state.grantsAccess, let period = product.subscription?.period {
-                let per = "/" + PeriodNames.per(period, locale: product.locale)
-                let new = info.renewalPriceMilliunits.map { product.format(Decimal($0) / 1000) + per } ?? product.priceWithPeriod
-                // What it renews at now: the last renewal's price, unless an offer discounted it (a trial is not a price).
-                let old = product.format(t.offerType == nil ? t.price : product.price) + per
-                let date = info.renewalDate.map(Format.date) ?? "the next renewal"
-                return StoreMessageSheet(reason: .priceIncreaseConsent, key: "priceIncrease:\(t.originalTransactionID)", productID: t.productID,
-                                         transactionID: t.transactionID, lines: [
-                                             "Price Increase", "",
-                                             "The price of \(name) is going up to \(new) (from \(old)).",
-                                             "If you agree, it renews at the new price on \(date). If you don't, it ends then.",
-                                         ], primary: "Agree")
-            }
-            if status.state == .inBillingRetryPeriod || status.state == .inGracePeriod {
-                return StoreMessageSheet(reason: .billingIssue, key: "billingIssue:\(t.originalTransactionID):\(t.transactionID)",
-                                         productID: t.productID, transactionID: t.transactionID, lines: [
-                                             "Billing Problem", "",
-                                             "There was a problem renewing \(name). Update your payment method to keep it"
-                                                 + (status.state == .inGracePeriod ? " (you keep access for now)." : "."),
-                                         ], primary: "Update Payment")
-            }
-            if status.state == .expired, let offerID = info.eligibleWinBackOfferIDs.first,
-               let offer = product.subscription?.winBackOffers.first(where: { $0.id == offerID }) {
-                return StoreMessageSheet(reason: .winBackOffer, key: "winBack:\(t.originalTransactionID):\(offerID)", productID: t.productID,
-                                         transactionID: t.transactionID, lines: [
-                                             "Come Back to \(name)", "", "An offer for you: " + product.offerText(offer) + ".",
-                                         ], primary: "Redeem", winBackOfferID: offerID)
-            }
-            return nil
+            guard let t = status.transaction.payload, let info = status.renewalInfo.payload, let product = state.product(t.productID),
+                  let message = StoreMessage.for(status.state, transaction: t, renewalInfo: info,
+                                                 winBackOfferIDs: product.subscription?.winBackOffers.compactMap(\.id) ?? []) else { return nil }
+            return sheet(message, status.state, t, info, product)
         }.sorted { $0.key < $1.key }
+    }
+
+    /// The message's sheet: what it says in the customer's words.
+    private static func sheet(_ message: StoreMessage, _ state: SubscriptionState, _ t: TransactionPayload, _ info: RenewalInfoPayload,
+                              _ product: Product) -> StoreMessageSheet? {
+        let name = product.displayName
+        func sheet(_ lines: [String], _ primary: String) -> StoreMessageSheet {
+            StoreMessageSheet(reason: StoreMessageSheet.Reason(rawValue: message.reason.rawValue)!, key: message.key, productID: t.productID,
+                              transactionID: t.transactionID, lines: lines, primary: primary, winBackOfferID: message.winBackOfferID)
+        }
+        switch message.reason {
+        case .priceIncreaseConsent:
+            guard let period = product.subscription?.period else { return nil }
+            let per = "/" + PeriodNames.per(period, locale: product.locale)
+            let new = info.renewalPriceMilliunits.map { product.format(Decimal($0) / 1000) + per } ?? product.priceWithPeriod
+            // What it renews at now: the last renewal's price, unless an offer discounted it (a trial is not a price).
+            let old = product.format(t.offerType == nil ? t.price : product.price) + per
+            let date = info.renewalDate.map(Format.date) ?? "the next renewal"
+            return sheet(["Price Increase", "",
+                          "The price of \(name) is going up to \(new) (from \(old)).",
+                          "If you agree, it renews at the new price on \(date). If you don't, it ends then."], "Agree")
+        case .billingIssue:
+            return sheet(["Billing Problem", "",
+                          "There was a problem renewing \(name). Update your payment method to keep it"
+                              + (state == .inGracePeriod ? " (you keep access for now)." : ".")], "Update Payment")
+        case .winBackOffer:
+            guard let offer = product.subscription?.winBackOffers.first(where: { $0.id == message.winBackOfferID }) else { return nil }
+            return sheet(["Come Back to \(name)", "", "An offer for you: " + product.offerText(offer) + "."], "Redeem")
+        }
     }
 
     /// Quarter-second ticks without a key before a message opens: keys typed before it appeared

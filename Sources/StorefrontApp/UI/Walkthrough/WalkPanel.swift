@@ -15,8 +15,9 @@ enum WalkPanel {
     }
 
     /// Splits the content area: the caption bar (a demo) across the bottom, then the panel beside the
-    /// store's part on wide terminals, below it on narrow ones.
-    static func layout(_ area: Rect, _ walk: WalkState) -> Layout {
+    /// store's part on wide terminals, below it on narrow ones, where it folds to its one line while a
+    /// sheet is up: the sheet gets the room, and is never drawn over the checklist.
+    static func layout(_ area: Rect, _ walk: WalkState, sheetShown: Bool = false) -> Layout {
         var area = area, caption: Rect?
         if walk.caption != nil {
             let (rest, bar) = area.splitTop(area.height - 1)
@@ -27,7 +28,7 @@ enum WalkPanel {
             return Layout(content: content, panel: panel, caption: caption)
         }
         // Hidden (or no room): one line keeps the current step in view.
-        let height = walk.showsPanel && area.height >= bottomHeight + 6 ? bottomHeight : 1
+        let height = walk.showsPanel && !sheetShown && area.height >= bottomHeight + 6 ? bottomHeight : 1
         let (content, panel) = area.splitTop(area.height - height)
         return Layout(content: content, panel: panel, caption: caption)
     }
@@ -66,7 +67,7 @@ enum WalkPanel {
         let style = Style(reverse: true)
         canvas.fill(rect, style: style)
         let (passed, failed) = walk.counts
-        let now = walk.isFinished ? "finished" : "› " + walk.items[walk.current].step.text
+        let now = walk.isFinished ? "finished" : "› " + walk.items[walk.current].label
         let hint = "  [w] checklist "
         canvas.put(" \(walk.isDemo || walk.wasDemo ? "Demo" : "Walk") \(min(walk.current + 1, walk.items.count))/\(walk.items.count) ✓\(passed) ✗\(failed) \(now)", at: rect.x, rect.y,
                    maxWidth: rect.width - DisplayWidth.of(hint), style: style)
@@ -94,11 +95,9 @@ enum WalkPanel {
             case .skipped: (mark, style) = ("-", .dim)
             case .pending: (mark, style) = (isCurrent ? "›" : "·", isCurrent || live.contains(i) ? .plain : .dim)
             }
-            // Wrapped, not cut: the end of a step (the value expected) is what matters.
-            let hang = indent + "  "
-            for (n, part) in DisplayWidth.wrap(item.step.text, width: max(8, width - DisplayWidth.of(hang))).enumerated() {
-                out.append(Line(text: (n == 0 ? indent + mark + " " : hang) + part, style: style, current: isCurrent))
-            }
+            // One line a step, so the list reads as steps; a ✗ says the whole of what was expected below it.
+            let lead = indent + mark + " "
+            out.append(Line(text: lead + DisplayWidth.truncate(item.label, toWidth: max(8, width - DisplayWidth.of(lead))), style: style, current: isCurrent))
             let detail: String? = switch item.mark {
             case .failed: item.expectation.map { "expected \($0.expected), got \(item.actual ?? "nothing")" } ?? item.note
             case .pending where live.contains(i): item.actual.map { "now: \($0)" }

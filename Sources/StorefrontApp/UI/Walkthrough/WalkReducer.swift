@@ -96,7 +96,7 @@ private func reduceWalk(_ state: inout WalkthroughState, _ event: WalkEvent) -> 
         walk.isDemo = false
         walk.wasDemo = true
         walk.paused = false
-        walk.caption = "Demo finished: ✓\(passed) ✗\(failed) · the storefront is yours · w hides the checklist · q quits"
+        walk.caption = "Demo finished: ✓\(passed) ✗\(failed) · the storefront is yours · w: checklist · q: quit"
         state.status = "Your turn"
     case .demoKey(let key):
         // The app's own keys, as the presenter would press them: not the demo's pause key.

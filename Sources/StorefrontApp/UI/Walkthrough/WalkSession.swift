@@ -28,6 +28,8 @@ final class WalkSession: LoopCompanion {
     let speed: Double
     /// `--report`; a walk falls back to `walk-report.md`, a demo writes none without it.
     let reportPath: String?
+    /// The customer's locale: the checklist and captions name products in it.
+    let locale: String
     /// Injected so tests never wait.
     var sleep: @Sendable (Duration) async -> Void = { try? await Task.sleep(for: $0) }
     private let started = Date()
@@ -43,11 +45,12 @@ final class WalkSession: LoopCompanion {
         speed = options.speed
         reportPath = options.reportPath
         runner = ScenarioRunner(scenario: scenario, catalog: catalog, stateDirectory: options.statePath, ledger: try? StoreContext.ledger(options))
+        locale = await manager.snapshot.locale
         await runner.attach(store: store, manager: manager)
     }
 
     var initialState: WalkState {
-        var walk = WalkState(scenario: scenario, isDemo: isDemo)
+        var walk = WalkState(scenario: scenario, isDemo: isDemo, naming: (runner.catalog, locale))
         walk.reportPath = reportPath ?? "walk-report.md"
         walk.writesReport = !isDemo || reportPath != nil
         return walk
@@ -131,17 +134,17 @@ final class WalkSession: LoopCompanion {
             await beat(0.3)
             switch step.kind {
             case .expect:
-                send(.demoCaption("✔ Check: " + DemoCaption.text(step, catalog: runner.catalog)))
+                send(.demoCaption("✔ Check: " + DemoCaption.text(step, catalog: runner.catalog, locale: locale)))
                 send(.demoDone(i, await runner.perform(step)))
                 await beat(0.8)
             case .action(let action) where action.needsRelaunch:
-                send(.demoCaption("⤼ " + DemoCaption.text(step, catalog: runner.catalog) + ": skipped, the app cannot restart inside the demo"))
+                send(.demoCaption("⤼ " + DemoCaption.text(step, catalog: runner.catalog, locale: locale) + ": skipped, the app cannot restart inside the demo"))
                 send(.demoDone(i, StepResult(step: step, outcome: .skipped, note: "needs an app restart")))
                 await beat(1.5)
             case .action(let action):
                 await dismissSheets()
                 if let moves = DemoPlan.moves(for: action, in: latest.app) {
-                    send(.demoCaption("▶ " + DemoCaption.text(step, catalog: runner.catalog)))
+                    send(.demoCaption("▶ " + DemoCaption.text(step, catalog: runner.catalog, locale: locale)))
                     await beat(1)
                     for move in moves {
                         switch move {
@@ -154,7 +157,7 @@ final class WalkSession: LoopCompanion {
                     await beat(0.5)
                     await dismissSheets(showing: 2)
                 } else {
-                    send(.demoCaption("⚡ " + DemoCaption.text(step, catalog: runner.catalog) + " (done directly: no keys show it)"))
+                    send(.demoCaption(DemoCaption.direct(step, catalog: runner.catalog, locale: locale)))
                     let result = await runner.perform(step)
                     send(.demoDone(i, result))
                     await beat(1.5)

@@ -18,6 +18,8 @@ struct WalkState: Sendable, Equatable {
 
     struct Item: Sendable, Equatable {
         var step: ScenarioStep
+        /// The step as the checklist shows it: in words, products by their display names.
+        var label: String
         var mark: Mark = .pending
         /// Expectations: the value last read, shown as "now: …" and, on ✗, as what was there.
         var actual: String?
@@ -44,9 +46,12 @@ struct WalkState: Sendable, Equatable {
     /// The demo writes its report only when asked to (`--report`).
     var writesReport = true
 
-    init(scenario: Scenario, isDemo: Bool = false) {
+    /// `naming`: the catalog and locale whose display names the checklist uses; without, the steps as written.
+    init(scenario: Scenario, isDemo: Bool = false, naming: (catalog: Catalog, locale: String)? = nil) {
         title = scenario.title
-        items = scenario.steps.map { Item(step: $0) }
+        items = scenario.steps.map { step in
+            Item(step: step, label: naming.map { DemoCaption.text(step, catalog: $0.catalog, locale: $0.locale) } ?? step.text)
+        }
         self.isDemo = isDemo
     }
 

@@ -46,14 +46,14 @@ extension WalkState {
     var layering: Layering {
         // A demo handed over keeps only the checklist's toggle: its steps are played.
         let keys = isDemo ? KeyMap.demo : wasDemo ? KeyMap.walk.filter { $0.action == .walk(.togglePanel) } : KeyMap.walk
-        return Layering(bindings: keys, drives: isDemo, content: { [self] in WalkPanel.layout($0, self).content })
+        return Layering(bindings: keys, drives: isDemo, content: { [self] in WalkPanel.layout($0, self, sheetShown: $1).content })
     }
 }
 
 /// The screen with the checklist (and a demo's caption) in the room the walk took, under the sheets.
 func render(_ state: WalkthroughState, size: Size) -> Canvas {
     render(state.app, size: size) { area, canvas in
-        let layout = WalkPanel.layout(area, state.walk)
+        let layout = WalkPanel.layout(area, state.walk, sheetShown: state.app.top != nil)
         if let panel = layout.panel { WalkPanel.draw(state.walk, in: panel, on: &canvas) }
         if let caption = layout.caption { WalkPanel.drawCaption(state.walk, in: caption, on: &canvas) }
     }

@@ -1,0 +1,60 @@
+import Foundation
+import StoreEngine
+
+// The calls that show one of the App Store's own sheets over the app: their shapes are Apple's; the scene's
+// customer answers the sheet (see `UIScene`), and the store does what the customer chose.
+
+extension Transaction {
+    /// Shows the refund request sheet for a transaction. `.success` means the App Store received the
+    /// request (its decision arrives later, as a revocation through `Transaction.updates`); a second
+    /// request for the same purchase throws `RefundRequestError.duplicateRequest`.
+    public static func beginRefundRequest(for transactionID: UInt64, in scene: UIWindowScene) async throws -> RefundRequestStatus {
+        guard let connection = StoreKitRuntime.current else { throw RefundRequestError.failed }
+        return try await refundRequest(transactionID, on: connection, in: scene)
+    }
+
+    /// Shows the refund request sheet for this transaction.
+    public func beginRefundRequest(in scene: UIWindowScene) async throws -> RefundRequestStatus {
+        try await Self.refundRequest(id, on: store, in: scene)
+    }
+
+    private static func refundRequest(_ id: UInt64, on connection: StoreConnection, in scene: UIScene) async throws -> RefundRequestStatus {
+        let reason: String
+        switch await scene.customer(.refundRequest(transactionID: id)) {
+        case .cancel: return .userCancelled
+        case .requestRefund(let chosen): reason = chosen
+        default: reason = "Other"
+        }
+        let outcome = try await connection.call { try await $0.requestRefund(transactionID: Int64(id), reason: reason) }
+        return outcome == .success ? .success : .userCancelled
+    }
+}
+
+extension AppStore {
+    /// Shows the sheet where the customer manages all their subscriptions; returns when they close it.
+    /// What they change there (cancel, resume, switch plans) reaches the app through `Transaction.updates`
+    /// and `Product.SubscriptionInfo.Status.updates`.
+    public static func showManageSubscriptions(in scene: UIWindowScene) async throws {
+        try await manageSubscriptions(groupID: nil, in: scene)
+    }
+
+    /// Shows the manage-subscriptions sheet for one subscription group.
+    public static func showManageSubscriptions(in scene: UIWindowScene, subscriptionGroupID: String) async throws {
+        try await manageSubscriptions(groupID: subscriptionGroupID, in: scene)
+    }
+
+    private static func manageSubscriptions(groupID: String?, in scene: UIScene) async throws {
+        guard let connection = StoreKitRuntime.current else { throw StoreKitError.unknown }
+        let choice: (group: String, action: ManageSubscriptionAction)
+        switch await scene.customer(.manageSubscriptions(subscriptionGroupID: groupID)) {
+        case .cancelSubscription(let group): choice = (group, .cancel)
+        case .resumeSubscription(let group): choice = (group, .reenable)
+        case .switchSubscription(let productID):
+            let product = try await connection.call { try await $0.products(for: [productID]) }.first
+            guard let group = product?.subscription?.groupID else { throw StoreKitError.notAvailableInStorefront }
+            choice = (group, .switchTo(productID: productID))
+        default: return  // closed as it was: dismissing the sheet is not an error
+        }
+        try await connection.call { try await $0.manageSubscription(groupID: choice.group, choice.action) }
+    }
+}

@@ -1,0 +1,201 @@
+import Foundation
+import StoreKit
+@_spi(Storefront) import StoreKitTest
+import StorefrontTestSupport
+import Testing
+
+/// The calls that show one of the App Store's sheets (payment, refund request, manage subscriptions, messages),
+/// answered by the scene's customer, and the updates that tell the app what the customer did there.
+extension StoreKitSuites {
+@Suite("StoreKit's sheets and status updates")
+struct StoreKitSheetTests {
+    let session: SKTestSession
+    init() throws { session = try StoreKitSuites.freshSession() }
+    func product(_ id: String) async throws -> Product { try await StoreKitSuites.product(id) }
+
+    func buy(_ id: String, options: Set<Product.PurchaseOption> = []) async throws -> Transaction {
+        let result = try await product(id).purchase(options: options)
+        guard case .success(.verified(let transaction)) = result else { throw StoreKitAPITests.TestFailure("\(id): \(result)") }
+        await transaction.finish()
+        return transaction
+    }
+
+    func status(_ id: String) async throws -> Product.SubscriptionInfo.Status {
+        try #require(try await product(id).subscription?.status.first)
+    }
+
+    /// The first element `sequence` gives that passes `test`, or nil after `seconds` (a missed update fails, never hangs).
+    func first<S: AsyncSequence & Sendable>(_ sequence: S, within seconds: Double = 5, where test: @escaping @Sendable (S.Element) -> Bool) async -> S.Element?
+    where S.Element: Sendable {
+        await withTaskGroup(of: S.Element?.self) { group in
+            group.addTask {
+                var iterator = sequence.makeAsyncIterator()
+                while let element = try? await iterator.next() { if test(element) { return element } }
+                return nil
+            }
+            group.addTask { try? await Task.sleep(for: .seconds(seconds)); return nil }
+            let found = await group.next() ?? nil
+            group.cancelAll()
+            return found
+        }
+    }
+
+    @Test func aRefundRequestSubmittedIsReceivedOnceAndASecondIsADuplicate() async throws {
+        let car = try await buy("nonconsumable.car")
+        let asked = Box<StoreSheet?>(nil)
+        let scene = UIWindowScene { sheet in asked.set(sheet); return .requestRefund(reason: "I didn't receive it") }
+        #expect(try await car.beginRefundRequest(in: scene) == .success)
+        guard case .refundRequest(let id) = asked.get() else { Issue.record("no refund sheet: \(String(describing: asked.get()))"); return }
+        #expect(id == car.id)
+        await #expect(throws: Transaction.RefundRequestError.duplicateRequest) {
+            try await Transaction.beginRefundRequest(for: car.id, in: UIWindowScene())
+        }
+    }
+
+    @Test func aRefundRequestCancelledAtTheSheetIsUserCancelledAndRequestsNothing() async throws {
+        let car = try await buy("nonconsumable.car")
+        #expect(try await Transaction.beginRefundRequest(for: car.id, in: UIWindowScene(answering: .cancel)) == .userCancelled)
+        #expect(try await car.beginRefundRequest(in: UIWindowScene()) == .success, "the cancelled sheet sent no request")
+    }
+
+    @Test func aSimulatedRefundRequestErrorIsThrown() async throws {
+        let car = try await buy("nonconsumable.car")
+        try await session.setSimulatedError(.refundRequest(.failed), forAPI: .refundRequest)
+        await #expect(throws: Transaction.RefundRequestError.failed) { try await car.beginRefundRequest(in: UIWindowScene()) }
+    }
+
+    @Test func closingManageSubscriptionsChangesNothingAndCancellingThereTurnsOffAutoRenew() async throws {
+        let pro = try await buy("subscription.pro")
+        let group = try #require(pro.subscriptionGroupID)
+        try await AppStore.showManageSubscriptions(in: UIWindowScene())
+        #expect(try await status(pro.productID).renewalInfo.payloadValue.willAutoRenew)
+        try await AppStore.showManageSubscriptions(in: UIWindowScene(answering: .cancelSubscription(groupID: group)), subscriptionGroupID: group)
+        let cancelled = try await status(pro.productID)
+        #expect(try cancelled.state == .subscribed && !cancelled.renewalInfo.payloadValue.willAutoRenew, "it runs to the end of its period")
+        try await AppStore.showManageSubscriptions(in: UIWindowScene(answering: .resumeSubscription(groupID: group)))
+        #expect(try await status(pro.productID).renewalInfo.payloadValue.willAutoRenew)
+    }
+
+    @Test func anUpgradeChosenInManageSubscriptionsArrivesThroughUpdates() async throws {
+        _ = try await buy("subscription.standard")
+        let updates = Transaction.updates
+        try await AppStore.showManageSubscriptions(in: UIWindowScene(answering: .switchSubscription(toProductID: "subscription.pro")))
+        let upgrade = await first(updates) { $0.unsafePayloadValue.productID == "subscription.pro" }
+        #expect(upgrade != nil)
+    }
+
+    @Test func aPaymentSheetCancelledInTheSceneIsUserCancelledAndChargesNothing() async throws {
+        let car = try await product("nonconsumable.car")
+        #expect(try await car.purchase(confirmIn: UIWindowScene(answering: .cancel)) == .userCancelled)
+        var all: [Transaction] = []
+        for await result in Transaction.all { all.append(result.unsafePayloadValue) }
+        #expect(all.isEmpty)
+        let asked = Box<StoreSheet?>(nil)
+        let bought = try await car.purchase(confirmIn: UIWindowScene { sheet in asked.set(sheet); return .confirm })
+        guard case .success(.verified(let transaction)) = bought, case .payment(let shown) = asked.get() else { Issue.record("\(bought)"); return }
+        #expect(transaction.productID == car.id && shown.id == car.id)
+    }
+
+    @Test func statusUpdatesGiveEachChangeAfterWhatTheAppLastRead() async throws {
+        let pro = try await buy("subscription.pro")
+        #expect(try await status(pro.productID).state == .subscribed)  // what the app last read
+        let updates = Product.SubscriptionInfo.Status.updates
+        try session.expireSubscription(productIdentifier: pro.productID)
+        let change = await first(updates) { _ in true }
+        #expect(change?.state == .expired, "the first update is the change, not the status the app had already read")
+    }
+
+    @Test func aPriceIncreaseAskingConsentIsAMessageAndAgreeingInTheSceneShowsInStatusUpdates() async throws {
+        let pro = try await buy("subscription.pro")
+        try session.requestPriceIncreaseConsentForTransaction(identifier: Int(pro.id))
+        let message = try #require(await first(Message.messages) { _ in true })
+        #expect(message.reason == .priceIncreaseConsent)
+        #expect(try await status(pro.productID).renewalInfo.payloadValue.priceIncreaseStatus == .pending)
+        let updates = Product.SubscriptionInfo.Status.updates
+        try message.display(in: UIWindowScene())
+        let agreed = await first(updates) { (try? $0.renewalInfo.payloadValue.priceIncreaseStatus) == .agreed }
+        #expect(agreed != nil)
+    }
+
+    @Test func aMessageAnsweredNotNowChangesNothingAndComesBackToANewListener() async throws {
+        let pro = try await buy("subscription.pro")
+        try session.requestPriceIncreaseConsentForTransaction(identifier: Int(pro.id))
+        let messages = Message.messages
+        var iterator = messages.makeAsyncIterator()
+        let message = try #require(await iterator.next())
+        try message.display(in: UIWindowScene(answering: .cancel))
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(try await status(pro.productID).renewalInfo.payloadValue.priceIncreaseStatus == .pending)
+        #expect(await first(messages, within: 1) { _ in true } == message, "a new listener gets it again (the next launch)")
+    }
+
+    @Test func aBillingIssueIsAMessageAndUpdatingThePaymentMethodRenews() async throws {
+        session.shouldEnterBillingRetryOnRenewal = true
+        let pro = try await buy("subscription.pro")
+        try await session.store.advanceTime(by: .init(3, .month))  // past the 2-month introductory period: the renewal the clock makes fails (a forced one never does)
+        let lapsed = try await status(pro.productID).state
+        #expect(lapsed == .inBillingRetryPeriod)
+        let message = try #require(await first(Message.messages) { $0.reason == .billingIssue })
+        let updates = Product.SubscriptionInfo.Status.updates
+        session.shouldEnterBillingRetryOnRenewal = false
+        try message.display(in: UIWindowScene())
+        #expect(await first(updates) { $0.state == .subscribed } != nil)
+    }
+
+    @Test func anIntroductoryOfferEligibilitySignatureThatDoesNotVerifyIsRefused() async throws {
+        let pro = try await product("subscription.pro")
+        await #expect(throws: Product.PurchaseError.invalidOfferSignature) {
+            try await pro.purchase(options: [.introductoryOfferEligibility(compactJWS: "eyJhbGciOiJFUzI1NiJ9.e30.c2ln")])
+        }
+    }
+}
+
+/// Purchase options for subscriptions with billing plans and signed promotional offers, on a configuration that has them.
+@Suite("StoreKit's billing plans and signed offers")
+struct StoreKitPlanTests {
+    static let yearly = "com.lumennotes.pro.yearly"
+    let session: SKTestSession
+
+    init() throws {
+        session = try SKTestSession(contentsOf: Repo.root.appendingPathComponent("Tests/Scenarios/catalogs/billing-plans.json"))
+        session.clearTransactions()
+    }
+
+    func buy(_ options: Set<Product.PurchaseOption>) async throws -> Transaction {
+        let yearly = try await StoreKitSuites.product(Self.yearly)
+        let result = try await yearly.purchase(options: options)
+        guard case .success(.verified(let transaction)) = result else { throw StoreKitAPITests.TestFailure("\(result)") }
+        await transaction.finish()
+        return transaction
+    }
+
+    @Test func aPurchaseIsBilledUpFrontUnlessTheMonthlyPlanIsChosen() async throws {
+        let upFront = try await buy([])
+        #expect(upFront.billingPlanType == .upFront)
+        session.clearTransactions()
+        let monthly = try await buy([.billingPlanType(.monthly)])
+        #expect(monthly.billingPlanType == .monthly)
+        #expect(monthly.price.map { $0 < 3 } == true, "a month's charge, not the year's")
+        let info = try #require(try await StoreKitSuites.product(Self.yearly).subscription?.status.first).renewalInfo
+        #expect(try info.payloadValue.renewalBillingPlanType == .monthly)
+    }
+
+    @Test func aPromotionalOfferByIDWithAValidSignatureIsApplied() async throws {
+        let first = try await buy([])
+        try session.disableAutoRenewForTransaction(identifier: Int(first.id))
+        try session.expireSubscription(productIdentifier: Self.yearly)
+        let signature = try await session.store.signPromotionalOffer(productID: Self.yearly, offerID: "pro.yearly.comeback")
+        let back = try await buy(Set(Product.PurchaseOption.promotionalOffer("pro.yearly.comeback", compactJWS: signature)))
+        #expect(back.offer?.type == .promotional && back.offer?.id == "pro.yearly.comeback" && back.price == Decimal(string: "19.99"))
+    }
+}
+}
+
+/// A value a sheet's customer records, read back by the test.
+final class Box<T: Sendable>: @unchecked Sendable {  // @unchecked: every access holds `lock`
+    private let lock = NSLock()
+    private var value: T
+    init(_ value: T) { self.value = value }
+    func set(_ new: T) { lock.withLock { value = new } }
+    func get() -> T { lock.withLock { value } }
+}
