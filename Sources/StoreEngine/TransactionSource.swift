@@ -217,6 +217,8 @@ public protocol StoreTestControls: Sendable {
 
     /// Throws past `SupportedDates.latest`.
     func advanceTime(by period: Period) async throws
+    /// The clock moves on by exactly `seconds`, uncompressed by the time rate (a recorded session's passing time).
+    func advanceClock(by seconds: TimeInterval) async throws
     func setTimeRate(_ rate: TimeRate) async
     func expireSubscription(productID: String) async throws
     func forceRenewal(productID: String) async throws

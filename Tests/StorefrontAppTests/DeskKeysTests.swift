@@ -78,3 +78,17 @@ extension DeskKeysTests {
         #expect(!screen.contains("│ AppTransaction") && !screen.contains("│ (AppTransaction)"), "no wrapped line under the first column:\n\(screen)")
     }
 }
+
+extension DeskKeysTests {
+    /// Seen at 60 columns: the footer dropped `[?] Help`, the key that leads to every other one.
+    @Test("The 60-column footer keeps [?] Help on every screen")
+    func narrowFooterKeepsHelp() async throws {
+        var state = try await fixtureState()
+        state.size = Size(width: 60, height: 18)
+        for screen in Screen.allCases {
+            state.screen = screen
+            let footer = render(state, size: state.size).text.split(separator: "\n").last.map(String.init) ?? ""
+            #expect(footer.contains("[?] Help"), "\(screen): \(footer)")
+        }
+    }
+}

@@ -15,7 +15,22 @@ extension LocalAppStore {
     public func advanceTime(by period: Period) throws {
         if let problem = SupportedDates.problem(advancing: now(), by: period) { throw TestControlError(problem) }
         // Under a time rate, the period's compressed length: time travel moves the same clock renewals follow.
-        clock.advance(to: schedule.end(of: period, from: now()), real: time.now())
+        jump(to: schedule.end(of: period, from: now()))
+    }
+
+    /// The clock moves on by exactly `seconds`, uncompressed: the store time a recorded session spent
+    /// at a fast time rate, replayed without waiting for it.
+    public func advanceClock(by seconds: TimeInterval) throws {
+        let end = now().addingTimeInterval(seconds)
+        guard seconds >= 0, end <= SupportedDates.latest else {
+            throw TestControlError("the store clock cannot go past \(SupportedDates.latestText) or back")
+        }
+        jump(to: end)
+    }
+
+    /// Time travel: the clock jumps, and everything that fell due on the way happens, in order.
+    private func jump(to date: Date) {
+        clock.advance(to: date, real: time.now())
         saveClock()
         catchUp()
         pumpEvents()

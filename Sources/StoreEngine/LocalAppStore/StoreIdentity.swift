@@ -126,6 +126,20 @@ public enum StateDirectory {
         return "\(base)/storefront/\(name)-\(String(hash, radix: 16).prefix(8))"
     }
 
+    /// The catalog a state directory was made with, kept in it, so the commands on the saved store
+    /// (`notifications`, `export`, `serve`) need no `--catalog`. Best effort: without it they ask for one.
+    public static func remember(catalog catalogPath: String, in directory: String) {
+        let absolute = URL(fileURLWithPath: catalogPath).standardizedFileURL.path
+        guard rememberedCatalog(in: directory) != absolute else { return }
+        try? Data((absolute + "\n").utf8).write(to: URL(fileURLWithPath: directory + "/catalog-path"), options: .atomic)
+    }
+
+    public static func rememberedCatalog(in directory: String) -> String? {
+        guard let text = try? String(contentsOfFile: directory + "/catalog-path", encoding: .utf8) else { return nil }
+        let path = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        return path.isEmpty ? nil : path
+    }
+
     /// Creates a missing directory (and parents) owner-only. An existing one is used as it is, never
     /// chmodded (a shared `/tmp` must stay shared), and refused when others could write to it or it
     /// belongs to another user: they could replace the key or the ledger.

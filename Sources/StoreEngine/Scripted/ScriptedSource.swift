@@ -218,6 +218,10 @@ public actor ScriptedSource: TransactionSource, StoreTestControls {
         if let problem = SupportedDates.problem(advancing: clock, by: period) { throw TestControlError(problem) }
         clock = period.advance(clock)
     }
+    public func advanceClock(by seconds: TimeInterval) throws {
+        guard seconds >= 0 else { throw TestControlError("the clock only goes forward") }
+        clock = min(clock.addingTimeInterval(seconds), SupportedDates.latest)
+    }
     public func setTimeRate(_ rate: TimeRate) { currentSettings.timeRate = rate }
 
     public func expireSubscription(productID: String) throws { throw unsupported("expiring subscriptions") }

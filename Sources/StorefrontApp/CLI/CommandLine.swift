@@ -21,6 +21,8 @@ public struct CommandLineOptions: Sendable, Equatable {
     public var speed: Double = 1
     public var environment: StoreEnvironment?
     public var recordPath: String?
+    /// `--record-scenario`: where the session is kept as a scenario.
+    public var scenarioPath: String?
     public var port: UInt16?
     public var host: String?
     public var notifyURL: String?
@@ -46,11 +48,11 @@ public enum Command: String, CaseIterable, Sendable {
         case .verify: "storefront verify FILE|- [--root PEM] [--at-signed-date]"
         case .cert: "storefront cert [--state DIR]"
         case .export: "storefront export [--state DIR] [--catalog FILE] [--json]"
-        case .notifications: "storefront notifications [--state DIR] [--json]"
+        case .notifications: "storefront notifications [--state DIR] [--catalog FILE] [--json]"
         case .run: "storefront run FILE... [--junit FILE] [--report FILE]"
         case .walk: "storefront walk FILE"
         case .demo: "storefront demo FILE [--speed X]"
-        case .serve: "storefront serve [--state DIR] [--port N] [--host ADDR] [--notify URL]"
+        case .serve: "storefront serve [--state DIR] [--catalog FILE] [--port N] [--host ADDR] [--notify URL]"
         case .apiKey: "storefront api-key [--state DIR] [--json]"
         case .iapKey: "storefront iap-key [KEY_ID FILE.p8 [--issuer UUID]] [--state DIR] [--json]"
         }
@@ -117,6 +119,10 @@ public enum CommandLineParser {
         OptionSpec(names: ["--no-color"], value: nil, help: "monochrome interface (also NO_COLOR or TERM=dumb)", commands: [.store, .walk, .demo]) { o, _ in o.noColor = true },
         OptionSpec(names: ["--no-mouse"], value: nil, help: "leave the mouse to the terminal (select and copy text)", commands: [.store, .walk, .demo]) { o, _ in o.noMouse = true },
         OptionSpec(names: ["--record"], value: "FILE", help: "record the screen as an asciicast v2 file (FILE.cast) any asciinema player plays", commands: [.store, .walk, .demo]) { $0.recordPath = $1 },
+        OptionSpec(names: ["--record-scenario"], value: "FILE", help: "keep the session as a scenario (on a fresh store) that storefront run replays; W saves it so far", commands: [.store]) { o, v throws(UsageError) in
+            guard !v.isEmpty else { throw UsageError(description: "--record-scenario needs a file path, got an empty string") }
+            o.scenarioPath = v
+        },
         OptionSpec(names: ["--paywall"], value: "GROUP", help: "open on the paywall of a subscription group (its ID or reference name)", commands: [.store]) { $0.paywall = $1 },
         OptionSpec(names: ["--paywall-style"], value: "STYLE", help: "the paywall's control style: \(PaywallStyle.allCases.map(\.rawValue).joined(separator: ", ")) (s switches it)", commands: [.store]) { o, v throws(UsageError) in
             guard let style = PaywallStyle(rawValue: v) else {

@@ -69,7 +69,12 @@ struct StoreContext {
     var locale: String
 
     static func resolve(_ options: CommandLineOptions, catalogPath: String? = nil) throws -> StoreContext {
-        let path = catalogPath ?? options.catalogPath ?? "catalog.json"
+        let remembered = options.statePath.flatMap(StateDirectory.rememberedCatalog)
+        let path = catalogPath ?? options.catalogPath ?? remembered ?? "catalog.json"
+        if let state = options.statePath, path == "catalog.json", !FileManager.default.fileExists(atPath: path) {
+            throw UsageError(description: "\(state) does not say which catalog made it, and there is no catalog.json here: "
+                + "pass the one it was made with, --catalog FILE (a storefront opened on it remembers it)")
+        }
         let catalog = try CatalogLoader.load(path: path)
         // What loading worked around is said once, whatever the command.
         for warning in catalog.warnings { Console.error("storefront: warning: \(warning)") }
@@ -95,6 +100,7 @@ struct StoreContext {
         let directory: String
         do { directory = try SigningCommands.stateDirectory(options) } catch { await store.shutdown(); throw error }
         do { try await applyOverrides(options, to: store) } catch { await store.shutdown(); throw error }
+        if ledger == nil, let catalog = options.catalogPath { StateDirectory.remember(catalog: catalog, in: directory) }
         return (context, store, directory)
     }
 

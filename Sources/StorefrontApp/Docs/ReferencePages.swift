@@ -32,7 +32,9 @@ enum ReferencePages {
                 Place(title: "Filtering", note: "While typing a filter (`/`); Esc on a screen whose list a kept filter narrows clears it too.",
                       bindings: KeyMap.filterEditing)]
             + screens + sheets
-            + [Place(title: "Walk", note: "`storefront walk`: added to every screen's keys.", bindings: KeyMap.walk),
+            + [Place(title: "Recording a scenario", note: "`storefront --record-scenario FILE`: added to every screen's keys.",
+                     bindings: KeyMap.recording),
+               Place(title: "Walk", note: "`storefront walk`: added to every screen's keys.", bindings: KeyMap.walk),
                Place(title: "Demo", note: "`storefront demo` while it plays; once it hands over, the store's keys and `w` work again.",
                      bindings: KeyMap.demo)]
     }

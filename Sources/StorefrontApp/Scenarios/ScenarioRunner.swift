@@ -6,15 +6,18 @@ import StoreServer
 
 /// What one step did. Expectations carry what was expected and what was found.
 public struct StepResult: Sendable, Equatable {
-    public enum Outcome: String, Sendable { case passed, failed, skipped }
+    /// `notReached`: a walk ended before the step (it fails the walk, but is no failure of the step).
+    public enum Outcome: String, Sendable { case passed, failed, skipped, notReached }
     public var step: ScenarioStep
     public var outcome: Outcome
     public var expected: String?
     public var actual: String?
     /// For actions: what came of it (a purchase result) or why it could not be done.
     public var note: String?
+    /// How long a check that failed kept retrying before it gave up (left out of a report's time).
+    public var waited: TimeInterval = 0
 
-    public var passed: Bool { outcome != .failed }
+    public var passed: Bool { outcome == .passed || outcome == .skipped }
 }
 
 public struct ScenarioResult: Sendable {
@@ -27,6 +30,8 @@ public struct ScenarioResult: Sendable {
     public var duration: TimeInterval
 
     public var passed: Bool { setupError == nil && steps.allSatisfy(\.passed) }
+    /// The time the steps took, without the retries of checks that failed anyway.
+    public var workTime: TimeInterval { max(0, duration - steps.map(\.waited).reduce(0, +)) }
 }
 
 /// Runs a scenario against a LocalAppStore and the app's StoreManager, one step at a time. It drives
@@ -155,7 +160,9 @@ public actor ScenarioRunner {
                 await manager?.refresh()
                 (passed, actual) = await check(expectation)
             }
-            return StepResult(step: step, outcome: passed ? .passed : .failed, expected: expectation.expected, actual: actual)
+            var result = StepResult(step: step, outcome: passed ? .passed : .failed, expected: expectation.expected, actual: actual)
+            if !passed { result.waited = (clock.now - (deadline - patience)).seconds }
+            return result
         }
     }
 
@@ -450,4 +457,9 @@ public actor ScenarioRunner {
         case .failed(let f): "failed \(f.name)"
         }
     }
+}
+
+extension Duration {
+    /// In seconds, as `TimeInterval`.
+    var seconds: TimeInterval { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
 }

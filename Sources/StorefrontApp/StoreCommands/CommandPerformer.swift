@@ -116,6 +116,9 @@ public struct CommandPerformer: Sendable {
         case .advance(let period):
             try await c.advanceTime(by: period)
             return "Advanced time by \(period.words)"
+        case .elapse(let duration):
+            try await c.advanceClock(by: duration.seconds)
+            return "Store time passed: \(duration)"
         case .resendNotification(let sequence):
             try await c.resendNotification(sequence: sequence)
             return "Notification #\(sequence) will be sent again"

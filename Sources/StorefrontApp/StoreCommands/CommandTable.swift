@@ -2,9 +2,9 @@ import Foundation
 import StoreCore
 import StoreEngine
 
-/// The scenario language's actions, one row a step: its keyword, usage, section and parse. The parser,
-/// its error messages and the reference text read this table; tester controls come from
-/// `TesterControl.table`, so a new control is a scenario step without a line here.
+/// The scenario language's actions, one row a step: its keyword, usage, section, parse and write. The
+/// parser, its error messages, the reference text and the session recorder read this table; tester
+/// controls come from `TesterControl.table`, so a new control is a scenario step without a line here.
 enum CommandTable {
     enum Section: String, CaseIterable, Sendable {
         case setUp = "set-up"
@@ -16,18 +16,31 @@ enum CommandTable {
         var keyword: String
         var usage: String
         var section: Section
+        /// The words after the keyword that parse back to the command, when this row is its step (a
+        /// recorded session's line); nil for a command of another row.
+        var write: @Sendable (StoreCommand) -> [String]? = { _ in nil }
         var parse: @Sendable (inout Words) throws(ParseFailure) -> StoreCommand
     }
 
     static let steps: [Step] = [
-        Step(keyword: "storefront", usage: "storefront CODE [locale ID]", section: .setUp) { w throws(ParseFailure) in
+        Step(keyword: "storefront", usage: "storefront CODE [locale ID]", section: .setUp, write: {
+            guard case .storefront(let code, let locale) = $0 else { return nil }
+            return [code] + (locale.map { ["locale", $0] } ?? [])
+        }) { w throws(ParseFailure) in
             let code = try w.next("CODE").uppercased()
             let locale = try w.value(after: "locale", "ID")
             if let locale, !Validation.isLocale(locale) { throw w.fail("unknown locale '\(locale)' (use an identifier like en_US or ja_JP)") }
             return .storefront(code, locale: locale)
         },
         Step(keyword: "set", usage: "set SETTING on|off | set timeRate RATE | set appAccountToken UUID|none  (SETTING: \(TestSetting.allCases.map(\.rawValue).joined(separator: ", ")))",
-             section: .setUp) { w throws(ParseFailure) in
+             section: .setUp, write: {
+            switch $0 {
+            case .set(let setting, let on): [setting.rawValue, on ? "on" : "off"]
+            case .timeRate(let rate): ["timeRate", rate.name]
+            case .appAccountToken(let token): ["appAccountToken", token?.uuidString.lowercased() ?? "none"]
+            default: nil
+            }
+        }) { w throws(ParseFailure) in
             let name = try w.next("SETTING")
             if name == "appAccountToken" {
                 let text = try w.next("UUID|none")
@@ -44,10 +57,16 @@ enum CommandTable {
             return .set(setting, try w.onOff())
         },
         Step(keyword: "iap-key", usage: "iap-key KEY_ID FILE.p8 [issuer UUID]  (the team's In-App Purchase key, as `storefront iap-key`)",
-             section: .setUp) { w throws(ParseFailure) in
+             section: .setUp, write: {
+            guard case .inAppPurchaseKey(let keyID, let file, let issuer) = $0 else { return nil }
+            return [keyID, file] + (issuer.map { ["issuer", $0] } ?? [])
+        }) { w throws(ParseFailure) in
             .inAppPurchaseKey(keyID: try w.next("KEY_ID"), file: try w.next("FILE.p8"), issuer: try w.value(after: "issuer", "UUID"))
         },
-        Step(keyword: "fail", usage: "fail API ERROR|off  (API: \(ScenarioParser.names(StoreAPI.self)))", section: .setUp) { w throws(ParseFailure) in
+        Step(keyword: "fail", usage: "fail API ERROR|off  (API: \(ScenarioParser.names(StoreAPI.self)))", section: .setUp, write: {
+            guard case .fail(let api, let failure) = $0 else { return nil }
+            return [api.rawValue, failure?.name ?? "off"]
+        }) { w throws(ParseFailure) in
             let api = try w.oneOf(StoreAPI.self, "API")
             let error = try w.next("ERROR")
             if error == "off" { return .fail(api, nil) }
@@ -55,7 +74,10 @@ enum CommandTable {
             return .fail(api, failure)
         },
         Step(keyword: "original-app", usage: "original-app VERSION [platform iOS|macOS|tvOS|visionOS] [date YYYY-MM-DD]",
-             section: .setUp) { w throws(ParseFailure) in
+             section: .setUp, write: {
+            guard case .originalApp(let version?, let platform, let date) = $0 else { return nil }
+            return [version] + (platform.map { ["platform", $0] } ?? []) + (date.map { ["date", $0.formatted(.iso8601.year().month().day())] } ?? [])
+        }) { w throws(ParseFailure) in
             let version = try w.next("VERSION")
             var platform: String?, date: Date?
             while let word = w.peek {
@@ -72,21 +94,34 @@ enum CommandTable {
             return .originalApp(version: version, platform: platform, date: date)
         },
         Step(keyword: "buy", usage: "buy PRODUCT [quantity N] [offer ID [signature missing|invalid|file FILE]] [plan upFront|monthly] [account-token UUID] [intro-eligibility FILE] [ask-to-buy]",
-             section: .customer) { w throws(ParseFailure) in try buy(&w, answer: .confirm) },
-        Step(keyword: "cancel", usage: "cancel PRODUCT [quantity N] [offer ID] [plan upFront|monthly]", section: .customer) { w throws(ParseFailure) in
+             section: .customer, write: { write($0, answer: .confirm) }) { w throws(ParseFailure) in try buy(&w, answer: .confirm) },
+        Step(keyword: "cancel", usage: "cancel PRODUCT [quantity N] [offer ID] [plan upFront|monthly]", section: .customer,
+             write: { write($0, answer: .cancel) }) { w throws(ParseFailure) in
             try buy(&w, answer: .cancel)
         },
-        Step(keyword: "restore", usage: "restore", section: .customer) { _ throws(ParseFailure) in .restore },
-        Step(keyword: "refresh", usage: "refresh", section: .customer) { _ throws(ParseFailure) in .refresh },
-        Step(keyword: "redeem", usage: "redeem CODE", section: .customer) { w throws(ParseFailure) in .redeem(try w.next("CODE")) },
-        Step(keyword: "request-refund", usage: "request-refund PRODUCT [reason REASON]", section: .customer) { w throws(ParseFailure) in
+        Step(keyword: "restore", usage: "restore", section: .customer, write: only(.restore)) { _ throws(ParseFailure) in .restore },
+        Step(keyword: "refresh", usage: "refresh", section: .customer, write: only(.refresh)) { _ throws(ParseFailure) in .refresh },
+        Step(keyword: "redeem", usage: "redeem CODE", section: .customer, write: {
+            if case .redeem(let code) = $0 { [code] } else { nil }
+        }) { w throws(ParseFailure) in .redeem(try w.next("CODE")) },
+        Step(keyword: "request-refund", usage: "request-refund PRODUCT [reason REASON]", section: .customer, write: {
+            guard case .requestRefund(.newest(let product), let reason) = $0 else { return nil }
+            return [product] + (reason == "scenario" ? [] : ["reason", reason])
+        }) { w throws(ParseFailure) in
             let product = try w.next("PRODUCT")
             guard w.flag("reason") else { return .requestRefund(.newest(productID: product), reason: "scenario") }
             let reason = w.rest().joined(separator: " ")
             if reason.isEmpty { throw w.fail("missing REASON") }
             return .requestRefund(.newest(productID: product), reason: reason)
         },
-        Step(keyword: "manage", usage: "manage GROUP cancel|reenable|switch PRODUCT", section: .customer) { w throws(ParseFailure) in
+        Step(keyword: "manage", usage: "manage GROUP cancel|reenable|switch PRODUCT", section: .customer, write: {
+            switch $0 {
+            case .manage(let group, .cancel): [group, "cancel"]
+            case .manage(let group, .reenable): [group, "reenable"]
+            case .manage(let group, .switchTo(let product)): [group, "switch", product]
+            default: nil
+            }
+        }) { w throws(ParseFailure) in
             let group = try w.next("GROUP")
             switch try w.next("cancel|reenable|switch") {
             case "cancel": return .manage(group, .cancel)
@@ -95,24 +130,41 @@ enum CommandTable {
             case let other: throw w.fail("unknown choice '\(other)'")
             }
         },
-        Step(keyword: "quit", usage: "quit", section: .customer) { _ throws(ParseFailure) in .quit },
-        Step(keyword: "launch", usage: "launch", section: .customer) { _ throws(ParseFailure) in .launch },
-        Step(keyword: "restart", usage: "restart", section: .customer) { _ throws(ParseFailure) in .restart },
-        Step(keyword: "crash-before-finish", usage: "crash-before-finish", section: .customer) { _ throws(ParseFailure) in .crashBeforeFinish },
+        Step(keyword: "quit", usage: "quit", section: .customer, write: only(.quit)) { _ throws(ParseFailure) in .quit },
+        Step(keyword: "launch", usage: "launch", section: .customer, write: only(.launch)) { _ throws(ParseFailure) in .launch },
+        Step(keyword: "restart", usage: "restart", section: .customer, write: only(.restart)) { _ throws(ParseFailure) in .restart },
+        Step(keyword: "crash-before-finish", usage: "crash-before-finish", section: .customer, write: only(.crashBeforeFinish)) { _ throws(ParseFailure) in .crashBeforeFinish },
         Step(keyword: "device", usage: "device NAME  (another device on the same account; the first is `main`)",
-             section: .customer) { w throws(ParseFailure) in .device(try w.next("NAME")) },
-        Step(keyword: "wait", usage: "wait DURATION  (500ms, 31s, 2m; at most 10m)", section: .customer) { w throws(ParseFailure) in
+             section: .customer, write: { if case .device(let name) = $0 { [name] } else { nil } }) { w throws(ParseFailure) in
+            .device(try w.next("NAME"))
+        },
+        Step(keyword: "wait", usage: "wait DURATION  (500ms, 31s, 2m; at most 10m)", section: .customer, write: {
+            if case .wait(let duration) = $0 { [text(duration)] } else { nil }
+        }) { w throws(ParseFailure) in
             let text = try w.next("DURATION")
             guard let duration = wallClock(text) else { throw w.fail("'\(text)' is not a duration like 31s") }
             guard duration <= longestWait else { throw w.fail("'\(text)' is longer than 10m, the longest wait") }
             return .wait(duration)
         },
     ] + controlSteps + [
-        Step(keyword: "buy-elsewhere", usage: "buy-elsewhere PRODUCT [family]", section: .tester) { w throws(ParseFailure) in
+        Step(keyword: "buy-elsewhere", usage: "buy-elsewhere PRODUCT [family]", section: .tester, write: {
+            if case .buyElsewhere(let product, let family) = $0 { [product] + (family ? ["family"] : []) } else { nil }
+        }) { w throws(ParseFailure) in
             .buyElsewhere(try w.next("PRODUCT"), family: w.flag("family"))
         },
-        Step(keyword: "advance", usage: "advance PERIOD  (P3D, P1W, P1M, P1Y…)", section: .tester) { w throws(ParseFailure) in
+        Step(keyword: "advance", usage: "advance PERIOD|DURATION  (P3D, P1W, P1M, P1Y… compressed by the time rate; 500ms, 31s, 2m: the clock, as is)",
+             section: .tester, write: {
+            switch $0 {
+            case .advance(let period): [period.iso]
+            case .elapse(let duration): [text(duration)]
+            default: nil
+            }
+        }) { w throws(ParseFailure) in
             let text = try w.next("PERIOD")
+            if !text.hasPrefix("P") {
+                guard let duration = wallClock(text) else { throw w.fail("'\(text)' is not a period like P1M or a duration like 31s") }
+                return .elapse(duration)
+            }
             guard let period = Period(iso: text) else {
                 // Well formed but too long: past what one step takes, on the way to the clock's last day.
                 guard text.first == "P", text.count > 2, "DWMY".contains(text.last!),
@@ -125,9 +177,9 @@ enum CommandTable {
             return .advance(period)
         },
         Step(keyword: "export", usage: "export FILE  (every signed token, as `storefront export --json` prints them)",
-             section: .tester) { w throws(ParseFailure) in .export(try w.next("FILE")) },
-        Step(keyword: "clear", usage: "clear", section: .tester) { _ throws(ParseFailure) in .clear },
-        Step(keyword: "reset", usage: "reset", section: .tester) { _ throws(ParseFailure) in .reset },
+             section: .tester, write: { if case .export(let file) = $0 { [file] } else { nil } }) { w throws(ParseFailure) in .export(try w.next("FILE")) },
+        Step(keyword: "clear", usage: "clear", section: .tester, write: only(.clear)) { _ throws(ParseFailure) in .clear },
+        Step(keyword: "reset", usage: "reset", section: .tester, write: only(.reset)) { _ throws(ParseFailure) in .reset },
     ]
 
     /// One step per keyword of `TesterControl.table`: `refund PRODUCT [prorated]`, `auto-renew PRODUCT on|off`…
@@ -143,7 +195,10 @@ enum CommandTable {
             let choices = tails.filter { !$0.isEmpty }.joined(separator: "|")
             let usage = "\(keyword) PRODUCT" + (optionalWords(tails).map { " " + $0.map { "[\($0)]" }.joined(separator: " ") }
                 ?? (choices.isEmpty ? "" : tails.contains("") ? " [\(choices)]" : " \(choices)"))
-            return Step(keyword: keyword, usage: usage, section: .tester) { w throws(ParseFailure) in
+            return Step(keyword: keyword, usage: usage, section: .tester, write: {
+                guard case .control(let control, .newest(let product)) = $0, let spec = specs.first(where: { $0.control == control }) else { return nil }
+                return [product] + spec.step.split(separator: " ").dropFirst().map(String.init)
+            }) { w throws(ParseFailure) in
                 let product = try w.next("PRODUCT")
                 let tail = w.rest()
                 guard let spec = specs.first(where: { spec in
@@ -168,6 +223,26 @@ enum CommandTable {
 
     static let longestWait = Duration.seconds(600)
 
+    /// A row that writes one command, which has no words of its own.
+    static func only(_ command: StoreCommand) -> @Sendable (StoreCommand) -> [String]? { { $0 == command ? [] : nil } }
+
+    /// A command as its scenario step, one line (words with spaces quoted); nil for one no step says
+    /// (a question to the store, a resend), or one naming a transaction by ID rather than by product.
+    static func line(_ command: StoreCommand) -> String? {
+        for step in steps {
+            guard let words = step.write(command) else { continue }
+            return ([step.keyword] + words.map { $0.contains(where: { $0.isWhitespace || $0 == "#" }) || $0.isEmpty ? "\"\($0)\"" : $0 })
+                .joined(separator: " ")
+        }
+        return nil
+    }
+
+    /// A duration as `wallClock` reads it: whole seconds, else milliseconds.
+    static func text(_ duration: Duration) -> String {
+        let ms = duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000
+        return ms % 1000 == 0 ? "\(ms / 1000)s" : "\(ms)ms"
+    }
+
     /// `500ms`, `31s`, `2m` as wall-clock time; one too large to count (in any unit) is longer than any wait.
     static func wallClock(_ text: String) -> Duration? {
         let units: [(String, Int64)] = [("ms", 1), ("s", 1000), ("m", 60_000)]
@@ -180,6 +255,26 @@ enum CommandTable {
             return .milliseconds(overflow ? .max : total)
         }
         return nil
+    }
+
+    /// `buy` and `cancel`'s words: what differs from a plain purchase of one.
+    static func write(_ command: StoreCommand, answer: PaymentSheetAnswer) -> [String]? {
+        guard case .buy(let product, let quantity, let offer, let signature, let askToBuy, let plan, let token, let eligibility, answer) = command
+        else { return nil }
+        var words = [product]
+        if quantity != 1 { words += ["quantity", String(quantity)] }
+        if let offer { words += ["offer", offer] }
+        switch signature {
+        case .valid: break
+        case .missing: words += ["signature", "missing"]
+        case .invalid: words += ["signature", "invalid"]
+        case .file(let path): words += ["signature", "file", path]
+        case .given: return nil  // the store signs a valid one on replay: the recorder writes it as .valid
+        }
+        if plan != .upFront { words += ["plan", plan.rawValue] }
+        if let token { words += ["account-token", token.uuidString.lowercased()] }
+        if let eligibility { words += ["intro-eligibility", eligibility] }
+        return words + (askToBuy ? ["ask-to-buy"] : [])
     }
 
     static func buy(_ w: inout Words, answer: PaymentSheetAnswer) throws(ParseFailure) -> StoreCommand {

@@ -53,6 +53,9 @@ public enum StoreCommand: Sendable, Equatable {
     case control(TesterControl, TransactionRef)
     case buyElsewhere(String, family: Bool)
     case advance(Period)
+    /// The store clock moves on by exactly this much, uncompressed: what a recorded session spent at a
+    /// fast time rate (`advance 25300ms`), replayed without waiting for it as `wait` would.
+    case elapse(Duration)
     case clear, reset
     /// Sends a server notification again now (the Notifications screen's S).
     case resendNotification(Int64)

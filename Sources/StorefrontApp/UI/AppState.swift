@@ -105,6 +105,8 @@ struct AppState: Sendable {
     var waitingKeys: [Key] = []
     var size = Size(width: 80, height: 24)
     var shouldQuit = false
+    /// The session is kept as a scenario (`--record-scenario`): `W` saves it so far.
+    var recordsScenario = false
     /// What a layer around the app adds (keys, screen space); none in the plain storefront.
     var layering = Layering()
 

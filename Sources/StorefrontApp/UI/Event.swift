@@ -52,5 +52,7 @@ enum Effect: Sendable, Equatable {
     case command(StoreCommand)
     /// Saves text the person asked for (a transaction's signed token) in the current directory.
     case writeFile(path: String, contents: String)
+    /// Writes the session so far as a scenario (`--record-scenario FILE`).
+    case saveScenario
     case quit
 }

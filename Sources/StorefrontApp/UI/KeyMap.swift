@@ -5,7 +5,7 @@ enum Action: Sendable, Equatable {
     case up, down, pageUp, pageDown, first, last, left, right, activate, back, confirm
     case nextScreen, previousScreen, show(Screen)
     case filter, help, quit, restore, redeem, details, refundRequest, manageSubscriptions, appInfo, resend
-    case increment, decrement, nextOffer, nextPlan, offerSignature, writeToken
+    case increment, decrement, nextOffer, nextPlan, offerSignature, writeToken, saveScenario
     /// The paywall and the product card: open them, and switch their style live.
     case paywall, productCard, nextStyle
     /// A layer's own action, by name (see `Layering`): the layer takes it before the app's reducer sees it.
@@ -45,6 +45,9 @@ enum KeyMap {
         Binding(keys: [.character("a")], name: "a", label: "App info", action: .appInfo, footer: false),
     ]
 
+    /// `storefront --record-scenario FILE`: the session so far, written now (it is written at quit too).
+    static let recording = [Binding(keys: [.character("W")], name: "W", label: "Save scenario", action: .saveScenario, footer: false)]
+
     static let move: [Binding] = [
         Binding(keys: [.up, .character("k")], name: "↑↓", label: "Move up", action: .up, hint: "Move"),
         Binding(keys: [.down, .character("j")], name: "↓", label: "Move down", action: .down, footer: false),
@@ -81,7 +84,7 @@ enum KeyMap {
         }
         if state.isEditingFilter { return filterEditing }
         let filtered = state.filter.text.isEmpty ? [] : [clearFilter]
-        return filtered + state.screen.view.bindings + state.layering.bindings + global
+        return filtered + state.screen.view.bindings + state.layering.bindings + (state.recordsScenario ? recording : []) + global
     }
 
     /// ↑↓ PgUp PgDn scroll a sheet whose body is taller than it can be, where the sheet has no use of its own for them.
@@ -113,7 +116,7 @@ enum KeyMap {
     }
 
     static func footer(_ state: AppState) -> [KeyHint] {
-        bindings(state).filter(\.footer).map { KeyHint($0.name, $0.hint ?? $0.label) }
+        bindings(state).filter(\.footer).map { KeyHint($0.name, $0.hint ?? $0.label, pinned: $0.action == .help) }
     }
 
     /// Help lines for the screen under the help overlay, and the overlay's own Esc.

@@ -119,6 +119,7 @@ func screenAction(_ action: Action, _ state: inout AppState) -> [Effect] {
     case .restore: state.status = "Restoring purchases…"; return [.command(.restore)]
     case .redeem: state.sheets.append(.redeem(RedeemSheet()))
     case .appInfo: state.sheets.append(.appInfo)
+    case .saveScenario: state.status = "Saving the session as a scenario…"; return [.saveScenario]
     case .layer: break  // a layer's own: the layer around the app takes it before the app sees it
     default:
         if screen.view.move(action, &state) { return [] }

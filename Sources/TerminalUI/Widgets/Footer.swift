@@ -2,10 +2,13 @@
 public struct KeyHint: Sendable, Hashable {
     public var key: String
     public var label: String
+    /// Kept however narrow the footer: the hint that leads to every other key (`[?] Help`).
+    public var pinned: Bool
 
-    public init(_ key: String, _ label: String) {
+    public init(_ key: String, _ label: String, pinned: Bool = false) {
         self.key = key
         self.label = label
+        self.pinned = pinned
     }
 
     public var text: String { "[\(key)] \(label)" }
@@ -16,17 +19,18 @@ public struct KeyHint: Sendable, Hashable {
 public enum Footer {
     public static let separator = "  "
 
-    /// The hints that fit in `width` cells, in order.
+    /// The hints that fit in `width` cells, in order; room for the pinned ones is kept first.
     public static func fit(_ hints: [KeyHint], width: Int) -> [KeyHint] {
-        var used = 0
-        var kept: [KeyHint] = []
-        for hint in hints {
-            let w = DisplayWidth.of(hint.text) + (kept.isEmpty ? 0 : DisplayWidth.of(separator))
-            guard used + w <= width else { continue }
-            kept.append(hint)
-            used += w
+        func cost(_ hint: KeyHint) -> Int { DisplayWidth.of(hint.text) + DisplayWidth.of(separator) }
+        var used = DisplayWidth.of(separator) * -1
+        var kept = Set<Int>()
+        for pass in [true, false] {
+            for (i, hint) in hints.enumerated() where hint.pinned == pass && used + cost(hint) <= width {
+                kept.insert(i)
+                used += cost(hint)
+            }
         }
-        return kept
+        return hints.indices.filter(kept.contains).map { hints[$0] }
     }
 
     /// The footer as plain text.

@@ -6,7 +6,8 @@ import StoreCore
 enum RunCommand {
     static func run(_ options: CommandLineOptions) async throws -> Int32 {
         // Each line leaves at once, also into a pipe or a file: a run that is killed still shows its steps.
-        try await run(options) { print($0); fflush(nil) }
+        let paint = ScenarioReport.colours(isTerminal: isatty(STDOUT_FILENO) == 1, environment: ProcessInfo.processInfo.environment)
+        return try await run(options) { print(paint ? ScenarioReport.painted($0) : $0); fflush(nil) }
     }
 
     static func run(_ options: CommandLineOptions, output: @Sendable (String) -> Void) async throws -> Int32 {

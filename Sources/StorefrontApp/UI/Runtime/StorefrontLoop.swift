@@ -31,10 +31,11 @@ final class StorefrontLoop<Model: LoopModel> {
     private let inputs: AsyncStream<Input>
     private var tasks: [Task<Void, Never>] = []
 
-    init(backend: any TerminalBackend, store: LocalAppStore, manager: StoreManager, state: Model, companion: (any LoopCompanion<Model>)? = nil) {
+    init(backend: any TerminalBackend, store: LocalAppStore, manager: StoreManager, state: Model, companion: (any LoopCompanion<Model>)? = nil,
+         recorder: SessionRecorder? = nil) {
         self.backend = backend
         reader = StoreReader(store: store, manager: manager)
-        runner = EffectRunner(manager: manager, controls: store)
+        runner = EffectRunner(manager: manager, controls: store, recorder: recorder)
         self.companion = companion
         self.state = state
         self.state.app.size = backend.size

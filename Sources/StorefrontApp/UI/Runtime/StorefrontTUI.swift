@@ -14,9 +14,11 @@ typealias StorefrontLayer<Model: LoopModel> = @MainActor (_ context: StoreContex
 @MainActor
 enum StorefrontTUI {
     static func run(options: CommandLineOptions) async throws -> Int32 {
+        if let path = options.scenarioPath { try OutputFile.check(path, option: "--record-scenario") }  // before anything opens: exit 2, nothing touched
         // A paywall that cannot open is said before the terminal is taken (the catalog's warnings come once, later).
         let paywall = try options.paywall.map { try paywallGroup(named: $0, in: CatalogLoader.load(path: options.catalogPath ?? "catalog.json")) }
-        return try await run(options: options, layerCatalog: nil, fresh: false) { _, _, _, _ in
+        // A recorded session starts from the catalog, as its replay does.
+        return try await run(options: options, layerCatalog: nil, fresh: options.scenarioPath != nil) { _, _, _, _ in
             ({ state in
                 var state = state
                 state.paywallStyle = options.paywallStyle ?? state.paywallStyle
@@ -40,29 +42,50 @@ enum StorefrontTUI {
                                       layer: StorefrontLayer<Model>) async throws -> Int32 {
         try Terminal.checkCanStart()  // before the store opens: nothing is touched when the storefront cannot run
         let context = try StoreContext.resolve(options, catalogPath: layerCatalog)
-        let catalogPath = layerCatalog ?? options.catalogPath ?? "catalog.json"
+        let catalogPath = layerCatalog ?? options.catalogPath ?? options.statePath.flatMap(StateDirectory.rememberedCatalog) ?? "catalog.json"
         let stateDir = options.statePath ?? (options.ephemeral || fresh ? nil : StateDirectory.defaultPath(forCatalogAt: catalogPath))
         let stack = try await StoreStack.open(catalog: context.catalog, stateDirectory: stateDir, ledger: try StoreContext.ledger(options),
                                               storefront: context.storefront.code, locale: context.locale, historyAfterFirstFrame: true)
         let (store, manager) = (stack.store, stack.manager)
+        if let stateDir { StateDirectory.remember(catalog: catalogPath, in: stateDir) }
         do { try await StoreContext.applyOverrides(options, to: store) } catch { await stack.close(); throw error }
         // Notifications go to the backend beside the UI, never in its way.
         let notifier = NotificationDispatcher(store: store)
         await notifier.start()
         let opened = await layer(context, catalogPath, store, manager)
+        let recorder = await recorder(options, context: context, catalogPath: catalogPath, store: store, manager: manager)
         let status: Int32
-        do { status = try await runTerminal(context: context, store: store, manager: manager, options: options, layer: opened) } catch {
+        do {
+            status = try await runTerminal(context: context, store: store, manager: manager, options: options, layer: opened, recorder: recorder)
+        } catch {
             await notifier.stop()
             await stack.close()
             throw error
+        }
+        if let recorder {
+            do { Console.error("storefront: kept the session (\(try await recorder.save()) steps) in \(recorder.path); replay it with storefront run \(recorder.path)") }
+            catch { Console.error("storefront: cannot write \(recorder.path): \((error as NSError).localizedDescription)") }
         }
         await notifier.stop()
         await stack.close()
         return status
     }
 
+    /// The session recorder for `--record-scenario`, with what the command line set beyond the catalog as its first steps.
+    private static func recorder(_ options: CommandLineOptions, context: StoreContext, catalogPath: String, store: LocalAppStore,
+                                 manager: StoreManager) async -> SessionRecorder? {
+        guard let path = options.scenarioPath else { return nil }
+        var opening: [StoreCommand] = []
+        if options.storefront != nil || options.locale != nil {
+            opening.append(.storefront(context.storefront.code, locale: options.locale == nil ? nil : context.locale))
+        }
+        if let rate = options.timeRate.flatMap(TimeRate.init(name:)) { opening.append(.timeRate(rate)) }
+        return await SessionRecorder(path: path, catalogPath: catalogPath, catalog: context.catalog, store: store, manager: manager, opening: opening)
+    }
+
     private static func runTerminal<Model: LoopModel>(context: StoreContext, store: LocalAppStore, manager: StoreManager, options: CommandLineOptions,
-                                                      layer: (wrap: (AppState) -> Model, companion: (any LoopCompanion<Model>)?)) async throws -> Int32 {
+                                                      layer: (wrap: (AppState) -> Model, companion: (any LoopCompanion<Model>)?),
+                                                      recorder: SessionRecorder?) async throws -> Int32 {
         let colorMode = options.noColor ? ColorMode.monochrome
             : ColorMode.detect(environment: ProcessInfo.processInfo.environment, arguments: CommandLine.arguments)
         if let term = ProcessInfo.processInfo.environment["TERM"], !term.isEmpty, !Terminal.canAddressCursor(term: term) {
@@ -71,13 +94,14 @@ enum StorefrontTUI {
         }
         let terminal = try Terminal.start(colorMode: colorMode, mouse: !options.noMouse)
         defer { terminal.stop() }
-        let recorder = try options.recordPath.map {
+        let cast = try options.recordPath.map {
             try AsciicastRecorder(path: $0, size: terminal.size, colorMode: colorMode, title: "Storefront: \(context.catalog.app.name)")
         }
-        defer { recorder?.close() }  // what the terminal shows is what the recording gets
-        let state = await AppState.opening(context.catalog, manager: manager, controls: store, ledgerAfterFirstFrame: true)
-        let loop = StorefrontLoop(backend: terminal, store: store, manager: manager, state: layer.wrap(state), companion: layer.companion)
-        loop.onFrame = { recorder?.record($0) }
+        defer { cast?.close() }  // what the terminal shows is what the recording gets
+        var state = await AppState.opening(context.catalog, manager: manager, controls: store, ledgerAfterFirstFrame: true)
+        state.recordsScenario = recorder != nil
+        let loop = StorefrontLoop(backend: terminal, store: store, manager: manager, state: layer.wrap(state), companion: layer.companion, recorder: recorder)
+        loop.onFrame = { cast?.record($0) }
         let (ticks, clock) = StorefrontLoop<Model>.quarterSeconds()
         defer { clock.cancel() }
         return await loop.run(ticks: ticks)

@@ -41,6 +41,13 @@ func reduce(_ state: inout WalkthroughState, _ event: Event) -> [WalkthroughEffe
     if state.walk.isDemo { return demoKey(key, &state) }
     let action = if case .mouse(let mouse) = key { MouseInput.footerAction(mouse, state.app) } else { KeyMap.action(for: key, in: state.app) }
     if case .layer(let name)? = action, let own = WalkAction(rawValue: name) { return walkAction(own, &state) }
+    // q asks first: a walk left before its end marks the rest not reached (Ctrl-C still quits at once).
+    if action == .quit, key != .control("c"), !state.walk.isFinished, state.app.top == nil {
+        let left = state.walk.items.count - state.walk.current
+        state.app.sheets.append(.confirm(title: "Quit the walk?", message: "\(left) step\(left == 1 ? "" : "s") not done yet: the report marks them not reached.",
+                                         effect: .quit, yes: "Quit Walk", no: "Keep Walking"))
+        return []
+    }
     return reduce(&state.app, event).map(WalkthroughEffect.app)
 }
 
@@ -74,7 +81,7 @@ private func reduceWalk(_ state: inout WalkthroughState, _ event: WalkEvent) -> 
     case .applied(let i, let result):
         guard walk.items.indices.contains(i) else { return [] }
         walk.items[i].mark = result.outcome == .failed ? .failed : .passed
-        walk.items[i].note = result.note ?? "applied"
+        walk.items[i].note = WalkState.appliedNote + (result.note.map { ": " + $0 } ?? "")
         state.status = result.outcome == .failed ? "✗ \(walk.items[i].step.text): \(result.note ?? "failed")" : "✓ Applied: \(walk.items[i].step.text)"
         guard !walk.isDemo, walk.current == i else { return [] }
         walk.current += 1
@@ -105,7 +112,7 @@ private func reduceWalk(_ state: inout WalkthroughState, _ event: WalkEvent) -> 
         walk.current = i
     case .demoDone(let i, let result):
         guard walk.items.indices.contains(i) else { return [] }
-        walk.items[i].mark = switch result.outcome { case .passed: .passed; case .failed: .failed; case .skipped: .skipped }
+        walk.items[i].mark = switch result.outcome { case .passed: .passed; case .failed: .failed; case .skipped, .notReached: .skipped }
         walk.items[i].actual = result.actual ?? walk.items[i].actual
         walk.items[i].note = result.note ?? walk.items[i].note
     }
@@ -126,7 +133,7 @@ private func walkAction(_ action: WalkAction, _ state: inout WalkthroughState) -
             state.status = "✗ \(item.step.text): got \(item.actual ?? "nothing yet")"
         } else {
             item.mark = .passed
-            item.note = item.note ?? "done by hand"
+            item.note = item.note ?? WalkState.byHandNote
         }
         walk.items[walk.current] = item
         walk.current += 1
@@ -136,9 +143,12 @@ private func walkAction(_ action: WalkAction, _ state: inout WalkthroughState) -
         var i = min(walk.current, walk.items.count) - 1
         while i > 0, walk.items[i].action == nil { i -= 1 }
         guard i >= 0 else { return [] }
+        let byHand = (i..<min(walk.current + 1, walk.items.count)).contains { walk.items[$0].note == WalkState.byHandNote }
         for j in i..<min(walk.current + 1, walk.items.count) { walk.items[j].mark = .pending; walk.items[j].note = nil }
         walk.current = i
+        // The walk cannot take back what was done in the store: it says so, and how to undo it by hand.
         state.status = "Back to line \(walk.items[i].step.line): \(walk.items[i].step.text)"
+            + (byHand ? ". What you did stays in the store: undo it in QA (4: refund or delete the transaction)" : "")
     case .apply:
         guard !walk.isFinished else { return [] }
         let item = walk.items[walk.current]
@@ -164,6 +174,9 @@ private func arrive(_ walk: inout WalkState, _ state: inout WalkthroughState) ->
     }
     let item = walk.items[walk.current]
     if let a = item.action, a.isSetUp { return [.walk(.apply(walk.current))] }
+    if let a = item.action, !a.needsRelaunch, WalkState.onlyApplied(a, state.app) {
+        state.status = "Press x: '\(item.step.text)' cannot be done with the storefront's keys"
+    }
     if let a = item.action, a.needsRelaunch {
         walk.items[walk.current].mark = .skipped
         walk.items[walk.current].note = "the app cannot restart inside the walk"

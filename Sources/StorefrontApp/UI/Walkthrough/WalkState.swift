@@ -57,6 +57,9 @@ struct WalkState: Sendable, Equatable {
 
     var isFinished: Bool { current >= items.count }
 
+    /// How an action was done, as its note and the report say it.
+    static let byHandNote = "done by hand", appliedNote = "applied (x)"
+
     /// The expectations checked live: the current one and those right after it, up to the next action.
     /// None while the cursor is on an action: until the tester has done it, a check that holds proves nothing.
     var live: [Int] {
@@ -104,6 +107,19 @@ enum WalkAction: String, Sendable, Equatable {
     case next, previous, apply, togglePanel, save
 }
 
+extension WalkState {
+    /// An action no key in the storefront performs (a purchase option, an unsigned offer, a prorated
+    /// refund…), planned as the demo would press it; one on a transaction not shown yet is not judged.
+    static func onlyApplied(_ action: StoreCommand, _ app: AppState) -> Bool {
+        var plain = app
+        plain.sheets = []
+        plain.filter.clear()
+        plain.isEditingFilter = false
+        if case .control(let control, .newest(let id)) = action, control.target(id, in: app.ledger) == nil { return false }
+        return DemoPlan.moves(for: action, in: plain) == nil
+    }
+}
+
 // MARK: Report
 
 extension WalkState {
@@ -111,7 +127,7 @@ extension WalkState {
     func result(_ scenario: Scenario, catalogPath: String, storefront: String, duration: TimeInterval) -> ScenarioResult {
         let steps = items.enumerated().map { i, item in
             // A walk left before its end did not pass: what it never reached says so.
-            if item.mark == .pending, i >= current { return StepResult(step: item.step, outcome: .failed, note: "not reached") }
+            if item.mark == .pending, i >= current { return StepResult(step: item.step, outcome: .notReached) }
             let outcome: StepResult.Outcome = switch item.mark { case .passed: .passed; case .failed: .failed; case .pending, .skipped: .skipped }
             return StepResult(step: item.step, outcome: outcome, expected: item.expectation?.expected,
                               actual: item.actual, note: item.note)
