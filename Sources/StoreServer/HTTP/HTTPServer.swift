@@ -24,9 +24,10 @@ public final class HTTPServer: Sendable {
         /// running out of it closed the connection unanswered); Apple's endpoints take a few.
         public var maximumQueryArguments = 100
         /// Connections beyond these are answered 429 (Apple's errorCode 4290000) once their headers are
-        /// in; beyond twice these, closed on accept. On loopback every client is one IP.
-        public var maximumConnections = 64
-        public var maximumConnectionsPerIP = 32
+        /// in; beyond twice these, closed on accept. On loopback every client is one IP, so one address
+        /// may hold a backend's pool of 64 connections (32 turned half of 64 loopback clients away).
+        public var maximumConnections = 128
+        public var maximumConnectionsPerIP = 64
         /// Seconds a connection may stay silent (before or between requests) before MHD drops it.
         public var connectionTimeout = 15
         /// Seconds a request may take to arrive whole (request line, headers, body), however steadily
