@@ -182,17 +182,22 @@ private let requestBegan: @convention(c) (UnsafeMutableRawPointer?, UnsafePointe
 }
 
 private let requestEnded: MHD_RequestCompletedCallback = { cls, connection, context, _ in
-    if let cls, let connection { Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue().connections.answered(connection) }
+    if let connection { ConnectionGuard.entry(connection)?.answered() }
     guard let context, let state = context.pointee else { return }
     Unmanaged<RequestState>.fromOpaque(state).release()
     context.pointee = nil
 }
 
-private let connectionChanged: MHD_NotifyConnectionCallback = { cls, connection, _, code in
-    guard let cls, let connection else { return }
+private let connectionChanged: MHD_NotifyConnectionCallback = { cls, connection, context, code in
+    guard let cls, let connection, let context else { return }
     let connections = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue().connections
     // 0 is MHD_CONNECTION_NOTIFY_STARTED, whose name does not import; the other code is CLOSED.
-    if code.rawValue == 0 { connections.opened(connection) } else { connections.closed(connection) }
+    if code.rawValue == 0 {
+        context.pointee = connections.opened(connection)
+    } else if let entry = context.pointee {
+        connections.closed(entry)
+        context.pointee = nil
+    }
 }
 
 private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, _, method, _, upload, uploadSize, context in
@@ -230,7 +235,7 @@ private final class ServerCore: Sendable {
                  upload: UnsafePointer<CChar>?, uploadSize: UnsafeMutablePointer<Int>) -> MHD_Result {
         if !state.headersSeen {
             state.headersSeen = true
-            if connections.isOverLimit(connection) { return queue(Self.tooManyConnections, on: connection) }
+            if ConnectionGuard.entry(connection)?.isOverLimit == true { return queue(Self.tooManyConnections, on: connection) }
             if state.hasTooManyArguments { return queue(Self.tooManyArguments(limits), on: connection) }
             // Refused before the body is read; MHD then closes the connection rather than read it.
             if let declared = lookup(connection, "Content-Length"), UInt64(declared).map({ $0 > UInt64(limits.maximumBodyBytes) }) ?? false {
@@ -246,7 +251,7 @@ private final class ServerCore: Sendable {
             upload.withMemoryRebound(to: UInt8.self, capacity: count) { state.body.append($0, count: count) }
             return .YES
         }
-        connections.received(connection)
+        ConnectionGuard.entry(connection)?.received()
         let request = HTTPRequest(method: method, path: String(state.target.prefix { $0 != "?" }),
                                   query: values(connection, MHD_ValueKind.GET_ARGUMENT_KIND),
                                   headers: headers(connection), body: state.body)
