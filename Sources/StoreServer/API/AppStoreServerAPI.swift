@@ -7,7 +7,7 @@ import StoreEngine
 public struct AppStoreServerAPI: Sendable {
     public let store: LocalAppStore
     /// Checks the request's bearer token (see `APIAuthenticator`): nil lets it through, else the refusal (401).
-    public let authenticate: @Sendable (HTTPRequest) -> HTTPResponse?
+    let authenticate: @Sendable (HTTPRequest) -> HTTPResponse?
 
     public init(store: LocalAppStore, authenticate: @escaping @Sendable (HTTPRequest) -> HTTPResponse?) {
         self.store = store
