@@ -222,7 +222,7 @@ private final class ServerCore: Sendable {
     let handler: HTTPHandler
     let limits: HTTPServer.Limits
     let connections: ConnectionGuard
-    private let waiting = Mutex<(stopping: Bool, executors: [ObjectIdentifier: ConnectionExecutor])>((false, [:]))
+    private let waiting = BlockingLock<(stopping: Bool, executors: [ObjectIdentifier: ConnectionExecutor])>((false, [:]))
 
     init(handler: @escaping HTTPHandler, limits: HTTPServer.Limits) {
         self.handler = handler
