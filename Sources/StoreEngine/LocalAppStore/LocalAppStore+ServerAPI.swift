@@ -44,11 +44,10 @@ extension LocalAppStore {
     }
 
     /// Where a page of the history starts or ends: a transaction's `signedDate` in milliseconds, then its ID.
-    public struct HistoryPosition: Sendable, Comparable {
+    public struct HistoryPosition: Sendable {
         public var date: Int64
         public var id: Int64
         public init(date: Int64, id: Int64) { (self.date, self.id) = (date, id) }
-        public static func < (a: Self, b: Self) -> Bool { (a.date, a.id) < (b.date, b.id) }
     }
 
     /// Up to `size` completed transactions that `matches`, after `position` in the order they were
@@ -58,18 +57,11 @@ extension LocalAppStore {
     public func serverHistoryPage(after position: HistoryPosition?, ascending: Bool, size: Int,
                                   where matches: (ServerTransaction) -> Bool) -> (items: [ServerTransaction], hasMore: Bool) {
         catchUp()
-        let signed = LedgerSchema.signedDate(SQLDialect(engine: ledger.db.engine))
-        let (direction, comparison) = ascending ? ("ASC", ">") : ("DESC", "<")
-        let sql = """
-            SELECT \(Ledger.columns) FROM transactions
-            WHERE status = 'completed' AND (\(signed), id) \(comparison) (?, ?)
-            ORDER BY \(signed) \(direction), id \(direction) LIMIT ?
-            """
         var after = position ?? (ascending ? HistoryPosition(date: .min, id: .min) : HistoryPosition(date: .max, id: .max))
         var found: [ServerTransaction] = []
         let chunk = size + 1
         while found.count <= size {
-            let rows = read([]) { try ledger.rows(sql, [.int(after.date), .int(after.id), .int(Int64(chunk))]) }
+            let rows = read([]) { try ledger.historyRows(after: after.date, after.id, ascending: ascending, limit: chunk) }
             for row in rows {
                 guard let jws = row.jws else { continue }
                 let transaction = ServerTransaction(payload: row.payload, jws: jws, finished: row.finished)
