@@ -46,7 +46,7 @@ let package = Package(
         .target(name: "StorefrontApp", dependencies: ["StoreCore", "StoreSigning", "StoreEngine", "StoreClient", "StoreServer", "TerminalUI"]),
         .executableTarget(name: "storefront", dependencies: ["StorefrontApp"]),
         // Speed and memory targets, measured against baselines in the same run.
-        .executableTarget(name: "storefront-bench", dependencies: ["StorefrontApp", "StoreKit", "CLibCrypto", "CSQLite", "CLibPQ"]),
+        .executableTarget(name: "storefront-bench", dependencies: ["StorefrontApp", "StoreKit", "CLibCrypto", "CSQLite", "CLibPQ", "CMicroHTTPD"]),
 
         // Only the tests use these; no product ships them. The fixtures every test target shares
         // (repository paths, manual time, the PostgreSQL test server, the fast loop's tags), and the

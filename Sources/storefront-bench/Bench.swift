@@ -49,6 +49,7 @@ enum Bench {
         if LatencyFigures.ids.contains(where: wanted) {
             results += try await step("latency to the backend and another process") { try await LatencyFigures.run(sizes, wanted: wanted) }
         }
+        if wanted("serve-throughput") { results.append(try await step("the Server API under load") { try await ServeFigures.run(sizes) }) }
         if wanted("redelivery") { results.append(try await step("redelivery at launch") { try await RedeliveryFigures.run(sizes) }) }
         if wanted("scenarios") { results.append(try await step("scenario library") { try await ScenarioFigures.library() }) }
         if wanted("purchase-e2e") || wanted("purchase-e2e-1k") || wanted("purchase-e2e-1m") {

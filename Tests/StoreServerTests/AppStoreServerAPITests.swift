@@ -62,6 +62,24 @@ import StorefrontTestSupport
         #expect(try tokens.map { try f.transactionID(#require($0.stringValue)) } == [later])
     }
 
+    /// A page is read from the ledger's index a chunk at a time: a filter that passes over more rows
+    /// than a chunk still finds what lies beyond them, in either order.
+    @Test func aFilteredHistoryPageReachesPastManyRowsThatDoNotMatch() async throws {
+        let f = try APIFixture()
+        let first = try await f.buy(ID.removeAds)
+        for _ in 0..<50 { _ = try await f.buy(ID.coins) }
+        for sort in ["ASCENDING", "DESCENDING"] {
+            let response = await f.get("/inApps/v2/history/\(first)", [("productType", "NON_CONSUMABLE"), ("sort", sort)])
+            let tokens = try #require(response.json["signedTransactions"]?.arrayValue)
+            #expect(try tokens.map { try f.transactionID(#require($0.stringValue)) } == [first], "\(sort)")
+            #expect(response.json["hasMore"]?.boolValue == false, "\(sort)")
+        }
+        let newest = await f.get("/inApps/v2/history/\(first)", [("sort", "DESCENDING")])
+        let tokens = try #require(newest.json["signedTransactions"]?.arrayValue)
+        #expect(tokens.count == 20 && newest.json["hasMore"]?.boolValue == true)
+        #expect(try f.transactionID(#require(tokens.last?.stringValue)) != first)
+    }
+
     @Test func historyIncludesFinishedConsumablesAndEveryFilterMustMatch() async throws {
         let f = try APIFixture()
         let coins = try await f.buy(ID.coins)

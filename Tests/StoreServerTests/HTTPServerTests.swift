@@ -334,6 +334,19 @@ struct Echo: Codable, Equatable {
         }
     }
 
+    /// On loopback every client is one address: a backend's pool of 64 connections is served whole by default.
+    @Test func sixtyFourLoopbackConnectionsAreServedUnderTheDefaultLimits() async throws {
+        try await Self.withServer(limits: .default) { server in
+            let statuses = try await offPool {
+                let held = try (0..<64).map { _ in try RawClient(port: server.port, timeout: 10) }
+                defer { held.forEach { $0.close() } }
+                for client in held { client.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n") }
+                return held.map { $0.readResponse().statusCode }
+            }
+            #expect(statuses == Array(repeating: 200, count: 64))
+        }
+    }
+
     @Test func aHandlerThatTakesTooLongGets500AndIsCancelled() async throws {
         var limits = HTTPServer.Limits()
         limits.handlerTimeout = 0.2

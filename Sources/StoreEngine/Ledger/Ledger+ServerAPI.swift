@@ -5,6 +5,22 @@ import StoreCore
 /// extensions (by the backend's request ID, so a retried request extends once, answered as before;
 /// `effective` is when it was asked for), and the backend's own records.
 extension Ledger {
+    /// Up to `limit` completed transactions after (`date`, `id`) in the history's order, through its
+    /// index (`transactions_history`): `date` is `signedDate` in milliseconds.
+    func historyRows(after date: Int64, _ id: Int64, ascending: Bool, limit: Int) throws -> [Row] {
+        try rows(Self.historySQL(db.engine, ascending: ascending), [.int(date), .int(id), .int(Int64(limit))])
+    }
+
+    static func historySQL(_ engine: LedgerEngine, ascending: Bool) -> String {
+        let signed = LedgerSchema.signedDate(SQLDialect(engine: engine))
+        let (direction, comparison) = ascending ? ("ASC", ">") : ("DESC", "<")
+        return """
+            SELECT \(columns) FROM transactions
+            WHERE status = 'completed' AND (\(signed), id) \(comparison) (?, ?)
+            ORDER BY \(signed) \(direction), id \(direction) LIMIT ?
+            """
+    }
+
     func recordConsumption(transactionID: Int64, information: String, at date: Date) throws {
         try db.query("""
             INSERT INTO consumption(transaction_id, information, received) VALUES (?, ?, ?)

@@ -20,13 +20,14 @@ extension AppStoreServerAPI {
     func transactionHistory(_ text: String, _ request: HTTPRequest, version: Int) async throws -> HTTPResponse {
         try await requireCustomer(text)
         let query = try HistoryQuery(request)
-        let matching = await store.serverHistory().filter { transaction in
+        let page = await store.serverHistoryPage(after: query.after.map { .init(date: $0.date, id: $0.id) }, ascending: query.ascending,
+                                                 size: Page<Void>.size) { transaction in
             query.matches(transaction.payload)
                 && (version > 1 || transaction.payload.productType != .consumable || !transaction.finished || transaction.payload.isRevoked)
         }
-        let page = Page(matching, position: { HistoryQuery.position($0.payload) }, after: query.after, ascending: query.ascending)
+        let end = page.items.last.map { HistoryQuery.position($0.payload) } ?? query.after ?? (query.ascending ? .start : .end)
         return try await ok(envelope() + [
-            ("revision", .string(page.position.token)), ("hasMore", .bool(page.hasMore)),
+            ("revision", .string(end.token)), ("hasMore", .bool(page.hasMore)),
             ("signedTransactions", .array(page.items.map { .string($0.jws) })),
         ])
     }

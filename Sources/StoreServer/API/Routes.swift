@@ -11,15 +11,16 @@ struct Route: Sendable {
         self.method = method
         self.pattern = path.split(separator: "/")
         self.answer = answer
+        literalSegments = pattern.filter { $0 != "{}" }.count
     }
 
     /// How many segments are spelled out: where two routes match a path, the more literal one wins
     /// (`extend/mass` over `extend/{}`, `image/list` over `image/{}`).
-    var literalSegments: Int { pattern.filter { $0 != "{}" }.count }
+    let literalSegments: Int
 
-    /// The path's arguments when it matches (none for a path without any); nil otherwise.
-    func arguments(in path: String) -> [String]? {
-        let segments = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
+    /// The arguments of a path split at its slashes (`segments(of:)`) when it matches (none for a path
+    /// without any); nil otherwise.
+    func arguments(in segments: ArraySlice<Substring>) -> [String]? {
         guard segments.count == pattern.count else { return nil }
         var arguments: [String] = []
         for (segment, expected) in zip(segments, pattern) {
@@ -33,6 +34,11 @@ struct Route: Sendable {
         }
         return arguments
     }
+
+    /// A path's segments after its leading slash, split once for the whole table.
+    static func segments(of path: String) -> ArraySlice<Substring> {
+        path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
+    }
 }
 
 /// What a request's path and method find in a table of routes.
@@ -43,7 +49,8 @@ enum RouteMatch {
     case none
 
     init(_ request: HTTPRequest, in routes: [Route]) {
-        let paths = routes.compactMap { route in route.arguments(in: request.path).map { (route, $0) } }
+        let segments = Route.segments(of: request.path)
+        let paths = routes.compactMap { route in route.arguments(in: segments).map { (route, $0) } }
         if let (route, arguments) = paths.filter({ $0.0.method == request.method }).max(by: { $0.0.literalSegments < $1.0.literalSegments }) {
             self = .found(route, arguments: arguments)
         } else if paths.isEmpty {

@@ -8,22 +8,17 @@ import Synchronization
 /// trickles a header line every few seconds held its connection for ever, and 32 of them locked
 /// every other loopback client out; MHD's own limits close the connection unanswered.
 ///
-/// Each connection is watched from accept to close (MHD's connection notifications). One that has
+/// Each connection is watched from accept to close (MHD's connection notifications), through a
+/// `WatchedConnection` kept in MHD's socket context, so a request touches no lock shared with other
+/// connections (one shared lock taken three times a request held 64 clients to a tenth of MHD's own
+/// rate: its waiters spun on two cores). One that has
 /// been receiving its request for longer than `requestTimeout` is shut down (`shutdown(2)`, so MHD
 /// closes it as if the client had left); one opened beyond `maximumConnectionsPerIP` or
 /// `maximumConnections` is answered 429 as soon as its headers are in.
 final class ConnectionGuard: Sendable {
-    private struct Watched {
-        let descriptor: Int32
-        let client: [UInt8]
-        let isOverLimit: Bool
-        /// Since when its request (the first, or the next on a kept-alive connection) has been arriving;
-        /// nil while the handler answers it.
-        var receivingSince: ContinuousClock.Instant?
-    }
-
     private let limits: HTTPServer.Limits
-    private let watched = Mutex<[Int: Watched]>([:])
+    /// Every open connection, by its `WatchedConnection`'s identity: taken on open, close and the watch's look.
+    private let watched = Mutex<[ObjectIdentifier: WatchedConnection]>([:])
     /// Signalled to stop the watch, a thread that looks every quarter of the deadline (at most a second).
     private let stopping = DispatchSemaphore(value: 0)
 
@@ -43,48 +38,42 @@ final class ConnectionGuard: Sendable {
         (2 * limits.maximumConnections, 2 * limits.maximumConnectionsPerIP)
     }
 
-    func opened(_ connection: OpaquePointer) {
-        let descriptor = shim_connection_fd(connection), client = Self.address(connection)
-        watched.withLock { watched in
+    /// A new connection: what it is kept as, for MHD's socket context (retained until `closed`).
+    func opened(_ connection: OpaquePointer) -> UnsafeMutableRawPointer {
+        let client = Self.address(connection)
+        let entry = watched.withLock { watched in
             let sameClient = watched.values.count { $0.client == client }
             let isOverLimit = sameClient >= limits.maximumConnectionsPerIP || watched.count >= limits.maximumConnections
-            watched[Self.key(connection)] = Watched(descriptor: descriptor, client: client, isOverLimit: isOverLimit,
-                                                    receivingSince: .now)
+            let entry = WatchedConnection(descriptor: shim_connection_fd(connection), client: client, isOverLimit: isOverLimit)
+            watched[ObjectIdentifier(entry)] = entry
+            return entry
         }
+        return Unmanaged.passRetained(entry).toOpaque()
     }
 
-    func closed(_ connection: OpaquePointer) {
-        _ = watched.withLock { $0.removeValue(forKey: Self.key(connection)) }
+    func closed(_ context: UnsafeMutableRawPointer) {
+        let entry = Unmanaged<WatchedConnection>.fromOpaque(context).takeRetainedValue()
+        _ = watched.withLock { $0.removeValue(forKey: ObjectIdentifier(entry)) }
     }
 
-    func isOverLimit(_ connection: OpaquePointer) -> Bool {
-        watched.withLock { $0[Self.key(connection)]?.isOverLimit ?? false }
-    }
-
-    /// The request is in whole; its time to arrive stops counting.
-    func received(_ connection: OpaquePointer) {
-        watched.withLock { $0[Self.key(connection)]?.receivingSince = nil }
-    }
-
-    /// The answer is sent; the next request on the connection starts counting.
-    func answered(_ connection: OpaquePointer) {
-        watched.withLock { $0[Self.key(connection)]?.receivingSince = .now }
+    /// The connection's entry, while MHD holds it open (nil for a connection opened before the guard saw it).
+    static func entry(_ connection: OpaquePointer) -> WatchedConnection? {
+        shim_connection_context(connection).map { Unmanaged<WatchedConnection>.fromOpaque($0).takeUnretainedValue() }
     }
 
     private func shutDownLateRequests() {
-        let deadline = ContinuousClock.now - .milliseconds(Int64(limits.requestTimeout * 1000))
+        let deadline = DispatchTime.now().uptimeNanoseconds &- UInt64(limits.requestTimeout * 1e9)
         // Under the lock: MHD reports a connection closed before it closes its descriptor, so every
         // descriptor here is still that connection's, never a number reused by another file.
         watched.withLock { watched in
-            for (key, connection) in watched {
-                guard let since = connection.receivingSince, since < deadline else { continue }
+            for connection in watched.values {
+                let since = connection.receivingSince.load(ordering: .relaxed)
+                guard since != 0, since < deadline,
+                      connection.receivingSince.compareExchange(expected: since, desired: 0, ordering: .relaxed).exchanged else { continue }
                 shutdown(connection.descriptor, Int32(SHUT_RDWR))
-                watched[key]?.receivingSince = nil
             }
         }
     }
-
-    private static func key(_ connection: OpaquePointer) -> Int { Int(bitPattern: UnsafeRawPointer(connection)) }
 
     /// The client's IP address as bytes (its port left out: every connection of one host is one client).
     private static func address(_ connection: OpaquePointer) -> [UInt8] {
@@ -98,4 +87,26 @@ final class ConnectionGuard: Sendable {
             return []
         }
     }
+}
+
+/// One connection as the guard watches it.
+final class WatchedConnection: Sendable {
+    let descriptor: Int32
+    let client: [UInt8]
+    /// Opened beyond a limit: its requests are answered 429.
+    let isOverLimit: Bool
+    /// Since when (`DispatchTime` nanoseconds) its request (the first, or the next on a kept-alive
+    /// connection) has been arriving; 0 while the handler answers it.
+    let receivingSince: Atomic<UInt64>
+
+    init(descriptor: Int32, client: [UInt8], isOverLimit: Bool) {
+        (self.descriptor, self.client, self.isOverLimit) = (descriptor, client, isOverLimit)
+        receivingSince = Atomic(DispatchTime.now().uptimeNanoseconds)
+    }
+
+    /// The request is in whole; its time to arrive stops counting.
+    func received() { receivingSince.store(0, ordering: .relaxed) }
+
+    /// The answer is sent; the next request on the connection starts counting.
+    func answered() { receivingSince.store(DispatchTime.now().uptimeNanoseconds, ordering: .relaxed) }
 }

@@ -24,9 +24,10 @@ public final class HTTPServer: Sendable {
         /// running out of it closed the connection unanswered); Apple's endpoints take a few.
         public var maximumQueryArguments = 100
         /// Connections beyond these are answered 429 (Apple's errorCode 4290000) once their headers are
-        /// in; beyond twice these, closed on accept. On loopback every client is one IP.
-        public var maximumConnections = 64
-        public var maximumConnectionsPerIP = 32
+        /// in; beyond twice these, closed on accept. On loopback every client is one IP, so one address
+        /// may hold a backend's pool of 64 connections (32 turned half of 64 loopback clients away).
+        public var maximumConnections = 128
+        public var maximumConnectionsPerIP = 64
         /// Seconds a connection may stay silent (before or between requests) before MHD drops it.
         public var connectionTimeout = 15
         /// Seconds a request may take to arrive whole (request line, headers, body), however steadily
@@ -181,17 +182,22 @@ private let requestBegan: @convention(c) (UnsafeMutableRawPointer?, UnsafePointe
 }
 
 private let requestEnded: MHD_RequestCompletedCallback = { cls, connection, context, _ in
-    if let cls, let connection { Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue().connections.answered(connection) }
+    if let connection { ConnectionGuard.entry(connection)?.answered() }
     guard let context, let state = context.pointee else { return }
     Unmanaged<RequestState>.fromOpaque(state).release()
     context.pointee = nil
 }
 
-private let connectionChanged: MHD_NotifyConnectionCallback = { cls, connection, _, code in
-    guard let cls, let connection else { return }
+private let connectionChanged: MHD_NotifyConnectionCallback = { cls, connection, context, code in
+    guard let cls, let connection, let context else { return }
     let connections = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue().connections
     // 0 is MHD_CONNECTION_NOTIFY_STARTED, whose name does not import; the other code is CLOSED.
-    if code.rawValue == 0 { connections.opened(connection) } else { connections.closed(connection) }
+    if code.rawValue == 0 {
+        context.pointee = connections.opened(connection)
+    } else if let entry = context.pointee {
+        connections.closed(entry)
+        context.pointee = nil
+    }
 }
 
 private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, _, method, _, upload, uploadSize, context in
@@ -216,7 +222,7 @@ private final class ServerCore: Sendable {
     let handler: HTTPHandler
     let limits: HTTPServer.Limits
     let connections: ConnectionGuard
-    private let waiting = Mutex<(stopping: Bool, executors: [ObjectIdentifier: ConnectionExecutor])>((false, [:]))
+    private let waiting = BlockingLock<(stopping: Bool, executors: [ObjectIdentifier: ConnectionExecutor])>((false, [:]))
 
     init(handler: @escaping HTTPHandler, limits: HTTPServer.Limits) {
         self.handler = handler
@@ -229,7 +235,7 @@ private final class ServerCore: Sendable {
                  upload: UnsafePointer<CChar>?, uploadSize: UnsafeMutablePointer<Int>) -> MHD_Result {
         if !state.headersSeen {
             state.headersSeen = true
-            if connections.isOverLimit(connection) { return queue(Self.tooManyConnections, on: connection) }
+            if ConnectionGuard.entry(connection)?.isOverLimit == true { return queue(Self.tooManyConnections, on: connection) }
             if state.hasTooManyArguments { return queue(Self.tooManyArguments(limits), on: connection) }
             // Refused before the body is read; MHD then closes the connection rather than read it.
             if let declared = lookup(connection, "Content-Length"), UInt64(declared).map({ $0 > UInt64(limits.maximumBodyBytes) }) ?? false {
@@ -245,7 +251,7 @@ private final class ServerCore: Sendable {
             upload.withMemoryRebound(to: UInt8.self, capacity: count) { state.body.append($0, count: count) }
             return .YES
         }
-        connections.received(connection)
+        ConnectionGuard.entry(connection)?.received()
         let request = HTTPRequest(method: method, path: String(state.target.prefix { $0 != "?" }),
                                   query: values(connection, MHD_ValueKind.GET_ARGUMENT_KIND),
                                   headers: headers(connection), body: state.body)

@@ -12,6 +12,7 @@ enum LedgerSchema {
         LedgerMigration("v3 the Server API's own records (retention messaging, mass extensions, keys) and when an extension was asked for") { sql in
             serverRecords(sql)
         },
+        LedgerMigration("v4 completed transactions indexed in the order the Server API's history lists them") { sql in historyOrder(sql) },
     ])
 
     /// The schema version a ledger of this Storefront is at: how many migrations it has applied.
@@ -190,5 +191,16 @@ enum LedgerSchema {
         CREATE TABLE IF NOT EXISTS notification_data(seq \(sql.integer) PRIMARY KEY, fields TEXT NOT NULL);
         DROP INDEX IF EXISTS notifications_in_line;
         """
+    }
+
+    /// When a transaction was last signed, in milliseconds: Get Transaction History's order (then ID).
+    static func signedDate(_ sql: SQLDialect) -> String {
+        sql.on(sqlite: "json_extract(payload, '$.signedDate')", postgresql: "((payload::json->>'signedDate')::bigint)")
+    }
+
+    /// Completed transactions by `signedDate`, so a page of the history reads the page alone rather
+    /// than every transaction (80 ms at 1k transactions, growing with the ledger).
+    private static func historyOrder(_ sql: SQLDialect) -> String {
+        "CREATE INDEX IF NOT EXISTS transactions_history ON transactions(\(signedDate(sql)), id) WHERE status = 'completed';\n"
     }
 }
