@@ -303,17 +303,25 @@ public actor ScenarioRunner {
         await store.tick()
         if await manager.hasCrashed { appRunning = false }
         guard appRunning else { return }
-        // The app finishes every transaction it is handed unless its delivery failed (it says so) or it
-        // died: wait for that, however slowly a loaded machine lets it (the bound is for a stuck app).
-        let deadline = ContinuousClock.now + .seconds(15)
-        while ContinuousClock.now < deadline, await !store.unfinishedTransactions().isEmpty {
-            if await manager.hasCrashed || events.contains(where: \.isFailure) { break }
-            try? await Task.sleep(for: .milliseconds(10))
-        }
-        await manager.finishDelivering()  // a transaction is finished before the app reports it
+        await Self.waitForTheApp(store, manager) { await self.heardAFailure }
         await hearEverything()
         await manager.refresh()
     }
+
+    /// The app finishes every transaction it is handed unless it died or its delivery failed (`failed`):
+    /// waits for that, however slowly a loaded machine lets it (the bound is for a stuck app). The runner's
+    /// settle and the session recorder's save both end here, so a recorded end state is the one a replay reaches.
+    static func waitForTheApp(_ store: LocalAppStore, _ manager: StoreManager, failed: @Sendable () async -> Bool = { false }) async {
+        let deadline = ContinuousClock.now + .seconds(15)
+        while ContinuousClock.now < deadline, await !store.unfinishedTransactions().isEmpty {
+            if await manager.hasCrashed { break }
+            if await failed() { break }
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        await manager.finishDelivering()  // a transaction is finished before the app reports it
+    }
+
+    private var heardAFailure: Bool { events.contains(where: \.isFailure) }
 
     // MARK: Expectations
 

@@ -60,8 +60,7 @@ actor SessionRecorder {
         let body = (0..<next).flatMap { steps[$0] ?? [] }
         // What the last step set off has reached the app (a loaded machine may take seconds): the checks describe where it ends.
         await store.tick()
-        let deadline = ContinuousClock.now + .seconds(10)
-        while ContinuousClock.now < deadline, await !store.unfinishedTransactions().isEmpty { try? await Task.sleep(for: .milliseconds(10)) }
+        await ScenarioRunner.waitForTheApp(store, manager)
         await manager.refresh()
         let text = header() + opening + body + [""] + (await checks())
         try Data((text.joined(separator: "\n") + "\n").utf8).write(to: URL(fileURLWithPath: path), options: .atomic)

@@ -194,8 +194,11 @@ enum LedgerSchema {
     }
 
     /// When a transaction was last signed, in milliseconds: Get Transaction History's order (then ID).
+    /// SQLite's is NULL for a payload that is not JSON: an index over `json_extract` alone refused every
+    /// write to a damaged row and would stop the migration on a damaged ledger; its reader reports the damage.
     static func signedDate(_ sql: SQLDialect) -> String {
-        sql.on(sqlite: "json_extract(payload, '$.signedDate')", postgresql: "((payload::json->>'signedDate')::bigint)")
+        sql.on(sqlite: "(CASE WHEN json_valid(payload) THEN json_extract(payload, '$.signedDate') END)",
+               postgresql: "((payload::json->>'signedDate')::bigint)")
     }
 
     /// Completed transactions by `signedDate`, so a page of the history reads the page alone rather

@@ -131,5 +131,20 @@ extension StringTable {
         .refundOther: "其他",
         .redeemTitle: "兑换优惠代码",
         .redeemPrompt: "输入代码，然后按 Enter。",
+        // The paywall
+        .paywallSubscribe: "订阅",
+        .subscribeTo: "订阅{name}",
+        .restorePurchases: "恢复购买",
+        .redeemCode: "兑换代码",
+        .termsOfService: "服务条款",
+        .privacyPolicy: "隐私政策",
+        .currentPlan: "当前方案",
+        .paywallRenewsNote: "订阅会自动续期，直至取消。",
+        .noPlans: "此组中没有在本店面销售的项目。",
+        .subscribedTo: "你已订阅{name}。",
+        .changeUpgrade: "升级到{name} · {price} · 立即开始，未使用的时间将退款",
+        .changeDowngrade: "降级到{name} · {price} · {date}开始",
+        .changeCrossgradeNow: "切换到{name} · {price} · 立即开始",
+        .changeCrossgradeAtRenewal: "切换到{name} · {price} · {date}开始",
     ], perUnit: [.month: "月"])
 }

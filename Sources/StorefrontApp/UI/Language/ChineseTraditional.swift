@@ -131,5 +131,20 @@ extension StringTable {
         .refundOther: "其他",
         .redeemTitle: "兌換優惠代碼",
         .redeemPrompt: "輸入代碼，然後按 Enter。",
+        // The paywall
+        .paywallSubscribe: "訂閱",
+        .subscribeTo: "訂閱{name}",
+        .restorePurchases: "恢復購買項目",
+        .redeemCode: "兌換代碼",
+        .termsOfService: "服務條款",
+        .privacyPolicy: "隱私權政策",
+        .currentPlan: "目前方案",
+        .paywallRenewsNote: "訂閱會自動續訂，直到取消為止。",
+        .noPlans: "此群組中沒有在此店面販售的項目。",
+        .subscribedTo: "你已訂閱{name}。",
+        .changeUpgrade: "升級至{name} · {price} · 立即開始，未使用的時間將會退款",
+        .changeDowngrade: "降級至{name} · {price} · {date}開始",
+        .changeCrossgradeNow: "切換至{name} · {price} · 立即開始",
+        .changeCrossgradeAtRenewal: "切換至{name} · {price} · {date}開始",
     ], perUnit: [.month: "月"])
 }

@@ -31,6 +31,9 @@ enum Phrase: String, CaseIterable, Sendable {
     // Refunds and offer codes
     case refundTitle, refundAlready, refundQuestion, refundAccidental, refundFamily, refundNotAsExpected
     case refundNotReceived, refundOther, redeemTitle, redeemPrompt
+    // The paywall (SubscriptionStoreView, ProductView, SubscriptionOfferView)
+    case paywallSubscribe, subscribeTo, restorePurchases, redeemCode, termsOfService, privacyPolicy, currentPlan
+    case paywallRenewsNote, noPlans, subscribedTo, changeUpgrade, changeDowngrade, changeCrossgradeNow, changeCrossgradeAtRenewal
 }
 
 extension StringTable {
@@ -166,5 +169,20 @@ extension StringTable {
         .refundOther: "Other",
         .redeemTitle: "Redeem Offer Code",
         .redeemPrompt: "Enter the code, then press Enter.",
+        // The paywall
+        .paywallSubscribe: "Subscribe",
+        .subscribeTo: "Subscribe to {name}",
+        .restorePurchases: "Restore Purchases",
+        .redeemCode: "Redeem Code",
+        .termsOfService: "Terms of Service",
+        .privacyPolicy: "Privacy Policy",
+        .currentPlan: "Current plan",
+        .paywallRenewsNote: "Subscriptions renew automatically until cancelled.",
+        .noPlans: "Nothing in this group is sold in this storefront.",
+        .subscribedTo: "You're subscribed to {name}.",
+        .changeUpgrade: "Upgrade to {name} · {price} · starts now, the unused time is refunded",
+        .changeDowngrade: "Downgrade to {name} · {price} · starts on {date}",
+        .changeCrossgradeNow: "Switch to {name} · {price} · starts now",
+        .changeCrossgradeAtRenewal: "Switch to {name} · {price} · starts on {date}",
     ])
 }

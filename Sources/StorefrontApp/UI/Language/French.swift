@@ -131,5 +131,20 @@ extension StringTable {
         .refundOther: "Autre",
         .redeemTitle: "Utiliser un code d’offre",
         .redeemPrompt: "Saisissez le code, puis appuyez sur Entrée.",
+        // The paywall
+        .paywallSubscribe: "S'abonner",
+        .subscribeTo: "S'abonner à {name}",
+        .restorePurchases: "Restaurer les achats",
+        .redeemCode: "Utiliser un code",
+        .termsOfService: "Conditions d'utilisation",
+        .privacyPolicy: "Politique de confidentialité",
+        .currentPlan: "Forfait actuel",
+        .paywallRenewsNote: "Les abonnements se renouvellent automatiquement jusqu'à leur résiliation.",
+        .noPlans: "Aucun élément de ce groupe n'est vendu dans ce store.",
+        .subscribedTo: "Vous êtes abonné à {name}.",
+        .changeUpgrade: "Passer à {name} · {price} · commence maintenant, le temps non utilisé est remboursé",
+        .changeDowngrade: "Rétrograder vers {name} · {price} · commence le {date}",
+        .changeCrossgradeNow: "Changer pour {name} · {price} · commence maintenant",
+        .changeCrossgradeAtRenewal: "Changer pour {name} · {price} · commence le {date}",
     ])
 }

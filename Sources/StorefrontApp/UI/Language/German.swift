@@ -131,5 +131,20 @@ extension StringTable {
         .refundOther: "Sonstiges",
         .redeemTitle: "Angebotscode einlösen",
         .redeemPrompt: "Gib den Code ein und drücke Enter.",
+        // The paywall
+        .paywallSubscribe: "Abonnieren",
+        .subscribeTo: "{name} abonnieren",
+        .restorePurchases: "Käufe wiederherstellen",
+        .redeemCode: "Code einlösen",
+        .termsOfService: "Nutzungsbedingungen",
+        .privacyPolicy: "Datenschutzrichtlinie",
+        .currentPlan: "Aktuelles Abo",
+        .paywallRenewsNote: "Abos verlängern sich automatisch bis zur Kündigung.",
+        .noPlans: "Aus dieser Gruppe wird in diesem Store nichts verkauft.",
+        .subscribedTo: "Du hast {name} abonniert.",
+        .changeUpgrade: "Upgrade auf {name} · {price} · beginnt jetzt, die ungenutzte Zeit wird erstattet",
+        .changeDowngrade: "Downgrade auf {name} · {price} · beginnt am {date}",
+        .changeCrossgradeNow: "Wechsel zu {name} · {price} · beginnt jetzt",
+        .changeCrossgradeAtRenewal: "Wechsel zu {name} · {price} · beginnt am {date}",
     ])
 }

@@ -131,5 +131,20 @@ extension StringTable {
         .refundOther: "Altro",
         .redeemTitle: "Riscatta codice offerta",
         .redeemPrompt: "Inserisci il codice, poi premi Invio.",
+        // The paywall
+        .paywallSubscribe: "Abbonati",
+        .subscribeTo: "Abbonati a {name}",
+        .restorePurchases: "Ripristina acquisti",
+        .redeemCode: "Riscatta codice",
+        .termsOfService: "Termini di servizio",
+        .privacyPolicy: "Informativa sulla privacy",
+        .currentPlan: "Piano attuale",
+        .paywallRenewsNote: "Gli abbonamenti si rinnovano automaticamente fino alla disdetta.",
+        .noPlans: "Nulla di questo gruppo è in vendita in questo store.",
+        .subscribedTo: "Sei abbonato a {name}.",
+        .changeUpgrade: "Passa a {name} · {price} · inizia ora, il tempo non usato viene rimborsato",
+        .changeDowngrade: "Passa al piano inferiore {name} · {price} · inizia il {date}",
+        .changeCrossgradeNow: "Cambia in {name} · {price} · inizia ora",
+        .changeCrossgradeAtRenewal: "Cambia in {name} · {price} · inizia il {date}",
     ])
 }

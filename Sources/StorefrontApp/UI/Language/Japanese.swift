@@ -131,5 +131,20 @@ extension StringTable {
         .refundOther: "その他",
         .redeemTitle: "オファーコードを使う",
         .redeemPrompt: "コードを入力して Enter を押してください。",
+        // The paywall
+        .paywallSubscribe: "登録する",
+        .subscribeTo: "{name}に登録",
+        .restorePurchases: "購入を復元",
+        .redeemCode: "コードを使う",
+        .termsOfService: "利用規約",
+        .privacyPolicy: "プライバシーポリシー",
+        .currentPlan: "現在のプラン",
+        .paywallRenewsNote: "サブスクリプションはキャンセルするまで自動更新されます。",
+        .noPlans: "このグループには、このストアで販売中のものがありません。",
+        .subscribedTo: "{name}に登録中です。",
+        .changeUpgrade: "{name}にアップグレード · {price} · 今すぐ開始、未使用期間は返金されます",
+        .changeDowngrade: "{name}にダウングレード · {price} · {date}に開始",
+        .changeCrossgradeNow: "{name}に変更 · {price} · 今すぐ開始",
+        .changeCrossgradeAtRenewal: "{name}に変更 · {price} · {date}に開始",
     ], perUnit: [.week: "週", .month: "月"])
 }

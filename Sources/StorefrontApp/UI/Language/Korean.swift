@@ -131,5 +131,20 @@ extension StringTable {
         .refundOther: "기타",
         .redeemTitle: "혜택 코드 사용",
         .redeemPrompt: "코드를 입력한 다음 Enter를 누르십시오.",
+        // The paywall
+        .paywallSubscribe: "구독하기",
+        .subscribeTo: "{name} 구독하기",
+        .restorePurchases: "구입 항목 복원",
+        .redeemCode: "코드 사용",
+        .termsOfService: "서비스 약관",
+        .privacyPolicy: "개인정보 처리방침",
+        .currentPlan: "현재 플랜",
+        .paywallRenewsNote: "구독은 취소할 때까지 자동으로 갱신됩니다.",
+        .noPlans: "이 그룹에는 이 스토어에서 판매되는 항목이 없습니다.",
+        .subscribedTo: "{name}을(를) 구독 중입니다.",
+        .changeUpgrade: "{name}(으)로 업그레이드 · {price} · 지금 시작, 사용하지 않은 기간은 환불됩니다",
+        .changeDowngrade: "{name}(으)로 다운그레이드 · {price} · {date}에 시작",
+        .changeCrossgradeNow: "{name}(으)로 변경 · {price} · 지금 시작",
+        .changeCrossgradeAtRenewal: "{name}(으)로 변경 · {price} · {date}에 시작",
     ], perUnit: [.month: "월"])
 }

@@ -131,5 +131,20 @@ extension StringTable {
         .refundOther: "Outro",
         .redeemTitle: "Resgatar código de oferta",
         .redeemPrompt: "Digite o código e pressione Enter.",
+        // The paywall
+        .paywallSubscribe: "Assinar",
+        .subscribeTo: "Assinar {name}",
+        .restorePurchases: "Restaurar compras",
+        .redeemCode: "Resgatar código",
+        .termsOfService: "Termos de Serviço",
+        .privacyPolicy: "Política de Privacidade",
+        .currentPlan: "Plano atual",
+        .paywallRenewsNote: "As assinaturas são renovadas automaticamente até serem canceladas.",
+        .noPlans: "Nada deste grupo é vendido nesta loja.",
+        .subscribedTo: "Você assina {name}.",
+        .changeUpgrade: "Fazer upgrade para {name} · {price} · começa agora, o tempo não usado é reembolsado",
+        .changeDowngrade: "Fazer downgrade para {name} · {price} · começa em {date}",
+        .changeCrossgradeNow: "Mudar para {name} · {price} · começa agora",
+        .changeCrossgradeAtRenewal: "Mudar para {name} · {price} · começa em {date}",
     ])
 }

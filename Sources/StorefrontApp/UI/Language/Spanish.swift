@@ -131,5 +131,20 @@ extension StringTable {
         .refundOther: "Otro",
         .redeemTitle: "Canjear código de oferta",
         .redeemPrompt: "Introduce el código y pulsa Intro.",
+        // The paywall
+        .paywallSubscribe: "Suscribirse",
+        .subscribeTo: "Suscribirse a {name}",
+        .restorePurchases: "Restaurar compras",
+        .redeemCode: "Canjear código",
+        .termsOfService: "Términos del servicio",
+        .privacyPolicy: "Política de privacidad",
+        .currentPlan: "Plan actual",
+        .paywallRenewsNote: "Las suscripciones se renuevan automáticamente hasta que se cancelan.",
+        .noPlans: "Nada de este grupo se vende en esta tienda.",
+        .subscribedTo: "Estás suscrito a {name}.",
+        .changeUpgrade: "Mejorar a {name} · {price} · empieza ahora, se reembolsa el tiempo no usado",
+        .changeDowngrade: "Bajar a {name} · {price} · empieza el {date}",
+        .changeCrossgradeNow: "Cambiar a {name} · {price} · empieza ahora",
+        .changeCrossgradeAtRenewal: "Cambiar a {name} · {price} · empieza el {date}",
     ])
 }

@@ -22,7 +22,7 @@ enum PaywallLayout {
         case .buttons:
             // One button a plan, its label on several lines: what it buys, then the price and the offer.
             let paragraphs = rows.map { row in
-                (["[ " + PaywallText.subscribe(to: row.name) + " ]", indent + row.price] + row.notes.map { indent + $0 }).joined(separator: "\n")
+                (["[ " + state.words(.subscribeTo, ["name": row.name]) + " ]", indent + row.price] + row.notes.map { indent + $0 }).joined(separator: "\n")
             }
             return Lines(paragraphs: Array(paragraphs.flatMap { [$0, ""] }.dropLast()), selected: selected * 2)
         case .prominentPicker:
@@ -49,10 +49,10 @@ enum PaywallLayout {
 
         init(_ p: Product, _ state: AppState) {
             name = p.displayName
-            price = p.priceWithPeriod
-            notes = PaywallSheet.activeOffer(p, state).map { [PaywallText.offer(p.offerText($0.terms))] } ?? []
+            price = state.words.priceWithPeriod(p)
+            notes = PaywallSheet.activeOffer(p, state).map { [state.words.offerLine(p, $0.terms)] } ?? []
             if let current = state.snapshot.effectiveStatus(group: p.subscription?.groupID ?? "")?.transaction.payload,
-               current.productID == p.id { notes.append(PaywallText.currentPlan) }
+               current.productID == p.id { notes.append(state.words(.currentPlan)) }
         }
     }
 

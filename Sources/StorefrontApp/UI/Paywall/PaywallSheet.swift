@@ -18,15 +18,17 @@ struct PaywallSheet: SheetView, Equatable {
     var stacked: SheetState { .paywall(self) }
 
     func bindings(_ state: AppState) -> [Binding] {
-        [Binding(keys: [.enter], name: "Enter", label: [PaywallText.subscribe, PaywallText.restore, PaywallText.redeem][button], action: .activate),
+        // Key hints are the tester's chrome, in English like every screen's (docs/languages.md).
+        let t = StringTable.english
+        return [Binding(keys: [.enter], name: "Enter", label: Self.buttons(t)[button], action: .activate),
          Binding(keys: [.up, .character("k")], name: "↑↓", label: "Previous plan", action: .up, hint: "Plan"),
          Binding(keys: [.down, .character("j")], name: "↓", label: "Next plan", action: .down, footer: false),
          Binding(keys: [.left, .right, .tab], name: "←→", label: "Button", action: .right),
          Binding(keys: [.character("s")], name: "s", label: "Control style", action: .nextStyle, hint: "Style"),
          // Also what a click on `[ Subscribe ]` finds, whichever button Enter presses.
-         Binding(keys: [.character("u")], name: "u", label: PaywallText.subscribe, action: .confirm, footer: false),
-         Binding(keys: [.character("r")], name: "r", label: PaywallText.restore, action: .restore, footer: false),
-         Binding(keys: [.character("c")], name: "c", label: PaywallText.redeem, action: .redeem, footer: false),
+         Binding(keys: [.character("u")], name: "u", label: t(.paywallSubscribe), action: .confirm, footer: false),
+         Binding(keys: [.character("r")], name: "r", label: t(.restorePurchases), action: .restore, footer: false),
+         Binding(keys: [.character("c")], name: "c", label: t(.redeemCode), action: .redeem, footer: false),
          KeyMap.close,
          Binding(keys: [.character("q"), .control("c")], name: "q", label: "Quit", action: .quit)]
     }
@@ -96,16 +98,20 @@ struct PaywallSheet: SheetView, Equatable {
         let plans = Self.plans(groupID, state)
         var body = marketing(state) + subscriberOffer(plans, state)
         let first = body.count
-        let planLines = plans.isEmpty ? PaywallLayout.Lines(paragraphs: [PaywallText.noPlans]) : PaywallLayout.plans(plans, style: style.resolved, selected: selected, width: width, state)
+        let planLines = plans.isEmpty ? PaywallLayout.Lines(paragraphs: [state.words(.noPlans)]) : PaywallLayout.plans(plans, style: style.resolved, selected: selected, width: width, state)
         body += planLines.paragraphs
-        body += [PaywallText.renewsNote, "\(PaywallText.termsOfService): \(state.termsOfServiceURL ?? PaywallText.standardEULA)"]
-        if let privacy = state.privacyPolicyURL { body.append("\(PaywallText.privacyPolicy): \(privacy)") }
+        let t = state.words
+        body += [t(.paywallRenewsNote), "\(t(.termsOfService)): \(state.termsOfServiceURL ?? PaywallText.standardEULA)"]
+        if let privacy = state.privacyPolicyURL { body.append("\(t(.privacyPolicy)): \(privacy)") }
         let title = (plans.first?.groupName ?? groupID) + " · " + style.title
-        return Sheet(title: title, body: body, buttons: [PaywallText.subscribe, PaywallText.restore, PaywallText.redeem],
+        return Sheet(title: title, body: body, buttons: Self.buttons(t),
                      selectedButton: button, selectedParagraph: planLines.selected.map { first + $0 }, maxTextWidth: width,
                      // As wide as it may be in every style, so switching styles never resizes it.
                      alternativeBodies: [[String(repeating: "\u{00A0}", count: width)]])
     }
+
+    /// Subscribe, Restore Purchases, Redeem Code: the sheet's buttons, as `button` counts them.
+    static func buttons(_ t: StringTable) -> [String] { [t(.paywallSubscribe), t(.restorePurchases), t(.redeemCode)] }
 
     /// The group's marketing content in the customer's locale: headline, text and features.
     private func marketing(_ state: AppState) -> [String] {
@@ -118,11 +124,11 @@ struct PaywallSheet: SheetView, Equatable {
         guard let status = state.snapshot.effectiveStatus(group: groupID), status.state.grantsAccess,
               let current = status.transaction.payload, let currentPlan = state.product(current.productID),
               let currentTerms = currentPlan.subscription else { return [] }
-        var lines = [PaywallText.subscribedTo(currentPlan.displayName)]
+        let t = state.words
+        var lines = [t(.subscribedTo, ["name": currentPlan.displayName])]
         if let chosen = plans[safe: selected], chosen.id != currentPlan.id, let terms = chosen.subscription {
             let renewal = Format.date(status.renewalInfo.payload?.renewalDate ?? current.expirationDate ?? state.snapshot.now)
-            lines.append(PaywallText.change(PlanChangeKind(from: currentTerms, to: terms), to: chosen.displayName,
-                                            price: chosen.priceWithPeriod, renewal: renewal))
+            lines.append(t.change(PlanChangeKind(from: currentTerms, to: terms), to: chosen, renewal: renewal))
         }
         return lines + [""]
     }

@@ -30,15 +30,15 @@ struct ProductCardSheet: SheetView, Equatable {
 
     func sheet(_ state: AppState, in area: Rect) -> Sheet {
         guard let p = state.product(productID) else {
-            return Sheet(title: PaywallText.productCard(style.title), body: [PaywallText.noPlans])
+            return Sheet(title: PaywallText.productCard(style.title), body: [state.words(.noPlans)])
         }
-        let offer = PaywallSheet.activeOffer(p, state).map { PaywallText.offer(p.offerText($0.terms)) }
+        let offer = PaywallSheet.activeOffer(p, state).map { state.words.offerLine(p, $0.terms) }
         let body: [String] = switch style {
         case .compact: [p.displayName]
         case .regular: [p.displayName, p.description] + (offer.map { [$0] } ?? [])
         case .large: [p.groupName ?? p.type.title, "", p.displayName.uppercased(), "", p.description, ""] + (offer.map { [$0] } ?? [])
         }
-        return Sheet(title: PaywallText.productCard(style.title), body: body, buttons: [p.priceWithPeriod], selectedButton: 0,
+        return Sheet(title: PaywallText.productCard(style.title), body: body, buttons: [state.words.priceWithPeriod(p)], selectedButton: 0,
                      maxTextWidth: style == .large ? 60 : 44)
     }
 }
