@@ -40,7 +40,9 @@ struct HostileBackendTests {
 
     /// A backend that answers `status` with a body that never ends (it stops itself after two minutes, or
     /// at SIGTERM, and prints how much it sent).
-    static func endlessBody(status: String) -> String { """
+    /// `trickling`: a kilobyte every 50 ms rather than as fast as the reader takes it (an endless
+    /// body that loads no core, where the test is about the attempt's end, not its memory).
+    static func endlessBody(status: String, trickling: Bool = false) -> String { """
         import signal, socket, sys, time
         signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
         signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM})  # blocked in the thread that spawned it
@@ -50,10 +52,11 @@ struct HostileBackendTests {
         connection, _ = server.accept()
         connection.recv(65536)
         connection.sendall(b"HTTP/1.1 \(status)\\r\\nContent-Length: 100000000000\\r\\n\\r\\n")
-        chunk, sent, began = b"x" * 65536, 0, time.time()
+        chunk, pause, sent, began = b"x" * (1024 if \(trickling ? "True" : "False") else 65536), \(trickling ? "0.05" : "0"), 0, time.time()
         try:
             while time.time() - began < 120:
                 connection.sendall(chunk); sent += len(chunk)
+                if pause: time.sleep(pause)
         except OSError:
             pass
         finally:
@@ -74,10 +77,10 @@ struct HostileBackendTests {
     /// `stoppingTheBackend`: the attempt must be over while the backend still sends, which the test then
     /// stops (a redirect's body is read until the backend stops, and Foundation's one queue for the whole
     /// process is busy meanwhile). Otherwise the dispatcher closes the connection within `limit`.
-    func endlessAnswer(status: String = "200 OK", starvingThePool: Bool, stoppingTheBackend: Bool = false,
+    func endlessAnswer(status: String = "200 OK", starvingThePool: Bool, stoppingTheBackend: Bool = false, trickling: Bool = false,
                        timeout: TimeInterval = 3, within limit: Duration = .seconds(5)) async throws {
         let script = FileManager.default.temporaryDirectory.appendingPathComponent("endless-\(UUID().uuidString).py")
-        try Self.endlessBody(status: status).write(to: script, atomically: true, encoding: .utf8)
+        try Self.endlessBody(status: status, trickling: trickling).write(to: script, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(at: script) }
         let process = Process(), output = Pipe()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
@@ -135,7 +138,7 @@ struct HostileBackendTests {
     /// Last in the suite: until the backend stops, Foundation's one queue for every session in the process is busy.
     @Test func anEndlessRedirectIsAFailedAttemptThatEndsAtTheTimeout() async throws {
         try await endlessAnswer(status: "302 Found\\r\\nLocation: /elsewhere", starvingThePool: false,
-                                stoppingTheBackend: true, timeout: 1)
+                                stoppingTheBackend: true, trickling: true, timeout: 1)
     }
 
     /// The process's peak resident memory, in bytes.

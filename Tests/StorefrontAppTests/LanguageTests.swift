@@ -18,7 +18,9 @@ import StorefrontTestSupport
     static let englishWords = ["Price", "Renews", "Subscribed", "Subscription", "Subscriptions", "Balance", "Environment", "then", "free",
                                "Confirm", "Cancel", "Offer", "Intro offer", "offer", "until", "for", "month", "months", "week", "year",
                                "Manage", "Keep", "Agree", "Not Now", "Refund", "Redeem", "Expires", "Product", "Switch", "Billing",
-                               "Owned", "Pending", "Purchasing", "renew", "once", "Win-back", "Update", "Payment", "Commitment"]
+                               "Owned", "Pending", "Purchasing", "renew", "once", "Win-back", "Update", "Payment", "Commitment",
+                               "Waiting", "approval", "interrupted", "unverified", "Lasts", "Sharing", "customers", "anyone",
+                               "available", "cannot", "redeemed", "Consumable", "Non-Consumable", "Auto-Renewable"]
 
     @Test("every table has every phrase, with the English phrase's slots")
     func everyTableHasEveryPhrase() {
@@ -66,6 +68,18 @@ import StorefrontTestSupport
         #expect(terms == "1 Woche gratis, danach 4,99 €/Monat", "\(terms)")
     }
 
+    @Test("the answer to a purchase or a code is in the customer's language: Ask to Buy, StoreKit's errors, OK")
+    func outcomesAreInTheCustomersLanguage() async throws {
+        var state = try await fixtureState(storefront: "JPN", locale: "ja_JP", purchases: false)
+        PaymentSheet.finish("com.lumenquest.pro", .pending(.askToBuy), &state)
+        RedeemSheet.finish(code: "NOPE", .offerCode(.unknownCode), &state)
+        let drawn = state.sheets.map { $0.view.sheet(state, in: Rect(x: 0, y: 0, width: 100, height: 30)) }
+        #expect(drawn.map(\.title) == [StringTable.japanese(.waitingTitle), StringTable.japanese(.codeNotRedeemedTitle)])
+        #expect(drawn.last?.body == [StringTable.japanese(.errorCodeUnknown)])
+        #expect(drawn.allSatisfy { $0.buttons == [StringTable.japanese(.okButton)] })
+        #expect(drawn.first?.body.first?.contains(state.product("com.lumenquest.pro")?.displayName ?? "?") == true)
+    }
+
     @Test func periodsAfterAPriceAreTheAppStoresUnitInEachLanguage() async throws {
         let expected = ["ja_JP": "¥800/月", "zh_CN": "/月", "zh_TW": "/月", "ko_KR": "/월", "de_DE": "/Monat", "fr_FR": "/mois",
                         "es_ES": "/mes", "it_IT": "/mese", "pt_BR": "/mês", "en_US": "/month"]
@@ -88,6 +102,7 @@ import StorefrontTestSupport
             // Names from the catalog are the catalog's, not the tables'.
             let names = state.snapshot.products.flatMap { [$0.displayName, $0.description, $0.groupName ?? "", $0.id] }
                 + state.snapshot.products.compactMap(\.subscription).flatMap { $0.promotionalOffers.compactMap(\.id) + $0.winBackOffers.compactMap(\.id) }
+                + state.offerCodes.map(\.referenceName)
             texts = texts.map { text in names.filter { !$0.isEmpty }.sorted { $0.count > $1.count }.reduce(text) { $0.replacingOccurrences(of: $1, with: "") } }
             for text in texts {
                 let words = Set(text.split { !$0.isLetter && $0 != "-" }.map(String.init))
@@ -116,7 +131,35 @@ import StorefrontTestSupport
         }
         if let bought = state.ledger.first(where: { $0.status == .completed }) { add(RefundRequestSheet.sheet(for: bought.payload, state)) }
         add(.redeem(RedeemSheet()))
+        for product in state.snapshot.products { add(.productDetail(ProductDetailSheet(productID: product.id))) }
+        texts += outcomeText(state)
         return texts.filter { !$0.isEmpty }
+    }
+
+    /// Every StoreKit error, as the message after a purchase or an offer code; Ask to Buy,
+    /// an interrupted purchase and an unverified one; each with its OK.
+    static func outcomeText(_ state: AppState) -> [String] {
+        let failures = StoreKitError.allCases.map(StoreFailure.storeKit) + PurchaseError.allCases.map(StoreFailure.purchase)
+            + VerificationError.allCases.map(StoreFailure.verification) + RefundRequestError.allCases.map(StoreFailure.refund)
+            + OfferCodeError.allCases.map(StoreFailure.offerCode)
+        let productID = "com.lumenquest.pro"
+        let results = failures.map(PurchaseResult.failed) + [.pending(.askToBuy), .pending(.interrupted), .success(.unverified(nil, .invalidSignature))]
+        var sheets: [SheetState] = []
+        for result in results {
+            var after = state
+            PaymentSheet.finish(productID, result, &after)
+            sheets += after.sheets
+        }
+        for failure in failures {
+            var after = state
+            RedeemSheet.finish(code: "LUMENWEEK", failure, &after)
+            sheets += after.sheets
+        }
+        #expect(sheets.count == results.count + failures.count, "every outcome but success shows a message")
+        return sheets.flatMap { sheet in
+            let drawn = sheet.view.sheet(state, in: Rect(x: 0, y: 0, width: 120, height: 40))
+            return [drawn.title] + drawn.body + drawn.buttons
+        }
     }
 
     /// StoreKit's messages (price increase, billing issue, win-back) as a customer in `locale` reads them.

@@ -39,7 +39,7 @@ import TerminalUI
     func detailListsEveryOffer() async throws {
         let state = try await fixtureState()
         let lines = ProductDetailSheet(productID: "com.lumenquest.plus.monthly").lines(state)
-        #expect(lines.contains { $0.hasPrefix("Introductory offer: ") && $0.contains("then $4.99/month") })
+        #expect(lines.contains { $0.hasPrefix("Intro offer: ") && $0.contains("then $4.99/month") })
         #expect(lines.contains("Promotional offers:") && lines.contains { $0.hasPrefix("  plus.loyalty · ") })
         #expect(lines.contains("Win-back offers:") && lines.contains { $0.hasPrefix("  plus.winback · ") })
         #expect(!ProductDetailSheet(productID: "com.lumenquest.coins.100").lines(state).contains { $0.contains("offer:") || $0.hasSuffix("offers:") })

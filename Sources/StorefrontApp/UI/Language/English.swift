@@ -34,6 +34,20 @@ enum Phrase: String, CaseIterable, Sendable {
     // The paywall (SubscriptionStoreView, ProductView, SubscriptionOfferView)
     case paywallSubscribe, subscribeTo, restorePurchases, redeemCode, termsOfService, privacyPolicy, currentPlan
     case paywallRenewsNote, noPlans, subscribedTo, changeUpgrade, changeDowngrade, changeCrossgradeNow, changeCrossgradeAtRenewal
+    // A purchase's outcome and the redeem sheet's answer
+    case okButton, purchaseFailedTitle, waitingTitle, waitingText, interruptedTitle, interruptedText
+    case unverifiedTitle, unverifiedText, codeNotRedeemedTitle, codePlaceholder, redeeming
+    // StoreKit's errors, as their localizedDescription reads (`StringTable.message(for:)`)
+    case errorUnknown, errorUserCancelled, errorNetwork, errorSystem, errorNotAvailableInStorefront, errorNotEntitled
+    case errorUnsupported, errorInvalidQuantity, errorProductUnavailable, errorPurchaseNotAllowed, errorIneligibleForOffer
+    case errorInvalidOfferIdentifier, errorInvalidOfferPrice, errorInvalidOfferSignature, errorMissingOfferParameters
+    case errorVerification, errorRefundDuplicate, errorRefundFailed, errorCodeUnknown, errorCodeUsedUp, errorCodeExpired
+    case errorCodeNotEligible, errorCodeAlreadyOwned, errorCodeNotInStorefront
+    // The product's details
+    case detailTitle, detailNotSoldHere, detailType, typeConsumable, typeNonConsumable, typeAutoRenewable, typeNonRenewing
+    case detailGroup, detailPlans, detailPlanTotal, detailNotSold, detailPromotionalOffers, detailWinBackOffers
+    case detailLasts, detailFamilySharing, detailStatus, detailOfferCodes, codeForNew, codeForExisting, codeForExpired
+    case codeForAnyone, codeGrantsProduct, codeAlias, codeUntil, codeExpiredOn, listSeparator
 }
 
 extension StringTable {
@@ -184,5 +198,69 @@ extension StringTable {
         .changeDowngrade: "Downgrade to {name} · {price} · starts on {date}",
         .changeCrossgradeNow: "Switch to {name} · {price} · starts now",
         .changeCrossgradeAtRenewal: "Switch to {name} · {price} · starts on {date}",
+        // A purchase's outcome and the redeem sheet's answer
+        .okButton: "OK",
+        .purchaseFailedTitle: "Purchase failed",
+        .waitingTitle: "Waiting for approval",
+        .waitingText: "Ask to Buy: a parent must approve {name}. It will appear when approved.",
+        .interruptedTitle: "Action required",
+        .interruptedText: "The purchase of {name} was interrupted. Resolve it in the QA panel (4).",
+        .unverifiedTitle: "Purchase unverified",
+        .unverifiedText: "{name} was bought but its transaction failed verification ({error}). It was not delivered.",
+        .codeNotRedeemedTitle: "Code not redeemed",
+        .codePlaceholder: "CODE",
+        .redeeming: "Redeeming…",
+        // StoreKit's errors
+        .errorUnknown: "An unknown error occurred.",
+        .errorUserCancelled: "The purchase was cancelled.",
+        .errorNetwork: "Cannot connect to the App Store (network error).",
+        .errorSystem: "The App Store reported a system error.",
+        .errorNotAvailableInStorefront: "This item is not available in your country or region.",
+        .errorNotEntitled: "This app is not entitled to use this App Store feature.",
+        .errorUnsupported: "This action is not supported here.",
+        .errorInvalidQuantity: "That quantity cannot be purchased.",
+        .errorProductUnavailable: "This product is not available.",
+        .errorPurchaseNotAllowed: "Purchases are not allowed on this account.",
+        .errorIneligibleForOffer: "You are not eligible for this offer.",
+        .errorInvalidOfferIdentifier: "The offer identifier is not valid.",
+        .errorInvalidOfferPrice: "The offer price is not valid.",
+        .errorInvalidOfferSignature: "The offer signature is not valid.",
+        .errorMissingOfferParameters: "The offer is missing its signature.",
+        .errorVerification: "The transaction failed verification ({error}).",
+        .errorRefundDuplicate: "A refund request for this purchase is already pending.",
+        .errorRefundFailed: "The refund request could not be submitted.",
+        .errorCodeUnknown: "This code is not valid.",
+        .errorCodeUsedUp: "This code has already been redeemed the maximum number of times.",
+        .errorCodeExpired: "This code has expired.",
+        .errorCodeNotEligible: "This account is not eligible for this code.",
+        .errorCodeAlreadyOwned: "You already own what this code grants.",
+        .errorCodeNotInStorefront: "This code is not available in your country or region.",
+        // The product's details
+        .detailTitle: "Product",
+        .detailNotSoldHere: "Product {id} is not sold in this storefront.",
+        .detailType: "Type: {type}",
+        .typeConsumable: "Consumable",
+        .typeNonConsumable: "Non-Consumable",
+        .typeAutoRenewable: "Auto-Renewable Subscription",
+        .typeNonRenewing: "Non-Renewing Subscription",
+        .detailGroup: "Group: {group}, level {level}",
+        .detailPlans: "Billing plans (b on the payment sheet):",
+        .detailPlanTotal: "{terms} · {total} in all",
+        .detailNotSold: "not sold",
+        .detailPromotionalOffers: "Promotional offers:",
+        .detailWinBackOffers: "Win-back offers:",
+        .detailLasts: "Lasts: {length}",
+        .detailFamilySharing: "Family Sharing: yes",
+        .detailStatus: "Status: {status}",
+        .detailOfferCodes: "Offer codes (redeem with c):",
+        .codeForNew: "new customers",
+        .codeForExisting: "subscribers",
+        .codeForExpired: "lapsed subscribers",
+        .codeForAnyone: "anyone",
+        .codeGrantsProduct: "the product, free",
+        .codeAlias: "(or {name})",
+        .codeUntil: "until {date}",
+        .codeExpiredOn: "expired {date}",
+        .listSeparator: ", ",
     ])
 }

@@ -44,3 +44,56 @@ extension StringTable {
         period.value == 1 ? perUnit[period.unit] ?? PeriodNames.per(period, locale: p.locale) : PeriodNames.per(period, locale: p.locale)
     }
 }
+
+/// StoreKit's errors and product types in the customer's language (`StoreFailure.message` is the
+/// English the command line prints).
+extension StringTable {
+    /// What the customer reads when a call fails: the error's localized description.
+    func message(for failure: StoreFailure) -> String {
+        switch failure {
+        case .storeKit(let e):
+            switch e {
+            case .unknown: self(.errorUnknown)
+            case .userCancelled: self(.errorUserCancelled)
+            case .networkError: self(.errorNetwork)
+            case .systemError: self(.errorSystem)
+            case .notAvailableInStorefront: self(.errorNotAvailableInStorefront)
+            case .notEntitled: self(.errorNotEntitled)
+            case .unsupported: self(.errorUnsupported)
+            }
+        case .purchase(let e):
+            switch e {
+            case .invalidQuantity: self(.errorInvalidQuantity)
+            case .productUnavailable: self(.errorProductUnavailable)
+            case .purchaseNotAllowed: self(.errorPurchaseNotAllowed)
+            case .ineligibleForOffer: self(.errorIneligibleForOffer)
+            case .invalidOfferIdentifier: self(.errorInvalidOfferIdentifier)
+            case .invalidOfferPrice: self(.errorInvalidOfferPrice)
+            case .invalidOfferSignature: self(.errorInvalidOfferSignature)
+            case .missingOfferParameters: self(.errorMissingOfferParameters)
+            }
+        case .verification(let e): self(.errorVerification, ["error": e.rawValue])
+        case .refund(.duplicateRequest): self(.errorRefundDuplicate)
+        case .refund(.failed): self(.errorRefundFailed)
+        case .offerCode(let e):
+            switch e {
+            case .unknownCode: self(.errorCodeUnknown)
+            case .usedUp: self(.errorCodeUsedUp)
+            case .expired: self(.errorCodeExpired)
+            case .notEligible: self(.errorCodeNotEligible)
+            case .alreadyOwned: self(.errorCodeAlreadyOwned)
+            case .notAvailableInStorefront: self(.errorCodeNotInStorefront)
+            }
+        }
+    }
+
+    /// "Auto-Renewable Subscription", "自動更新サブスクリプション".
+    func name(of type: ProductType) -> String {
+        switch type {
+        case .consumable: self(.typeConsumable)
+        case .nonConsumable: self(.typeNonConsumable)
+        case .autoRenewable: self(.typeAutoRenewable)
+        case .nonRenewing: self(.typeNonRenewing)
+        }
+    }
+}

@@ -8,6 +8,6 @@ struct MessageSheet: SheetView, Equatable {
     var stacked: SheetState { .message(self) }
 
     func sheet(_ state: AppState, in area: Rect) -> Sheet {
-        Sheet(title: title, body: [text], buttons: ["OK"], selectedButton: 0)
+        Sheet(title: title, body: [text], buttons: [state.words(.okButton)], selectedButton: 0)
     }
 }

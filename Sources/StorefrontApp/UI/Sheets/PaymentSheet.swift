@@ -195,6 +195,7 @@ struct PaymentSheet: SheetView, Equatable {
         let owned = state.sheets.contains { if case .payment(let sheet) = $0 { sheet.wasAlreadyPurchased } else { false } }
         state.sheets.removeAll { if case .payment = $0 { true } else { false } }
         let name = state.product(productID)?.displayName ?? productID
+        let t = state.words
         switch result {
         case .success(let v) where v.isVerified && owned:
             state.status = "Already yours: \(name), at no charge"
@@ -202,15 +203,15 @@ struct PaymentSheet: SheetView, Equatable {
             let quantity = v.payload?.quantity ?? 1
             state.status = quantity > 1 ? "Purchased \(quantity) × \(name)" : "Purchased \(name)"
         case .success(let v):
-            state.sheets.append(.message(title: "Purchase unverified", text: "\(name) was bought but its transaction failed verification (\(v.error?.rawValue ?? "?")). It was not delivered."))
+            state.sheets.append(.message(title: t(.unverifiedTitle), text: t(.unverifiedText, ["name": name, "error": v.error?.rawValue ?? "?"])))
         case .userCancelled:
             state.status = "Purchase cancelled"
         case .pending(.askToBuy):
-            state.sheets.append(.message(title: "Waiting for approval", text: "Ask to Buy: a parent must approve \(name). It will appear when approved."))
+            state.sheets.append(.message(title: t(.waitingTitle), text: t(.waitingText, ["name": name])))
         case .pending(.interrupted):
-            state.sheets.append(.message(title: "Action required", text: "The purchase of \(name) was interrupted. Resolve it in the QA panel (4)."))
+            state.sheets.append(.message(title: t(.interruptedTitle), text: t(.interruptedText, ["name": name])))
         case .failed(let failure):
-            state.sheets.append(.message(title: "Purchase failed", text: failure.message))
+            state.sheets.append(.message(title: t(.purchaseFailedTitle), text: t.message(for: failure)))
         }
     }
 }

@@ -19,59 +19,67 @@ struct ProductDetailSheet: SheetView, Equatable {
     }
 
     func lines(_ state: AppState) -> [String] {
-        guard let p = state.product(productID) else { return ["Product \(productID) is not sold in this storefront."] }
-        var lines = [p.displayName, p.description, "", "Price: \(p.priceWithPeriod)", "Type: \(p.type.signedName)", "ID: \(p.id)"]
-        if let group = p.groupName, let terms = p.subscription { lines.append("Group: \(group), level \(terms.level)") }
+        let t = state.words
+        guard let p = state.product(productID) else { return [t(.detailNotSoldHere, ["id": productID])] }
+        var lines = [p.displayName, p.description, "", t(.priceLine, ["price": t.priceWithPeriod(p)]),
+                     t(.detailType, ["type": t.name(of: p.type)]), "ID: \(p.id)"]
+        if let group = p.groupName, let terms = p.subscription { lines.append(t(.detailGroup, ["group": group, "level": "\(terms.level)"])) }
         if let plans = p.subscription?.billingPlans, !plans.isEmpty {
-            lines += ["", "Billing plans (b on the payment sheet):"] + plans.map { "  " + Self.describe($0, p) }
+            lines += ["", t(.detailPlans)] + plans.map { "  " + Self.describe($0, p, t) }
         }
-        if let terms = p.subscription { lines += Self.offers(terms, p) }
-        if let d = p.duration { lines.append("Lasts: \(p.words(d))") }
-        if p.isFamilyShareable { lines.append("Family Sharing: yes") }
+        if let terms = p.subscription { lines += Self.offers(terms, p, t) }
+        if let d = p.duration { lines.append(t(.detailLasts, ["length": p.words(d)])) }
+        if p.isFamilyShareable { lines.append(t(.detailFamilySharing)) }
         let mark = StoreScreen.marks(p, state).text
         // A mark that names itself ("Balance: 1") needs no "Status:" before it.
-        if !mark.isEmpty { lines.append(mark.contains(":") ? mark : "Status: \(mark)") }
+        if !mark.isEmpty { lines.append(mark.contains(":") || mark.contains("：") ? mark : t(.detailStatus, ["status": mark])) }
         let codes = state.offerCodes.filter { $0.productID == p.id }
-        if !codes.isEmpty { lines += ["", "Offer codes (redeem with c):"] + codes.map { "  " + Self.describe($0, p, now: state.snapshot.now) } }
+        if !codes.isEmpty {
+            lines += ["", t(.detailOfferCodes)] + codes.map { "  " + Self.describe($0, p, now: state.snapshot.now, t) }
+        }
         return lines
     }
 
-    /// The subscription's offers, by kind: "Introductory offer: 1 week free, then $4.99/month",
+    /// The subscription's offers, by kind: "Intro offer: 1 week free, then $4.99/month",
     /// "Promotional offers:" and "Win-back offers:" with each offer's ID and terms.
-    static func offers(_ terms: SubscriptionTerms, _ p: Product) -> [String] {
-        var lines = terms.introductoryOffers.map { "Introductory offer: " + p.offerText($0) }
-        for (kind, offers) in [("Promotional offers", terms.promotionalOffers), ("Win-back offers", terms.winBackOffers)] where !offers.isEmpty {
-            lines += ["\(kind):"] + offers.map { "  " + ($0.id.map { $0 + " · " } ?? "") + p.offerText($0) }
+    static func offers(_ terms: SubscriptionTerms, _ p: Product, _ t: StringTable) -> [String] {
+        var lines = terms.introductoryOffers.map { t(.introLine, ["terms": t.offerText(p, $0)]) }
+        for (heading, offers) in [(Phrase.detailPromotionalOffers, terms.promotionalOffers), (.detailWinBackOffers, terms.winBackOffers)]
+        where !offers.isEmpty {
+            lines += [t(heading)] + offers.map { "  " + ($0.id.map { $0 + " · " } ?? "") + t.offerText(p, $0) }
         }
         return lines.isEmpty ? [] : [""] + lines
     }
 
     /// "Monthly · $2.99/month, 12-month commitment · $35.88 in all" (and "not sold" for a disabled plan).
-    static func describe(_ plan: BillingPlan, _ p: Product) -> String {
-        let name = plan.type == .monthly ? "Monthly" : "Up front"
-        guard plan.isEnabled, let text = p.planText(plan.type), let total = p.commitmentText(plan.type) else { return "\(name) · not sold" }
-        return plan.type == .monthly ? "\(name) · \(text) · \(total) in all" : "\(name) · \(text)"
+    static func describe(_ plan: BillingPlan, _ p: Product, _ t: StringTable) -> String {
+        let name = t(plan.type == .monthly ? .planMonthly : .planUpFront)
+        guard plan.isEnabled, let text = t.planText(p, plan.type), let total = p.commitmentText(plan.type) else {
+            return "\(name) · \(t(.detailNotSold))"
+        }
+        return "\(name) · " + (plan.type == .monthly ? t(.detailPlanTotal, ["terms": text, "total": total]) : text)
     }
 
-    static func words(_ who: CustomerEligibility) -> String {
+    static func words(_ who: CustomerEligibility, _ t: StringTable) -> String {
         switch who {
-        case .new: "new customers"
-        case .existing: "subscribers"
-        case .expired: "lapsed subscribers"
+        case .new: t(.codeForNew)
+        case .existing: t(.codeForExisting)
+        case .expired: t(.codeForExpired)
         }
     }
 
-    /// "LUMENWEEK · new customers · 1 week free" (and the reference name, when it is another way to type it).
-    static func describe(_ code: OfferCode, _ p: Product, now: Date) -> String {
-        let who = code.eligibility.count == CustomerEligibility.allCases.count ? "anyone"
-            : CustomerEligibility.allCases.filter(code.eligibility.contains).map(Self.words).joined(separator: ", ")
-        let what = code.offer.map(p.offerText) ?? "the product, free"
-        let alias = code.referenceName != code.code ? " (or \(code.referenceName))" : ""
-        let end = code.expires.map { ($0 <= now ? " · expired " : " · until ") + Format.date($0) } ?? ""
+    /// "LUMENWEEK · new customers · 1 week free" (and the reference name, when it is another way to
+    /// type it); the QA panel reads it in English.
+    static func describe(_ code: OfferCode, _ p: Product, now: Date, _ t: StringTable = .english) -> String {
+        let who = code.eligibility.count == CustomerEligibility.allCases.count ? t(.codeForAnyone)
+            : CustomerEligibility.allCases.filter(code.eligibility.contains).map { Self.words($0, t) }.joined(separator: t(.listSeparator))
+        let what = code.offer.map { t.offerText(p, $0) } ?? t(.codeGrantsProduct)
+        let alias = code.referenceName != code.code ? " " + t(.codeAlias, ["name": code.referenceName]) : ""
+        let end = code.expires.map { " · " + t($0 <= now ? .codeExpiredOn : .codeUntil, ["date": Format.date($0)]) } ?? ""
         return "\(code.code)\(alias) · \(who) · \(what)\(end)"
     }
 
     func sheet(_ state: AppState, in area: Rect) -> Sheet {
-        Sheet(title: "Product", body: lines(state), buttons: ["OK"], selectedButton: 0, maxTextWidth: 60)
+        Sheet(title: state.words(.detailTitle), body: lines(state), buttons: [state.words(.okButton)], selectedButton: 0, maxTextWidth: 60)
     }
 }

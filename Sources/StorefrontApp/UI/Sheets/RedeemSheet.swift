@@ -39,8 +39,8 @@ struct RedeemSheet: SheetView, Equatable {
     }
 
     func decorate(_ state: AppState, frame: Rect, on canvas: inout Canvas) {
-        field.draw(at: frame.x + 2, frame.y + 3, width: frame.width - 4, on: &canvas, placeholder: "CODE")
-        if isRedeeming { canvas.put(Spinner.frame(state.tick) + " Redeeming…", at: frame.x + 2, frame.y + 4) }
+        field.draw(at: frame.x + 2, frame.y + 3, width: frame.width - 4, on: &canvas, placeholder: state.words(.codePlaceholder))
+        if isRedeeming { canvas.put(Spinner.frame(state.tick) + " " + state.words(.redeeming), at: frame.x + 2, frame.y + 4) }
     }
 
     /// The store's answer: the sheet goes; a refusal says why.
@@ -48,7 +48,7 @@ struct RedeemSheet: SheetView, Equatable {
         state.sheets.removeAll { if case .redeem = $0 { true } else { false } }
         if let failure {
             state.status = "Code \(code) not redeemed: \(failure.message)"
-            state.sheets.append(.message(title: "Code not redeemed", text: failure.message))
+            state.sheets.append(.message(title: state.words(.codeNotRedeemedTitle), text: state.words.message(for: failure)))
         }
         else { state.status = "Code \(code) accepted" }
     }
