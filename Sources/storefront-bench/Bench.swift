@@ -55,6 +55,7 @@ enum Bench {
         if wanted("purchase-e2e") || wanted("purchase-e2e-1k") || wanted("purchase-e2e-1m") {
             results += try await step("purchases end to end") { try await PurchaseFigures.endToEnd(sizes) }
         }
+        if wanted(TUIPurchaseFigures.id) { results.append(try await step("the storefront's own purchase") { try await TUIPurchaseFigures.run(sizes) }) }
         if wanted("purchase-api") { results.append(try await step("a purchase through Apple's API") { try await PurchaseAPIFigures.run(sizes) }) }
         if LaunchFigures.ids.contains(where: wanted) {
             results += try await step("launch and idle on a huge ledger") { try await LaunchFigures.run(sizes, wanted: wanted) }

@@ -100,7 +100,7 @@ enum LaunchFigures {
 
 /// The release `storefront` on a pseudo-terminal of its own.
 final class LaunchedStorefront {
-    private let pty: PseudoTerminal
+    let pty: PseudoTerminal
     private let process = Process()
     private let start: ContinuousClock.Instant
 

@@ -7,6 +7,8 @@ final class PseudoTerminal: Sendable {
     let master: Int32
     let slave: Int32
     private let output = Mutex<[UInt8]>([])
+    /// Signalled whenever output arrives, so a wait wakes at once rather than on a poll's tick.
+    private let arrived = DispatchSemaphore(value: 0)
 
     init(width: Int, height: Int) throws {
         // posix_openpt and friends need _XOPEN_SOURCE, which Glibc's module lacks: do what they do on Linux.
@@ -26,6 +28,7 @@ final class PseudoTerminal: Sendable {
                 let count = read(master, &buffer, buffer.count)
                 if count <= 0 { break }
                 output.withLock { $0.append(contentsOf: buffer[0..<count]) }
+                arrived.signal()
             }
         }
         reader.start()
@@ -33,6 +36,22 @@ final class PseudoTerminal: Sendable {
 
     var bytes: Int { output.withLock { $0.count } }
     var text: String { output.withLock { String(decoding: $0, as: UTF8.self) } }
+
+    /// The instant `marker` was first seen in what arrived after byte `offset`; nil when `limit` passed first.
+    func waitFor(_ marker: String, after offset: Int, within limit: Duration = .seconds(20)) -> ContinuousClock.Instant? {
+        let (needle, deadline) = (Array(marker.utf8), ContinuousClock.now + limit)
+        while true {
+            if output.withLock({ $0[min(offset, $0.count)...].firstRange(of: needle) != nil }) { return .now }
+            guard ContinuousClock.now < deadline else { return nil }
+            _ = arrived.wait(timeout: .now() + .milliseconds(50))
+        }
+    }
+
+    /// Types on the terminal, as a person at its keyboard.
+    func type(_ text: String) {
+        let bytes = Array(text.utf8)
+        _ = bytes.withUnsafeBytes { write(master, $0.baseAddress, $0.count) }
+    }
 
     /// Waits until nothing more arrives for 50 ms; returns the byte count.
     func settle() -> Int {

@@ -11,7 +11,7 @@ let usage = """
       --only IDS    only these figures: a number (1, 5, 8) or an id (refresh-subs, refresh-1m, purchase-e2e,
                     first-frame-10k, first-frame-1m, idle-cpu-1m, catalog-100k, scenarios, postgres-purchases,
                     postgres-delivery, postgres-year, notify-latency, device-latency,
-                    redelivery, purchase-api, serve-throughput)
+                    redelivery, purchase-api, serve-throughput, tui-purchase)
       --help        this text
     Exit status: 0 when every figure measured meets its target, 1 when one misses or the run fails.
     """
