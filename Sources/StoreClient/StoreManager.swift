@@ -195,52 +195,82 @@ public actor StoreManager {
     /// Deliver, then finish: if the app dies between the two, the unfinished transaction is
     /// redelivered at launch and the wallet's idempotent credit makes the second delivery a no-op.
     private func deliverAndFinish(_ verification: VerificationResult<TransactionPayload>) async {
-        guard let transaction = verification.payload else { return }
-        if verification.isVerified, !transaction.isRevoked, transaction.productType == .consumable {
-            do {
-                try await wallet.credit(transactionID: transaction.transactionID, productID: transaction.productID,
-                                        quantity: transaction.quantity)
-            } catch {
-                // Not delivered: leave it unfinished so it comes back.
-                emit(.failed(.purchase, .storeKit(.systemError)))
-                return
-            }
-        }
-        if crashesBeforeFinish {
-            crashesBeforeFinish = false
-            hasCrashed = true
-            stopListening()  // not `stop()`: this may run on the listener itself, which must not wait for itself
-            return
-        }
+        guard let transaction = verification.payload, await deliver(verification) else { return }
+        if crashesBeforeFinish { crash(); return }
         await source.finish(transactionID: transaction.transactionID)
     }
 
-    /// Returns once the update in hand (if any) has been delivered, finished and reported.
+    /// Credits a verified consumable to the wallet (anything else the snapshot delivers); false when
+    /// the credit failed, so the transaction is left unfinished and comes back.
+    private func deliver(_ verification: VerificationResult<TransactionPayload>) async -> Bool {
+        guard let transaction = verification.payload else { return false }
+        guard verification.isVerified, !transaction.isRevoked, transaction.productType == .consumable else { return true }
+        do {
+            try await wallet.credit(transactionID: transaction.transactionID, productID: transaction.productID, quantity: transaction.quantity)
+            return true
+        } catch {
+            emit(.failed(.purchase, .storeKit(.systemError)))
+            return false
+        }
+    }
+
+    /// The app dies before `finish()`: nothing more is delivered until it launches again.
+    private func crash() {
+        crashesBeforeFinish = false
+        hasCrashed = true
+        stopListening()  // not `stop()`: this may run on the listener itself, which must not wait for itself
+    }
+
+    /// Returns once the updates in hand (if any) have been delivered, finished and reported.
     public func finishDelivering() async { await delivering?.value }
 
     /// QA: the next transaction is delivered and then the app dies before `finish()`; relaunching redelivers it.
     public func crashBeforeNextFinish() { crashesBeforeFinish = true }
 
-    /// The update being delivered and finished, beside the next one's verification.
+    /// Delivers the verified updates waiting, a batch at a time, until none is left.
     private var delivering: Task<Void, Never>?
+    /// Updates verified and not yet delivered, oldest first.
+    private var undelivered: [VerificationResult<TransactionPayload>] = []
+    /// How far verification may run ahead of delivery: a launch onto thousands of unfinished
+    /// renewals holds at most this many at once.
+    private static let batchLimit = 256
 
     private func handleUpdate(_ verification: VerificationResult<TransactionPayload>) async {
-        // Delivered and finished beside the next update's verification (the store finishes on a core of
-        // its own), in order and one at a time: at most one waits behind the one in hand.
-        let before = delivering
-        delivering = Task {
-            await before?.value
-            await deliver(verification)
+        // Delivered and finished beside the next updates' verification (the store finishes on a core of
+        // its own), in order; what arrives meanwhile is finished together, in one write.
+        undelivered.append(verification)
+        if delivering == nil {
+            delivering = Task {
+                while !undelivered.isEmpty {
+                    let batch = undelivered
+                    undelivered = []
+                    await deliver(batch)
+                }
+                delivering = nil
+            }
         }
-        await before?.value
+        while undelivered.count >= Self.batchLimit, let running = delivering { await running.value }
     }
 
-    private func deliver(_ verification: VerificationResult<TransactionPayload>) async {
-        guard !hasCrashed else { return }  // the app died delivering the one before
-        await deliverAndFinish(verification)
+    /// Delivers a batch, finishes what was delivered in one call, then reports each in order.
+    private func deliver(_ batch: [VerificationResult<TransactionPayload>]) async {
+        guard !hasCrashed else { return }  // the app died delivering an earlier one
+        var handled: [VerificationResult<TransactionPayload>] = [], finished: [Int64] = []
+        for verification in batch {
+            let delivered = await deliver(verification)
+            handled.append(verification)
+            if delivered, crashesBeforeFinish { crash(); break }
+            if delivered, let transaction = verification.payload { finished.append(transaction.transactionID) }
+        }
+        await source.finish(transactionIDs: finished)
+        for verification in handled { report(verification) }
+        refreshAfterUpdates()
+    }
+
+    /// What an update tells the app: a renewal, a revocation, an arrival, or a failed verification.
+    private func report(_ verification: VerificationResult<TransactionPayload>) {
         guard let transaction = verification.payload else {
             emit(.failed(.verification, .verification(verification.error ?? .invalidEncoding)))
-            refreshAfterUpdates()
             return
         }
         if let error = verification.error {
@@ -253,7 +283,6 @@ public actor StoreManager {
             emit(.transactionArrived(productID: transaction.productID, offer: transaction.offerType,
                                      familyShared: transaction.ownership == .familyShared))
         }
-        refreshAfterUpdates()
     }
 
     /// Whether a refresh for the updates handled is queued, not yet begun.

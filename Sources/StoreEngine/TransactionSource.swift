@@ -28,6 +28,8 @@ public protocol TransactionSource: Sendable {
     /// How many `unfinishedTransactions()` gives, without handing them out (a refresh counts them).
     func unfinishedCount() async -> Int
     func finish(transactionID: Int64) async
+    /// Several at once, as one write where the source can (a launch finishing a burst of redelivered renewals).
+    func finish(transactionIDs: [Int64]) async
     /// `AppStore.sync()`.
     func sync() async throws
     /// `Product.SubscriptionInfo.status(for:)`.
@@ -93,6 +95,10 @@ extension TransactionSource {
 
     public func changeStamp() async -> ChangeStamp? { nil }
     public func changes(since stamp: ChangeStamp) async -> SourceChanges? { nil }
+
+    public func finish(transactionIDs: [Int64]) async {
+        for id in transactionIDs { await finish(transactionID: id) }
+    }
 
     public func subscriptionStatuses(groupIDs: [String]) async throws -> [String: [SignedSubscriptionStatus]] {
         var statuses: [String: [SignedSubscriptionStatus]] = [:]

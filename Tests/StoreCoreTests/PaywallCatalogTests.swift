@@ -6,13 +6,14 @@ import StorefrontTestSupport
 /// What a paywall reads from the catalog: a group's marketing content per locale and the app's policy links.
 @Suite("Paywall content in catalogs")
 struct PaywallCatalogTests {
-    @Test("the bundled catalog's group has marketing content in English and Japanese, and the app its policy links")
+    @Test("the bundled catalog's group has marketing content in its languages, and the app its policy links")
     func bundled() throws {
         let catalog = try CatalogLoader.load(path: Repo.catalogPath)
         let group = try #require(catalog.group("lumenquest.membership"))
         #expect(group.marketing(for: "en_US")?.headline == "Light every path")
         #expect(group.marketing(for: "ja_JP")?.features.count == 3)
-        #expect(group.marketing(for: "de_DE")?.headline == "Light every path", "a locale without its own falls back to English")
+        #expect(group.marketing(for: "de_DE")?.headline == "Erhelle jeden Weg")
+        #expect(group.marketing(for: "fr_FR")?.headline == "Light every path", "a locale without its own falls back to English")
         #expect(catalog.app.termsOfServiceURL == "https://lumenquest.example/terms")
         #expect(catalog.app.privacyPolicyURL == "https://lumenquest.example/privacy")
     }

@@ -125,6 +125,20 @@ struct SourceContractTests {
         await again.manager.stop()
     }
 
+    @Test("finishing several transactions at once finishes each of them and no other", arguments: SourceKind.available)
+    func finishingSeveralAtOnce(kind: SourceKind) async throws {
+        let (source, _) = try kind.make()
+        for _ in 0..<3 { _ = try await source.purchase(ID.gems, options: PurchaseOptions(), answer: .confirm) }
+        let ids = await source.ledgerEntries().map(\.id).sorted()
+        #expect(ids.count == 3)
+        #expect(await source.unfinishedCount() == 3)
+        await source.finish(transactionIDs: [ids[0], ids[2]])
+        #expect(await source.unfinishedCount() == 1)
+        #expect(await source.ledgerEntries().filter { !$0.isFinished }.map(\.id) == [ids[1]])
+        await source.finish(transactionIDs: [])
+        #expect(await source.unfinishedCount() == 1)
+    }
+
     @Test("a refund removes the entitlement through updates", arguments: SourceKind.available)
     func refund(kind: SourceKind) async throws {
         let (source, cert) = try kind.make()

@@ -53,4 +53,12 @@ import TerminalUI
         state.status = "Purchased Remove Ads"
         #expect(statusRow(state, width: 80).contains("USA · en_US ·"), "a short one keeps the store's place and time")
     }
+
+    @Test func aMessageAloneOnTheLineHasNoSeparatorBeforeIt() async throws {
+        var state = try await fixtureState()
+        state.status = "Code NOPE not redeemed: This code is not valid."
+        let row = statusRow(state, width: 60)
+        #expect(row.hasPrefix(" Code NOPE"), "\(row)")
+        #expect(!row.contains("│"))
+    }
 }

@@ -32,6 +32,22 @@ struct WidgetTests {
         #expect(canvas[5, 5].style.reverse && !canvas[14, 5].style.reverse)
     }
 
+    @Test("buttons too wide for one row take as many rows as they need, centred, none cut")
+    func sheetButtonsWrap() throws {
+        var canvas = Canvas(width: 30, height: 9)
+        let sheet = Sheet(title: "Abo", body: ["Text"], buttons: ["Abonnieren", "Wiederherstellen", "Einlösen"], selectedButton: 2)
+        let frame = sheet.draw(in: canvas.bounds, on: &canvas)
+        #expect(frame.height == 7, "the body, a blank line and two rows of buttons")
+        let lines = canvas.lines
+        for label in ["[ Abonnieren ]", "[ Wiederherstellen ]", "[ Einlösen ]"] {
+            #expect(lines.contains { $0.contains(label) }, "\(label) whole in:\n\(lines.joined(separator: "\n"))")
+        }
+        let row = try #require(lines.firstIndex { $0.contains("[ Einlösen ]") })
+        let x = DisplayWidth.of(String(lines[row][..<lines[row].range(of: "[ Einlösen ]")!.lowerBound]))
+        #expect(canvas[x, row].style.reverse, "the selected button is drawn selected")
+        #expect(row == frame.maxY - 2, "the last row of buttons sits on the border")
+    }
+
     @Test("a sheet wraps its body to a narrow screen")
     func sheetWraps() {
         var canvas = Canvas(width: 16, height: 8)

@@ -133,17 +133,29 @@ extension LocalAppStore {
     }
 
     public func finish(transactionID: Int64) {
-        // A ledger that cannot stamp its writes (PostgreSQL) cannot describe them: one statement is enough.
-        guard ledger.db.rowsWritten != nil else { try? ledger.setFinished(transactionID); return }
+        finish(transactionIDs: [transactionID])
+    }
+
+    /// One write for all of them: a launch finishing hundreds of redelivered renewals commits once per batch.
+    public func finish(transactionIDs: [Int64]) {
+        guard !transactionIDs.isEmpty else { return }
+        // A ledger that cannot stamp its writes (PostgreSQL) cannot describe them: the updates are enough.
+        guard ledger.db.rowsWritten != nil else {
+            try? ledger.db.transaction { for id in transactionIDs { try ledger.setFinished(id) } }
+            return
+        }
         // Described to the app: only the unfinished count changes, which `changes(since:)` reads anew.
-        // Stamped in the same write, as `commit` is: one lock for the three statements.
-        let stamps = try? ledger.db.transaction { () throws -> (ChangeStamp?, ChangeStamp?, Bool) in
+        // Stamped in the same write, as `commit` is: one lock for all the statements.
+        let stamps = try? ledger.db.transaction { () throws -> (ChangeStamp?, ChangeStamp?, Int) in
             let from = try ledger.stamp()
-            let counted = try ledger.isCountedUnfinished(transactionID)
-            try ledger.setFinished(transactionID)
+            var counted = 0
+            for id in transactionIDs {
+                if try ledger.isCountedUnfinished(id) { counted += 1 }
+                try ledger.setFinished(id)
+            }
             return (from, try ledger.stamp(), counted)
         }
-        if case let (from?, to?, counted)? = stamps { record(from: from, to: to, transaction: nil, unfinishedChange: counted ? -1 : 0) }
+        if case let (from?, to?, counted)? = stamps { record(from: from, to: to, transaction: nil, unfinishedChange: -counted) }
     }
 
     public func sync() async throws {

@@ -36,22 +36,34 @@ public struct Sheet: Sendable {
     private static let chrome = 4
 
     private var buttonLabels: [String] { buttons.map { "[ \($0) ]" } }
-    private var buttonRowWidth: Int {
-        buttonLabels.map { DisplayWidth.of($0) }.reduce(0, +) + 2 * max(0, buttons.count - 1)
+    private static func rowWidth(_ labels: some Collection<String>) -> Int {
+        labels.map { DisplayWidth.of($0) }.reduce(0, +) + 2 * max(0, labels.count - 1)
+    }
+    private var buttonRowWidth: Int { Self.rowWidth(buttonLabels) }
+
+    /// The buttons' labels by row: one row when they fit in `width`, else as many as they need
+    /// (long labels in German or French on a 60-column terminal), none cut.
+    private func buttonLayout(width: Int) -> [[(index: Int, label: String)]] {
+        var rows: [[(index: Int, label: String)]] = []
+        for (index, label) in buttonLabels.enumerated() {
+            if let last = rows.last, Self.rowWidth(last.map(\.label) + [label]) <= width { rows[rows.count - 1].append((index, label)) }
+            else { rows.append([(index, label)]) }
+        }
+        return rows
     }
 
     /// Where the sheet goes when centred in `area`.
     public func frame(in area: Rect) -> Rect {
         let textWidth = self.textWidth(in: area)
-        let lines = ([body] + alternativeBodies).map { Self.wrapped($0, width: textWidth).count }.max()! + buttonRows
+        let lines = ([body] + alternativeBodies).map { Self.wrapped($0, width: textWidth).count }.max()! + buttonRows(width: textWidth)
         return area.centered(width: textWidth + Self.chrome, height: lines + 2)
     }
 
-    /// The blank line and the row the buttons take below the body.
-    private var buttonRows: Int { buttons.isEmpty ? 0 : 2 }
+    /// The blank line and the rows the buttons take below the body.
+    private func buttonRows(width: Int) -> Int { buttons.isEmpty ? 0 : 1 + buttonLayout(width: width).count }
 
     /// How many body lines show at once in `area`.
-    public func bodyRows(in area: Rect) -> Int { max(0, frame(in: area).height - 2 - buttonRows) }
+    public func bodyRows(in area: Rect) -> Int { max(0, frame(in: area).height - 2 - buttonRows(width: textWidth(in: area))) }
 
     /// How far the body can scroll in `area`: 0 when it fits.
     public func maxScroll(in area: Rect) -> Int {
@@ -101,7 +113,7 @@ public struct Sheet: Sendable {
         let inner = Box(title: title, style: style, titleStyle: Style.bold.merged(over: style))
             .draw(in: frame, on: &canvas).inset(dx: 1, dy: 0)
         let lines = bodyLines(width: inner.width)
-        let rows = max(0, inner.height - buttonRows)
+        let rows = max(0, inner.height - buttonRows(width: inner.width))
         let first = visibleScroll(lines, rows: rows)
         for (i, line) in lines.dropFirst(first).prefix(rows).enumerated() {
             let selected = line.paragraph == selectedParagraph
@@ -112,10 +124,15 @@ public struct Sheet: Sendable {
         }
         markHidden(above: first > 0, below: first + rows < lines.count, frame: frame, on: &canvas)
         guard !buttons.isEmpty, inner.height >= 1 else { return frame }
-        var x = inner.x + max(0, (inner.width - buttonRowWidth) / 2)
-        for (i, label) in buttonLabels.enumerated() {
-            let s = i == selectedButton ? selectedStyle : style
-            x += canvas.put(label, at: x, inner.maxY - 1, maxWidth: inner.maxX - x, style: s) + 2
+        let layout = buttonLayout(width: inner.width)
+        for (r, row) in layout.enumerated() {
+            let y = inner.maxY - layout.count + r
+            guard y >= inner.y else { continue }
+            var x = inner.x + max(0, (inner.width - Self.rowWidth(row.map(\.label))) / 2)
+            for button in row {
+                let s = button.index == selectedButton ? selectedStyle : style
+                x += canvas.put(button.label, at: x, y, maxWidth: inner.maxX - x, style: s) + 2
+            }
         }
         return frame
     }

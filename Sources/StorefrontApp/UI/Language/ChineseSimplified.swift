@@ -210,5 +210,6 @@ extension StringTable {
         .codeUntil: "有效期至 {date}",
         .codeExpiredOn: "已于 {date} 过期",
         .listSeparator: "、",
+        .linkLine: "{label}：{url}",
     ], perUnit: [.month: "月"])
 }

@@ -210,5 +210,6 @@ extension StringTable {
         .codeUntil: "有效期至 {date}",
         .codeExpiredOn: "已於 {date} 過期",
         .listSeparator: "、",
+        .linkLine: "{label}：{url}",
     ], perUnit: [.month: "月"])
 }

@@ -47,7 +47,7 @@ enum Phrase: String, CaseIterable, Sendable {
     case detailTitle, detailNotSoldHere, detailType, typeConsumable, typeNonConsumable, typeAutoRenewable, typeNonRenewing
     case detailGroup, detailPlans, detailPlanTotal, detailNotSold, detailPromotionalOffers, detailWinBackOffers
     case detailLasts, detailFamilySharing, detailStatus, detailOfferCodes, codeForNew, codeForExisting, codeForExpired
-    case codeForAnyone, codeGrantsProduct, codeAlias, codeUntil, codeExpiredOn, listSeparator
+    case codeForAnyone, codeGrantsProduct, codeAlias, codeUntil, codeExpiredOn, listSeparator, linkLine
 }
 
 extension StringTable {
@@ -262,5 +262,6 @@ extension StringTable {
         .codeUntil: "until {date}",
         .codeExpiredOn: "expired {date}",
         .listSeparator: ", ",
+        .linkLine: "{label}: {url}",
     ])
 }

@@ -210,5 +210,6 @@ extension StringTable {
         .codeUntil: "jusqu’au {date}",
         .codeExpiredOn: "expiré le {date}",
         .listSeparator: ", ",
+        .linkLine: "{label} : {url}",
     ])
 }

@@ -210,5 +210,6 @@ extension StringTable {
         .codeUntil: "bis {date}",
         .codeExpiredOn: "abgelaufen am {date}",
         .listSeparator: ", ",
+        .linkLine: "{label}: {url}",
     ])
 }

@@ -210,5 +210,6 @@ extension StringTable {
         .codeUntil: "fino al {date}",
         .codeExpiredOn: "scaduto il {date}",
         .listSeparator: ", ",
+        .linkLine: "{label}: {url}",
     ])
 }

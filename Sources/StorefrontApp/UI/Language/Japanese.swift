@@ -210,5 +210,6 @@ extension StringTable {
         .codeUntil: "{date}まで",
         .codeExpiredOn: "{date}に期限切れ",
         .listSeparator: "、",
+        .linkLine: "{label}：{url}",
     ], perUnit: [.week: "週", .month: "月"])
 }

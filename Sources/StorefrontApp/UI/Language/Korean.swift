@@ -210,5 +210,6 @@ extension StringTable {
         .codeUntil: "{date}까지",
         .codeExpiredOn: "{date}에 만료됨",
         .listSeparator: ", ",
+        .linkLine: "{label}: {url}",
     ], perUnit: [.month: "월"])
 }

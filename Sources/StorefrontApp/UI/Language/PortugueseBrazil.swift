@@ -210,5 +210,6 @@ extension StringTable {
         .codeUntil: "até {date}",
         .codeExpiredOn: "expirou em {date}",
         .listSeparator: ", ",
+        .linkLine: "{label}: {url}",
     ])
 }

@@ -210,5 +210,6 @@ extension StringTable {
         .codeUntil: "hasta el {date}",
         .codeExpiredOn: "caducó el {date}",
         .listSeparator: ", ",
+        .linkLine: "{label}: {url}",
     ])
 }

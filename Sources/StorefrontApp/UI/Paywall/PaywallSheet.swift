@@ -101,8 +101,8 @@ struct PaywallSheet: SheetView, Equatable {
         let planLines = plans.isEmpty ? PaywallLayout.Lines(paragraphs: [state.words(.noPlans)]) : PaywallLayout.plans(plans, style: style.resolved, selected: selected, width: width, state)
         body += planLines.paragraphs
         let t = state.words
-        body += [t(.paywallRenewsNote), "\(t(.termsOfService)): \(state.termsOfServiceURL ?? PaywallText.standardEULA)"]
-        if let privacy = state.privacyPolicyURL { body.append("\(t(.privacyPolicy)): \(privacy)") }
+        body += [t(.paywallRenewsNote), t(.linkLine, ["label": t(.termsOfService), "url": state.termsOfServiceURL ?? PaywallText.standardEULA])]
+        if let privacy = state.privacyPolicyURL { body.append(t(.linkLine, ["label": t(.privacyPolicy), "url": privacy])) }
         let title = (plans.first?.groupName ?? groupID) + " · " + style.title
         return Sheet(title: title, body: body, buttons: Self.buttons(t),
                      selectedButton: button, selectedParagraph: planLines.selected.map { first + $0 }, maxTextWidth: width,

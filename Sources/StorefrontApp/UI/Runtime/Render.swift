@@ -107,15 +107,17 @@ private func drawStatus(_ state: AppState, in rect: Rect, on canvas: inout Canva
     let snap = state.snapshot
     let base = Style(reverse: true)
     canvas.fill(rect, style: base)
-    let message = "│ " + (state.inFlight > 0 ? Spinner.frame(state.tick) + " " : "") + state.status
+    let said = (state.inFlight > 0 ? Spinner.frame(state.tick) + " " : "") + state.status
+    let message = "│ " + said
     // The last event matters most: the time rate, then the locale, give way before it is cut.
     let parts = [snap.storefront.code, snap.locale, Format.dateTime(snap.now, seconds: state.timeIsCompressed) + "Z", state.settings.timeRate.title]
     let fitting = [parts, [parts[0], parts[1], parts[2]], [parts[0], parts[2]]].map { " " + $0.joined(separator: " · ") + " " } + [""]
     let left = fitting.first { DisplayWidth.of($0) + DisplayWidth.of(message) <= rect.width } ?? ""
     let x = rect.x + canvas.put(left, at: rect.x, rect.y, style: base)
-    // Too long even alone: cut, and say where the whole message is.
-    let fits = DisplayWidth.of(message) <= rect.maxX - x
-    let shown = fits ? message : DisplayWidth.truncate(message, toWidth: rect.maxX - x - 8) + " (5 Log)"
+    // Alone on the line, the message needs no separator; too long even alone, it is cut, saying where it is whole.
+    let text = left.isEmpty ? " " + said : message
+    let fits = DisplayWidth.of(text) <= rect.maxX - x
+    let shown = fits ? text : DisplayWidth.truncate(text, toWidth: rect.maxX - x - 8) + " (5 Log)"
     canvas.put(shown, at: x, rect.y, maxWidth: rect.maxX - x, style: base)
 }
 

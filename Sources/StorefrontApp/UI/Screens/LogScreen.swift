@@ -10,6 +10,8 @@ struct LogEntry: Sendable, Equatable {
 /// The event log (like lazygit's command log): every action, store event and renewal this
 /// session with its store time, newest first, never cut (long messages wrap), filterable with `/`.
 enum LogScreen: ScreenView {
+    /// A log line is a sentence: a wide terminal shows it whole.
+    static var widest: Int { .max }
     static let bindings = KeyMap.move
 
     static func summary(_ state: AppState) -> String { "Event log, newest first · store time (UTC)" }

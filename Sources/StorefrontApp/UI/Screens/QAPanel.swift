@@ -113,7 +113,12 @@ enum QAPanel {
             rows.append(Row(label: "Offer codes (Enter redeems as the customer)", heading: true))
             for code in state.offerCodes {
                 let name = state.product(code.productID)?.displayName ?? code.productID
-                let what = state.product(code.productID).map { ProductDetailSheet.describe(code, $0, now: state.snapshot.now) } ?? code.code
+                // The tester's panel is English: its periods too ("1 month free", not "1 Monat free").
+                let what = state.product(code.productID).map { product in
+                    var english = product
+                    english.locale = "en_US"
+                    return ProductDetailSheet.describe(code, english, now: state.snapshot.now)
+                } ?? code.code
                 rows.append(Row(label: "\(code.code) · \(name)", value: String(what.drop { $0 != "·" }.dropFirst(2)),
                                 activate: .effect(.command(.redeem(code.code)))))
             }
@@ -175,6 +180,8 @@ enum QAPanel {
 }
 
 extension QAPanel: ScreenView {
+    /// Offer codes' terms and transactions' states are long: a wide terminal shows them whole.
+    static var widest: Int { .max }
     static let bindings = KeyMap.move + [
         Binding(keys: [.enter], name: "Enter", label: "Run", action: .activate),
         Binding(keys: [.left, .character("h")], name: "←→", label: "Change", action: .left),

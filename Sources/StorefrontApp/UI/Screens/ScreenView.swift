@@ -22,6 +22,9 @@ protocol ScreenView {
     static func draw(_ state: AppState, in rect: Rect, on canvas: inout Canvas)
     /// The detail sheet of the selected item, which a wide terminal shows in a pane beside the list.
     static func detail(_ state: AppState) -> SheetState?
+    /// The widest the list grows: `readableWidth` where a price must stay beside its name; a screen of
+    /// labelled values and long lines (QA, the log) takes the whole terminal.
+    static var widest: Int { get }
 }
 
 /// From this width a screen with details shows the selected item's beside its list (as k9s and lazygit do).
@@ -35,12 +38,13 @@ extension ScreenView {
     static func isHeading(_ item: Int, _ state: AppState) -> Bool { false }
 
     static func detail(_ state: AppState) -> SheetState? { nil }
+    static var widest: Int { readableWidth }
 
     static func draw(_ state: AppState, in area: Rect, on canvas: inout Canvas) {
         let screen = state.screen
         let detail = canvas.width >= detailPaneWidth ? detail(state) : nil
         // A readable measure: on a wide terminal a price stays beside its product's name, not a screen away.
-        let width = detail == nil ? min(area.width, readableWidth) : min(readableWidth, area.width * 11 / 20)
+        let width = detail == nil ? min(area.width, widest) : min(widest, area.width * 11 / 20)
         let rect = Rect(x: area.x, y: area.y, width: width, height: area.height)
         if let detail {
             let pane = Rect(x: rect.maxX + 1, y: area.y, width: area.maxX - rect.maxX - 1, height: area.height)
