@@ -18,6 +18,18 @@ import StorefrontTestSupport
         #expect(state.screen == .history)
     }
 
+    @Test("a screen whose list shrank while another was shown opens with its selection inside the list")
+    func aListThatShrankBehindAnotherScreenKeepsItsSelectionInside() async throws {
+        var state = try await fixtureState()
+        press(&state, .character("4"), .character("G"))
+        let last = state.selected(.qa)
+        #expect(last > 1 && !state.ledger.isEmpty)
+        press(&state, .character("1"))
+        _ = reduce(&state, .qaData(state.settings, []))  // the ledger cleared while the Store is shown
+        press(&state, .character("4"))
+        #expect(state.selected(.qa) == QAPanel.itemCount(state) - 1 && state.selected(.qa) < last)
+    }
+
     @Test func arrowsAndJKMoveWithinBounds() async throws {
         var state = try await fixtureState(purchases: false)
         press(&state, .up)

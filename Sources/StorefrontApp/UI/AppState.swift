@@ -22,7 +22,10 @@ enum Screen: Int, CaseIterable, Sendable {
 
 /// Everything the UI shows, as one value: `reduce` changes it, `render` draws it.
 struct AppState: Sendable {
-    var screen: Screen = .store
+    var screen: Screen = .store {
+        // Its list may have changed while another screen was shown (only the shown one is kept in step).
+        didSet { clampSelection(screen) }
+    }
     /// Selected row per screen (index into that screen's selectable rows).
     var selection: [Screen: Int] = [:]
     /// Each screen's filter (`/`): it narrows that screen's list only, never the QA panel's pickers.
@@ -121,6 +124,11 @@ struct AppState: Sendable {
     func filterText(_ screen: Screen) -> String { filters[screen]?.text ?? "" }
 
     func selected(_ screen: Screen) -> Int { selection[screen] ?? screen.view.firstItem }
+
+    /// Keeps a screen's selection inside its list after the data changed.
+    mutating func clampSelection(_ screen: Screen) {
+        selection[screen] = min(selected(screen), max(0, screen.view.itemCount(self) - 1))
+    }
 
     func product(_ id: String) -> Product? { snapshot.products.first { $0.id == id } }
 

@@ -1,5 +1,6 @@
 import Foundation
 import StoreCore
+import Synchronization
 
 /// What the customer reads, in their language: one table per language (a file each, beside this
 /// one), chosen once from the locale (`StringTable.for`), so a sentence is never half in another
@@ -52,9 +53,17 @@ extension StringTable {
     /// the script (Hant, or a region TW, HK, MO) and, for Portuguese, the region (BR); a language
     /// without a (complete) table gets English whole.
     static func `for`(_ locale: String) -> StringTable {
+        // Asked for on every row of every frame (`AppState.words`): the last answer is kept.
+        if let last = lastChosen.withLock({ $0 }), last.locale == locale { return last.table }
         let id = tableID(locale)
-        return all.first { $0.id == id && $0.isComplete } ?? .english
+        let table = complete.first { $0.id == id } ?? .english
+        lastChosen.withLock { $0 = (locale, table) }
+        return table
     }
+
+    /// The tables that can be chosen: an incomplete one never is.
+    private static let complete = all.filter(\.isComplete)
+    private static let lastChosen = Mutex<(locale: String, table: StringTable)?>(nil)
 
     /// "ja_JP" → "ja", "zh_TW" → "zh-Hant", "zh-Hans-CN" → "zh-Hans", "pt_BR" → "pt-BR", "pt_PT" → "pt-PT".
     static func tableID(_ locale: String) -> String {

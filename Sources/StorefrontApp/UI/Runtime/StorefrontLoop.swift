@@ -105,8 +105,10 @@ final class StorefrontLoop<Model: LoopModel> {
     private func start(_ effect: Effect) {
         state.app.inFlight += 1
         let (runner, reader, sink, companion) = (runner, reader, sink, companion)
+        // Begun at once off the main actor: a task of its own would wait for the frame being drawn.
+        let work = Task.detached { await runner.run(effect) }
         Task {
-            let reply = await runner.run(effect)
+            let reply = await work.value
             if case .finished(let outcome) = reply.event { await companion?.heard(outcome) }
             sink.yield(.reply(reply.event))
             for e in await reader.read(reply.changed) { sink.yield(.event(e)) }

@@ -17,7 +17,11 @@ enum HistoryScreen: ScreenView {
         "Transactions, newest first · \(state.snapshot.unfinishedCount) unfinished"
     }
 
-    static func itemCount(_ state: AppState) -> Int { items(state).count }
+    /// Counted without building and sorting the items, unless a filter decides which count.
+    static func itemCount(_ state: AppState) -> Int {
+        guard !state.isLoadingHistory, state.filterText(.history).isEmpty else { return items(state).count }
+        return Set(state.snapshot.history.compactMap { $0.payload?.transactionID } + state.ledger.map(\.id)).count
+    }
 
     static func detail(_ state: AppState) -> SheetState? {
         items(state)[safe: state.selected(.history)].map { .transactionDetail($0.payload.transactionID) }

@@ -9,6 +9,9 @@ enum Reaction: Sendable, Equatable {
     case sheet(SheetState)
     /// Nothing to do, and why (a control at the end of its scale).
     case say(String)
+    /// A transaction's actions, in a menu made when it opens (the panel lists 300 transactions,
+    /// and its rows are counted after every read of the store).
+    case actions(LedgerEntry)
 }
 
 /// The QA panel: the tester's `SKTestSession`. Rows are computed from the current settings, so
@@ -131,7 +134,7 @@ enum QAPanel {
             let name = state.product(entry.payload.productID)?.displayName ?? entry.payload.productID
             let status = entryStatus(entry, locale: state.snapshot.locale)
             rows.append(Row(label: "#\(entry.id) \(name)", value: status, meaning: Meaning.of(status: status),
-                            activate: .sheet(.menu(title: "#\(entry.id) \(name)", items: actions(entry, state), selected: 0))))
+                            activate: .actions(entry)))
         }
         return rows
     }
@@ -213,6 +216,10 @@ extension QAPanel: ScreenView {
             state.awaitingStore = true
             return [effect]
         case .sheet(let sheet)?: state.sheets.append(sheet); return []
+        case .actions(let entry)?:
+            let name = state.product(entry.payload.productID)?.displayName ?? entry.payload.productID
+            state.sheets.append(.menu(title: "#\(entry.id) \(name)", items: actions(entry, state), selected: 0))
+            return []
         case .say(let text)?: state.status = text; return []
         case nil: return []
         }
