@@ -26,6 +26,23 @@ struct StoreKitExactlyTests {
         await h.close()
     }
 
+    /// The scenario library failed once in twelve runs of the release build: the buy and the forced
+    /// renewal fell in the same millisecond, and the renewal's purchaseDate equalled the original's.
+    @Test("a renewal is purchased after the transaction it renews, even when the store's clock has not moved")
+    func aRenewalIsPurchasedAfterWhatItRenews() async throws {
+        let h = try await Harness.make()  // a manual clock: nothing moves it between the two
+        _ = await h.manager.purchase(ID.proYearly)
+        try await h.store.forceRenewal(productID: ID.proYearly)
+        try await h.store.forceRenewal(productID: ID.proYearly)
+        let chain = await h.store.ledgerEntries().filter { $0.payload.productID == ID.proYearly }.sorted { $0.id < $1.id }.map(\.payload)
+        #expect(chain.count == 3)
+        for (earlier, later) in zip(chain, chain.dropFirst()) {
+            #expect(later.purchaseDate > earlier.purchaseDate, "\(later.purchaseDate) after \(earlier.purchaseDate)")
+            #expect(later.originalPurchaseDate == chain[0].purchaseDate)
+        }
+        await h.close()
+    }
+
     @Test("a forced renewal turns auto-renew back on")
     func forcedRenewalTurnsAutoRenewOn() async throws {
         let h = try await Harness.make()

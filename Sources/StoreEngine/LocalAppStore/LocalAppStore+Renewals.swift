@@ -123,8 +123,11 @@ extension LocalAppStore {
     }
 
     /// A renewal the tester makes now (not the clock's): delivered to the app at once, as a catch-up's are.
+    /// Purchased after the transaction it renews, to the millisecond signed dates keep, even when the
+    /// store's clock has not moved since (a buy and a forced renewal in one millisecond were equal).
     private func renewNow(_ record: SubscriptionRecord) throws {
-        _ = try renew(record, at: now())
+        let renewed = try ledger.row(record.latestTransactionID)?.payload.purchaseDate
+        _ = try renew(record, at: max(now(), renewed.map { $0.addingTimeInterval(0.001) } ?? .distantPast))
         pumpEvents()
     }
 
