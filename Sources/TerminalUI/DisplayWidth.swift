@@ -22,6 +22,7 @@ public enum DisplayWidth {
     /// Width of one grapheme: that of its first non-zero-width scalar; an emoji followed by
     /// VS16 (U+FE0F) asks for emoji presentation and takes 2, VS15 (U+FE0E) text presentation 1.
     public static func of(_ character: Character) -> Int {
+        if let ascii = character.asciiValue { return ascii >= 0x20 && ascii < 0x7F ? 1 : 0 }  // most of every frame
         let scalars = character.unicodeScalars
         guard let first = scalars.first(where: { of($0) > 0 }) else { return 0 }
         if scalars.contains("\u{FE0E}") { return 1 }
@@ -31,6 +32,8 @@ public enum DisplayWidth {
 
     /// Width of a string in terminal cells.
     public static func of(_ text: some StringProtocol) -> Int {
+        // Printable ASCII, most of what a frame measures: a cell a byte, no grapheme breaking.
+        if text.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) { return text.utf8.count }
         var total = 0
         for c in text { total += of(c) }
         return total
