@@ -254,17 +254,19 @@ public actor StoreManager {
 
     /// Delivers a batch, finishes what was delivered in one call, then reports each in order.
     private func deliver(_ batch: [VerificationResult<TransactionPayload>]) async {
-        guard !hasCrashed else { return }  // the app died delivering an earlier one
-        var handled: [VerificationResult<TransactionPayload>] = [], finished: [Int64] = []
+        var handled: [VerificationResult<TransactionPayload>] = [], finished: [Int64] = [], crashes = false
         for verification in batch {
+            guard !hasCrashed else { break }  // the app died (a purchase's delivery may end it meanwhile)
             let delivered = await deliver(verification)
             handled.append(verification)
-            if delivered, crashesBeforeFinish { crash(); break }
+            if delivered, crashesBeforeFinish { crashes = true; break }  // delivered, never finished
             if delivered, let transaction = verification.payload { finished.append(transaction.transactionID) }
         }
         await source.finish(transactionIDs: finished)
+        // What was delivered is reported before the app dies, in order, as one at a time did.
         for verification in handled { report(verification) }
         refreshAfterUpdates()
+        if crashes { crash() }
     }
 
     /// What an update tells the app: a renewal, a revocation, an arrival, or a failed verification.

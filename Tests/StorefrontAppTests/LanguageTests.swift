@@ -77,6 +77,9 @@ import StorefrontTestSupport
         #expect(drawn.map(\.title) == [StringTable.japanese(.waitingTitle), StringTable.japanese(.codeNotRedeemedTitle)])
         #expect(drawn.last?.body == [StringTable.japanese(.errorCodeUnknown)])
         #expect(drawn.allSatisfy { $0.buttons == [StringTable.japanese(.okButton)] })
+        var korean = try await fixtureState(storefront: "USA", locale: "ko_KR", purchases: false)
+        PaymentSheet.finish("com.lumenquest.pro", .pending(.askToBuy), &korean)
+        #expect(korean.sheets.first.map { $0.view.sheet(korean, in: Rect(x: 0, y: 0, width: 100, height: 30)).buttons } == ["확인"])
         #expect(drawn.first?.body.first?.contains(state.product("com.lumenquest.pro")?.displayName ?? "?") == true)
     }
 

@@ -139,9 +139,10 @@ extension LocalAppStore {
     /// One write for all of them: a launch finishing hundreds of redelivered renewals commits once per batch.
     public func finish(transactionIDs: [Int64]) {
         guard !transactionIDs.isEmpty else { return }
-        // A ledger that cannot stamp its writes (PostgreSQL) cannot describe them: the updates are enough.
+        // A ledger that cannot stamp its writes (PostgreSQL) cannot describe them: one statement each,
+        // outside a write transaction (which would take the ledger's lock and wake every other process).
         guard ledger.db.rowsWritten != nil else {
-            try? ledger.db.transaction { for id in transactionIDs { try ledger.setFinished(id) } }
+            for id in transactionIDs { try? ledger.setFinished(id) }
             return
         }
         // Described to the app: only the unfinished count changes, which `changes(since:)` reads anew.
