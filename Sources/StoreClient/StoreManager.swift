@@ -232,7 +232,7 @@ public actor StoreManager {
     /// Updates verified and not yet delivered, oldest first.
     private var undelivered: [VerificationResult<TransactionPayload>] = []
     /// How far verification may run ahead of delivery: a launch onto thousands of unfinished
-    /// renewals holds at most this many at once.
+    /// renewals holds at most twice this many at once (a batch being delivered, and this many waiting).
     private static let batchLimit = 256
 
     private func handleUpdate(_ verification: VerificationResult<TransactionPayload>) async {

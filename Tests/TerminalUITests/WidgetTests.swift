@@ -37,7 +37,7 @@ struct WidgetTests {
         var canvas = Canvas(width: 30, height: 9)
         let sheet = Sheet(title: "Abo", body: ["Text"], buttons: ["Abonnieren", "Wiederherstellen", "Einlösen"], selectedButton: 2)
         let frame = sheet.draw(in: canvas.bounds, on: &canvas)
-        #expect(frame.height == 7, "the body, a blank line and two rows of buttons")
+        #expect(frame.height == 7, "the body, a blank line and three rows of buttons (14, 20 and 12 columns in 26)")
         let lines = canvas.lines
         for label in ["[ Abonnieren ]", "[ Wiederherstellen ]", "[ Einlösen ]"] {
             #expect(lines.contains { $0.contains(label) }, "\(label) whole in:\n\(lines.joined(separator: "\n"))")
@@ -45,7 +45,7 @@ struct WidgetTests {
         let row = try #require(lines.firstIndex { $0.contains("[ Einlösen ]") })
         let x = DisplayWidth.of(String(lines[row][..<lines[row].range(of: "[ Einlösen ]")!.lowerBound]))
         #expect(canvas[x, row].style.reverse, "the selected button is drawn selected")
-        #expect(row == frame.maxY - 2, "the last row of buttons sits on the border")
+        #expect(row == frame.maxY - 2, "the last row of buttons sits just above the bottom border")
     }
 
     @Test("a sheet wraps its body to a narrow screen")

@@ -42,7 +42,7 @@ public struct Sheet: Sendable {
     private var buttonRowWidth: Int { Self.rowWidth(buttonLabels) }
 
     /// The buttons' labels by row: one row when they fit in `width`, else as many as they need
-    /// (long labels in German or French on a 60-column terminal), none cut.
+    /// (long labels in German or French on a 60-column terminal); none is cut unless a label alone is wider than the sheet.
     private func buttonLayout(width: Int) -> [[(index: Int, label: String)]] {
         var rows: [[(index: Int, label: String)]] = []
         for (index, label) in buttonLabels.enumerated() {
