@@ -30,23 +30,25 @@ let package = Package(
         // The store side: TransactionSource, LocalAppStore (ledger, clock, signer), ScriptedSource.
         // The ledger runs on SQLite (embedded, the default) or PostgreSQL (libpq), behind one interface.
         .target(name: "StoreEngine", dependencies: ["StoreCore", "StoreSigning", "CSQLite", "CLibPQ", "CLibCrypto"]),
-        // The app side: StoreManager.
-        .target(name: "StoreClient", dependencies: ["StoreCore", "StoreSigning", "StoreEngine"]),
+        // The app's check of signed data, as StoreKit's and Apple's server library's: SignedDataVerifier.
+        .target(name: "StoreVerification", dependencies: ["StoreCore", "StoreSigning"]),
         // Apple's public StoreKit 2 names and shapes (`Product`, `Transaction`, `AppStore`…) over a
         // `TransactionSource`, verifying every JWS as StoreKit does; an app imports only this (and Foundation).
-        .target(name: "StoreKit", dependencies: ["StoreCore", "StoreSigning", "StoreEngine", "StoreClient"]),
+        .target(name: "StoreKit", dependencies: ["StoreCore", "StoreSigning", "StoreEngine", "StoreVerification"]),
         // Apple's `SKTestSession` over `LocalAppStore` and its tester controls.
-        .target(name: "StoreKitTest", dependencies: ["StoreKit", "StoreCore", "StoreEngine", "StoreClient"]),
+        .target(name: "StoreKitTest", dependencies: ["StoreKit", "StoreCore", "StoreEngine", "StoreVerification"]),
+        // The app side: StoreManager, an app written on the StoreKit API.
+        .target(name: "StoreClient", dependencies: ["StoreCore", "StoreSigning", "StoreEngine", "StoreVerification", "StoreKit"]),
         // The App Store's server side, beside the app side: notifications V2 delivered from the ledger's
         // outbox (Foundation's URL loading) and the App Store Server API served over libmicrohttpd.
         .target(name: "StoreServer", dependencies: ["StoreCore", "StoreSigning", "StoreEngine", "CMicroHTTPD", "CLibCrypto"]),
         // Cell grid, display width, widgets, ncurses backend.
         .target(name: "TerminalUI", dependencies: ["CNcursesW"]),
         // Screens, state, reducer, render, key map, commands.
-        .target(name: "StorefrontApp", dependencies: ["StoreCore", "StoreSigning", "StoreEngine", "StoreClient", "StoreServer", "TerminalUI"]),
+        .target(name: "StorefrontApp", dependencies: ["StoreCore", "StoreSigning", "StoreEngine", "StoreClient", "StoreVerification", "StoreServer", "TerminalUI"]),
         .executableTarget(name: "storefront", dependencies: ["StorefrontApp"]),
         // Speed and memory targets, measured against baselines in the same run.
-        .executableTarget(name: "storefront-bench", dependencies: ["StorefrontApp", "StoreKit", "CLibCrypto", "CSQLite", "CLibPQ", "CMicroHTTPD"]),
+        .executableTarget(name: "storefront-bench", dependencies: ["StorefrontApp", "StoreVerification", "StoreKit", "CLibCrypto", "CSQLite", "CLibPQ", "CMicroHTTPD"]),
 
         // Only the tests use these; no product ships them. The fixtures every test target shares
         // (repository paths, manual time, the PostgreSQL test server, the fast loop's tags), and the
@@ -56,9 +58,9 @@ let package = Package(
 
         .testTarget(name: "StoreCoreTests", dependencies: ["StoreCore", "StorefrontTestSupport"]),
         .testTarget(name: "StoreSigningTests", dependencies: ["StoreSigning", "StorefrontTestSupport"]),
-        .testTarget(name: "StoreEngineTests", dependencies: ["StoreEngine", "StoreClient", "StoreSigning", "StorefrontTestSupport"]),
-        .testTarget(name: "StoreServerTests", dependencies: ["StoreServer", "StoreEngine", "StoreClient", "StoreSigning", "StorefrontTestSupport"]),
-        .testTarget(name: "ReliabilityTests", dependencies: ["StorefrontApp", "StorefrontTestSupport"]),
+        .testTarget(name: "StoreEngineTests", dependencies: ["StoreEngine", "StoreClient", "StoreVerification", "StoreSigning", "StorefrontTestSupport"]),
+        .testTarget(name: "StoreServerTests", dependencies: ["StoreServer", "StoreEngine", "StoreClient", "StoreVerification", "StoreSigning", "StorefrontTestSupport"]),
+        .testTarget(name: "ReliabilityTests", dependencies: ["StorefrontApp", "StoreVerification", "StorefrontTestSupport"]),
         .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI", "StorefrontTestSupport"]),
         .testTarget(name: "StorefrontAppTests", dependencies: ["StorefrontApp", "StorefrontTestSupport"], exclude: ["Screens"]),
         .testTarget(name: "StoreKitTests", dependencies: ["StoreKit", "StoreKitTest", "StoreCore", "StoreEngine", "StorefrontTestSupport"]),

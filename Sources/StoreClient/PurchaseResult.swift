@@ -1,10 +1,11 @@
 import Foundation
 import StoreCore
 import StoreEngine
+import StoreVerification
 
 /// `Product.PurchaseResult`, verified, plus a thrown error as a case.
 public enum PurchaseResult: Sendable, Equatable {
-    case success(VerificationResult<TransactionPayload>)
+    case success(Verification<TransactionPayload>)
     case userCancelled
     case pending(PendingReason)
     case failed(StoreFailure)
@@ -13,7 +14,7 @@ public enum PurchaseResult: Sendable, Equatable {
 /// `Product.SubscriptionInfo.Status`, verified.
 public struct SubscriptionStatus: Sendable, Equatable {
     public var state: SubscriptionState
-    public var transaction: VerificationResult<TransactionPayload>
-    public var renewalInfo: VerificationResult<RenewalInfoPayload>
+    public var transaction: Verification<TransactionPayload>
+    public var renewalInfo: Verification<RenewalInfoPayload>
 }
 

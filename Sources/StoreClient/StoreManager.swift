@@ -1,6 +1,7 @@
 import Foundation
 import StoreCore
 import StoreEngine
+import StoreVerification
 
 /// What an iOS app's store code does, done correctly: load products, purchase and handle every
 /// result, verify, deliver *then* finish, listen to updates from launch, recompute entitlements,
@@ -194,7 +195,7 @@ public actor StoreManager {
 
     /// Deliver, then finish: if the app dies between the two, the unfinished transaction is
     /// redelivered at launch and the wallet's idempotent credit makes the second delivery a no-op.
-    private func deliverAndFinish(_ verification: VerificationResult<TransactionPayload>) async {
+    private func deliverAndFinish(_ verification: Verification<TransactionPayload>) async {
         guard let transaction = verification.payload, await deliver(verification) else { return }
         if crashesBeforeFinish { crash(); return }
         await source.finish(transactionID: transaction.transactionID)
@@ -202,7 +203,7 @@ public actor StoreManager {
 
     /// Credits a verified consumable to the wallet (anything else the snapshot delivers); false when
     /// the credit failed, so the transaction is left unfinished and comes back.
-    private func deliver(_ verification: VerificationResult<TransactionPayload>) async -> Bool {
+    private func deliver(_ verification: Verification<TransactionPayload>) async -> Bool {
         guard let transaction = verification.payload else { return false }
         guard verification.isVerified, !transaction.isRevoked, transaction.productType == .consumable else { return true }
         do {
@@ -230,12 +231,12 @@ public actor StoreManager {
     /// Delivers the verified updates waiting, a batch at a time, until none is left.
     private var delivering: Task<Void, Never>?
     /// Updates verified and not yet delivered, oldest first.
-    private var undelivered: [VerificationResult<TransactionPayload>] = []
+    private var undelivered: [Verification<TransactionPayload>] = []
     /// How far verification may run ahead of delivery: a launch onto thousands of unfinished
     /// renewals holds at most twice this many at once (a batch being delivered, and this many waiting).
     private static let batchLimit = 256
 
-    private func handleUpdate(_ verification: VerificationResult<TransactionPayload>) async {
+    private func handleUpdate(_ verification: Verification<TransactionPayload>) async {
         // Delivered and finished beside the next updates' verification (the store finishes on a core of
         // its own), in order; what arrives meanwhile is finished together, in one write.
         undelivered.append(verification)
@@ -253,8 +254,8 @@ public actor StoreManager {
     }
 
     /// Delivers a batch, finishes what was delivered in one call, then reports each in order.
-    private func deliver(_ batch: [VerificationResult<TransactionPayload>]) async {
-        var handled: [VerificationResult<TransactionPayload>] = [], finished: [Int64] = [], crashes = false
+    private func deliver(_ batch: [Verification<TransactionPayload>]) async {
+        var handled: [Verification<TransactionPayload>] = [], finished: [Int64] = [], crashes = false
         for verification in batch {
             guard !hasCrashed else { break }  // the app died (a purchase's delivery may end it meanwhile)
             let delivered = await deliver(verification)
@@ -270,7 +271,7 @@ public actor StoreManager {
     }
 
     /// What an update tells the app: a renewal, a revocation, an arrival, or a failed verification.
-    private func report(_ verification: VerificationResult<TransactionPayload>) {
+    private func report(_ verification: Verification<TransactionPayload>) {
         guard let transaction = verification.payload else {
             emit(.failed(.verification, .verification(verification.error ?? .invalidEncoding)))
             return
@@ -457,7 +458,7 @@ public actor StoreManager {
 
     /// Whether `Transaction.all` (and `latest(for:)`) hands the app this transaction: StoreKit leaves out
     /// finished consumables, unless refunded or revoked, when the app does not opt in (`includesConsumableHistory`).
-    private func inHistory(_ result: VerificationResult<TransactionPayload>, finished: Bool) -> Bool {
+    private func inHistory(_ result: Verification<TransactionPayload>, finished: Bool) -> Bool {
         result.payload.map { $0.isInHistory(finished: finished, includesConsumables: includesConsumableHistory) } ?? true
     }
 
@@ -469,7 +470,7 @@ public actor StoreManager {
         await refreshHistory()
     }
 
-    private func verify(_ jws: String) -> VerificationResult<TransactionPayload> {
+    private func verify(_ jws: String) -> Verification<TransactionPayload> {
         verified.result(jws, verifier.transaction)
     }
 

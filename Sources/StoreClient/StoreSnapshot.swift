@@ -1,6 +1,7 @@
 import Foundation
 import StoreCore
 import StoreEngine
+import StoreVerification
 
 /// Everything the UI shows of the store, as one value.
 public struct StoreSnapshot: Sendable, Equatable {
@@ -18,7 +19,7 @@ public struct StoreSnapshot: Sendable, Equatable {
     public var subscriptionStatuses: [String: [SubscriptionStatus]] = [:]
     public var introEligibility: [String: Bool] = [:]
     /// The newest of `Transaction.all` (at most `StoreManager.historyLimit`), newest first.
-    public var history: [VerificationResult<TransactionPayload>] = []
+    public var history: [Verification<TransactionPayload>] = []
     /// The history is still to be loaded, after the UI's first frame (see `StoreManager.loadHistory`).
     public var isLoadingHistory = false
     /// How many transactions `Transaction.all` holds in all.
@@ -31,7 +32,7 @@ public struct StoreSnapshot: Sendable, Equatable {
     public var lastError: StoreFailure?
     public var lastEvent: AppEvent?
     public var lastMessage: String?
-    public var appTransaction: VerificationResult<AppTransactionPayload>?
+    public var appTransaction: Verification<AppTransactionPayload>?
     /// What is wrong with the store's records (a damaged ledger row), to show instead of less than was bought.
     public var damage: String?
 

@@ -1,6 +1,7 @@
 import Foundation
 import StoreCore
 import StoreEngine
+import StoreVerification
 
 /// The composition root: the one place the local App Store and the app on it are put together, for
 /// the TUI, the commands, scenarios, the benchmark and the tests.

@@ -1,5 +1,5 @@
 import Foundation
-import StoreClient
+import StoreVerification
 import StoreCore
 import StoreEngine
 import Synchronization

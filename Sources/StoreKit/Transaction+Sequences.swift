@@ -1,5 +1,6 @@
 import Foundation
 import StoreEngine
+import StoreVerification
 
 extension Transaction {
     /// An asynchronous sequence of verified (or unverified) transactions, read from the store when iterated.

@@ -1,5 +1,5 @@
 import Foundation
-import StoreClient
+import StoreVerification
 import StoreCore
 import StoreSigning
 
@@ -39,7 +39,7 @@ extension VerificationResult: Hashable where SignedType: Hashable {}
 
 extension VerificationResult {
     /// StoreKit's result for a token the verifier read; nil when the payload could not be read at all.
-    init?<Payload>(_ result: StoreClient.VerificationResult<Payload>, jws: String, _ make: (Payload) -> SignedType) {
+    init?<Payload>(_ result: Verification<Payload>, jws: String, _ make: (Payload) -> SignedType) {
         switch result {
         case .verified(let payload): self = .verified(make(payload))
         case .unverified(let payload?, let error): self = .unverified(make(payload), VerificationError(rawValue: error.rawValue) ?? .invalidEncoding)

@@ -6,6 +6,7 @@ import StorefrontApp
 import TerminalUI
 import StoreEngine
 import StoreSigning
+import StoreVerification
 
 /// Sizes of one run; `--quick` shrinks them so a smoke run takes seconds.
 struct Sizes {

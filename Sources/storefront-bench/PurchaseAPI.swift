@@ -3,6 +3,7 @@ import StoreClient
 import StoreCore
 import StoreEngine
 @_spi(Storefront) import StoreKit
+import StoreVerification
 
 /// One purchase through Apple's API as a team's own code makes it (`product.purchase()`, the library's
 /// verification, `finish()`) against `StoreManager.purchase` (which also credits the wallet and refreshes

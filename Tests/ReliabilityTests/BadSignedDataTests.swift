@@ -3,6 +3,7 @@ import Testing
 import StoreClient
 import StoreCore
 import StoreEngine
+import StoreVerification
 @testable import StoreSigning  // SHA-256, for the HMAC of the key-confusion attack
 import StorefrontTestSupport
 

@@ -4,6 +4,7 @@ import StoreClient
 import StoreCore
 @testable import StoreEngine
 import StorefrontTestSupport
+import StoreVerification
 
 /// Opens the state directory as a freshly launched app would, lets StoreKit's redelivery of
 /// unfinished transactions drain, and checks the ledger and the wallet against each other.

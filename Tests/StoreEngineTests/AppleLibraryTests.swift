@@ -5,6 +5,7 @@ import StoreEngine
 import StoreClient
 import StoreSigning
 import StorefrontTestSupport
+import StoreVerification
 
 /// Apple's own App Store Server Library (Python, `app-store-server-library` 3.x) is the client: the
 /// venv `.ci/run` creates (`.venv-apple`, or `APPLE_LIBRARY_PYTHON`). Without it the suite is skipped,

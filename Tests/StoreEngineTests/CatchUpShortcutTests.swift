@@ -4,6 +4,7 @@ import StoreCore
 import StoreClient
 @testable import StoreEngine
 import StorefrontTestSupport
+import StoreVerification
 
 /// What a catch-up (a simulated year) leaves out: the events nobody listens to, a price converted
 /// again. Each must give what the long way gives.

@@ -5,6 +5,7 @@ import StoreEngine
 import StoreClient
 import StoreSigning
 import StorefrontTestSupport
+import StoreVerification
 
 @Suite("Signed data out: environment, app identity and the export")
 struct ExportTests {

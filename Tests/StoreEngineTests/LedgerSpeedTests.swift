@@ -5,6 +5,7 @@ import StoreClient
 import StoreSigning
 @testable import StoreEngine
 import StorefrontTestSupport
+import StoreVerification
 
 /// What the ledger keeps so that a refresh costs the same at any size: a completed count kept by
 /// triggers, subscription records decoded once. Each must read exactly what the table holds.

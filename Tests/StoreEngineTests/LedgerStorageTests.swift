@@ -5,6 +5,7 @@ import StoreSigning
 import StoreClient
 @testable import StoreEngine
 import StorefrontTestSupport
+import StoreVerification
 
 @Suite("Ledger storage")
 struct LedgerStorageTests {

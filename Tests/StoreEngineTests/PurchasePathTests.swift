@@ -5,6 +5,7 @@ import StoreCore
 import StoreClient
 @testable import StoreEngine
 import StorefrontTestSupport
+import StoreVerification
 
 /// The mechanisms that keep a purchase's writes and reads few: one snapshot for a run of reads, the
 /// key of an inserted row without a temporary table, an undelivered event of the store's own seen as

@@ -5,6 +5,7 @@ import StoreSigning
 @testable import StoreClient
 @testable import StoreEngine
 import StorefrontTestSupport
+import StoreVerification
 
 /// An app launching onto many unfinished transactions (back after years away): `updates()` redelivers
 /// them a page at a time, and the store's unfinished count follows its own finishes without counting.

@@ -4,6 +4,7 @@ import StoreCore
 import StoreClient
 import StoreSigning
 import StorefrontTestSupport
+import StoreVerification
 
 /// The app-side verifier against real data signed by Apple's libraries and by Xcode.
 @Suite("Signed fixtures through SignedDataVerifier")

@@ -5,6 +5,7 @@ import StoreSigning
 @testable import StoreClient
 @testable import StoreEngine
 import StorefrontTestSupport
+import StoreVerification
 
 /// A refresh after the app's own purchase reads only what changed (`TransactionSource.changes(since:)`);
 /// each rule it relies on must leave the snapshot exactly what reading everything gives.
@@ -192,7 +193,7 @@ struct SnapshotChangesTests {
         let others = [ID.pro, ID.season, ID.gems].map { header + "." + Base64URL.encode(Array(payload($0).utf8)) + "." + signature }
         var verified = 0
         var cache = VerificationCache<TransactionPayload>()
-        func read(_ jws: String) -> VerificationResult<TransactionPayload> {
+        func read(_ jws: String) -> Verification<TransactionPayload> {
             cache.result(jws) { verified += 1; return verifier.transaction($0) }
         }
         #expect(read(genuine).isVerified)

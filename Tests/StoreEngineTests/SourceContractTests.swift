@@ -5,6 +5,7 @@ import StoreEngine
 import StoreClient
 import StoreSigning
 import StorefrontTestSupport
+import StoreVerification
 
 /// The behaviour every `TransactionSource` must have, run against each one: the proof that
 /// `StoreManager` depends only on the contract.

@@ -5,6 +5,7 @@ import StoreCore
 import StoreClient
 import StoreSigning
 import StorefrontTestSupport
+import StoreVerification
 
 /// A fresh, private temporary state directory (created).
 func stateDirectory() throws -> String {

@@ -4,6 +4,7 @@ import StoreCore
 import StoreEngine
 import StoreClient
 import StorefrontTestSupport
+import StoreVerification
 
 /// The rules of issue 13: where Storefront behaved otherwise than StoreKit (see `storekit.md`).
 @Suite("StoreKit parity: already purchased, the group's original transaction, codes for subscribers, signed data (LocalAppStore)")

@@ -5,6 +5,7 @@ import StoreEngine
 import StoreSigning
 @testable import StoreServer
 import StorefrontTestSupport
+import StoreVerification
 
 /// Apple's own `AppStoreServerAPIClient` (Python) calls every endpoint of the server over HTTP, on a
 /// store with a history, and Apple's `SignedDataVerifier` decodes every signed value it gets back,

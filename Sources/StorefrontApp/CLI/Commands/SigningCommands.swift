@@ -3,6 +3,7 @@ import StoreClient
 import StoreCore
 import StoreEngine
 import StoreSigning
+import StoreVerification
 
 /// `storefront verify` and `storefront cert`: signed data for a developer's backend.
 enum SigningCommands {

@@ -2,7 +2,6 @@ import Foundation
 import StoreCore
 import StoreSigning
 
-/// StoreKit's `VerificationResult`: the decoded payload, and whether its signature and chain held.
 extension TransactionPayload {
     /// Whether `Transaction.all` (and `latest(for:)`) hands the app this transaction: StoreKit leaves out
     /// finished consumables, unless refunded or revoked, when the app does not opt in (Info.plist's
@@ -12,7 +11,9 @@ extension TransactionPayload {
     }
 }
 
-public enum VerificationResult<Payload: Sendable & Equatable>: Sendable, Equatable {
+/// What verifying signed data found: the decoded payload, and whether its signature and chain held
+/// (what StoreKit's `VerificationResult` carries; the `StoreKit` module wraps it in Apple's type).
+public enum Verification<Payload: Sendable & Equatable>: Sendable, Equatable {
     case verified(Payload)
     case unverified(Payload?, VerificationError)
 
@@ -34,20 +35,20 @@ public struct SignedDataVerifier: Sendable {
         verifier = JWSVerifier.appStore(trustedRoots: trustedRoots)
     }
 
-    public func transaction(_ jws: String) -> VerificationResult<TransactionPayload> {
+    public func transaction(_ jws: String) -> Verification<TransactionPayload> {
         decode(jws, TransactionPayload.init(json:))
     }
 
-    public func renewalInfo(_ jws: String) -> VerificationResult<RenewalInfoPayload> {
+    public func renewalInfo(_ jws: String) -> Verification<RenewalInfoPayload> {
         decode(jws, RenewalInfoPayload.init(json:))
     }
 
-    public func appTransaction(_ jws: String) -> VerificationResult<AppTransactionPayload> {
+    public func appTransaction(_ jws: String) -> Verification<AppTransactionPayload> {
         decode(jws, AppTransactionPayload.init(json:))
     }
 
     /// Any payload as JSON (for `storefront verify` and the history's detail view).
-    public func json(_ jws: String, at time: VerificationTime = .signedDate) -> VerificationResult<JSONValue> {
+    public func json(_ jws: String, at time: VerificationTime = .signedDate) -> Verification<JSONValue> {
         decode(jws, at: time) { $0 }
     }
 
@@ -56,7 +57,7 @@ public struct SignedDataVerifier: Sendable {
         verifier.verify(jws, at: time).error?.message
     }
 
-    func decode<P>(_ jws: String, at time: VerificationTime = .signedDate, _ make: (JSONValue) -> P?) -> VerificationResult<P> {
+    func decode<P>(_ jws: String, at time: VerificationTime = .signedDate, _ make: (JSONValue) -> P?) -> Verification<P> {
         let result = verifier.verify(jws, at: time)
         let json = result.payload.flatMap { try? JSONParser.parse($0) }
         let payload = json.flatMap(make)

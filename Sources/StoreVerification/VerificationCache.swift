@@ -6,12 +6,14 @@ import StoreSigning
 /// data as the one before, however many subscriptions and entitlements there are. One table, each
 /// result marked with the last refresh that read it: a table rebuilt at every refresh (and the one
 /// before freed) was a fifth of a refresh with a thousand subscriptions.
-struct VerificationCache<Payload: Sendable & Equatable> {
+public struct VerificationCache<Payload: Sendable & Equatable> {
     private struct Entry {
-        var result: VerificationResult<Payload>
+        var result: Verification<Payload>
         var refresh: Int
     }
     private var entries: [Token: Entry] = [:]
+
+    public init() {}
     /// The refresh reading now, how many tokens it has read, and how many the one before read.
     private var refresh = 0
     private var read = 0, readBefore = 0
@@ -60,7 +62,7 @@ struct VerificationCache<Payload: Sendable & Equatable> {
 
     /// Forgets the results neither this refresh nor the one before read, once they outnumber those:
     /// rarely, while each refresh reads about the same tokens.
-    mutating func startRefresh() {
+    public mutating func startRefresh() {
         refresh += 1
         (readBefore, read) = (read, 0)
         defer { kept = [] }
@@ -73,12 +75,12 @@ struct VerificationCache<Payload: Sendable & Equatable> {
 
     /// Counts `tokens` as read by this refresh, without a lookup: a caller that found them as it last
     /// read them still holds their results. Marked read only when results are forgotten.
-    mutating func keep(_ tokens: [String]) {
+    public mutating func keep(_ tokens: [String]) {
         kept += tokens
         read += tokens.count
     }
 
-    mutating func result(_ jws: String, _ verify: (String) -> VerificationResult<Payload>) -> VerificationResult<Payload> {
+    public mutating func result(_ jws: String, _ verify: (String) -> Verification<Payload>) -> Verification<Payload> {
         if payloadStart == nil {
             payloadStart = jws.utf8.withContiguousStorageIfAvailable { Token.payloadStart($0, known: nil) } ?? nil
         }
