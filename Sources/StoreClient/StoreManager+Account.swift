@@ -1,6 +1,7 @@
 import Foundation
 import StoreCore
 import StoreEngine
+@_spi(Storefront) import StoreKit
 
 /// What the customer asks of the App Store beside buying: restore, redeem a code, ask for a refund.
 extension StoreManager {
@@ -8,7 +9,7 @@ extension StoreManager {
     public func restore() async {
         snapshot.lastError = nil // the last error is the last action's
         do {
-            try await source.sync()
+            try await storeKit { try await AppStore.sync() }
             await refresh()
             // Entitlements are exactly the restorable purchases in force: consumables are never among them.
             emit(.restored(count: snapshot.entitlements.count))
@@ -31,11 +32,14 @@ extension StoreManager {
         }
     }
 
+    /// The refund request sheet, where the customer submits `reason`.
     @discardableResult
     public func requestRefund(transactionID: Int64, reason: String) async -> Result<RefundRequestOutcome, StoreFailure> {
         snapshot.lastError = nil // the last error is the last action's
         do {
-            let outcome = try await source.requestRefund(transactionID: transactionID, reason: reason)
+            let scene = UIWindowScene(answering: .requestRefund(reason: reason))
+            let status = try await storeKit { try await Transaction.beginRefundRequest(for: UInt64(transactionID), in: scene) }
+            let outcome: RefundRequestOutcome = status == .success ? .success : .userCancelled
             emit(.refundRequested(transactionID: transactionID, outcome: outcome))
             await refresh()
             return .success(outcome)
@@ -50,13 +54,18 @@ extension StoreManager {
         await refresh()
     }
 
+    /// What went wrong, in the store's words: what StoreKit threw, or the store or ledger beneath it.
     static func failure(_ error: any Error) -> StoreFailure {
         switch error {
         case let e as StoreFailure: e
-        case let e as StoreKitError: .storeKit(e)
-        case let e as PurchaseError: .purchase(e)
+        case StoreKit.StoreKitError.systemError(let cause as LedgerError): failure(cause)
+        case let e as StoreKit.StoreKitError: .storeKit(e.storeCode)
+        case let e as StoreKit.Product.PurchaseError: .purchase(StoreCore.PurchaseError(rawValue: e.rawValue) ?? .productUnavailable)
+        case let e as Transaction.RefundRequestError: .refund(StoreCore.RefundRequestError(rawValue: e.rawValue) ?? .failed)
+        case let e as StoreCore.StoreKitError: .storeKit(e)
+        case let e as StoreCore.PurchaseError: .purchase(e)
         case let e as VerificationError: .verification(e)
-        case let e as RefundRequestError: .refund(e)
+        case let e as StoreCore.RefundRequestError: .refund(e)
         case let e as OfferCodeError: .offerCode(e)
         // The device could not record it (StoreKit's systemError), not an unknown failure.
         case LedgerError.diskFull: .storeKit(.systemError)

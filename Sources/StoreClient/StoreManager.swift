@@ -1,19 +1,29 @@
 import Foundation
 import StoreCore
 import StoreEngine
+@_spi(Storefront) import StoreKit
 import StoreVerification
 
-/// What an iOS app's store code does, done correctly: load products, purchase and handle every
-/// result, verify, deliver *then* finish, listen to updates from launch, recompute entitlements,
-/// restore, redeem. The UI reads `snapshot` and `events`; it never reaches past this into a source.
+/// What an iOS app's store code does, done correctly, written on Apple's StoreKit 2 API (Storefront's
+/// `StoreKit`): load products, purchase and handle every result, deliver *then* finish, listen to
+/// `Transaction.updates` from launch, recompute entitlements, restore, ask for refunds, manage
+/// subscriptions. StoreKit verifies; the app reads its results. What the storefront shows beyond what
+/// an app can see (the ledger's counts and damage, the whole catalog, why a purchase waits) it reads from
+/// the store beneath, as the App Store's own screens do. The UI reads `snapshot` and `events`.
 public actor StoreManager {
-    public let source: any TransactionSource
+    public var source: any TransactionSource { connection.source }
+    /// The app's StoreKit: its store, and the root it trusts. Every StoreKit call runs on it (`storeKit`),
+    /// so several apps (devices) can run on their own stores in one process.
+    private let connection: StoreConnection
     private let verifier: SignedDataVerifier
     let wallet: ConsumableWallet
     private let productIDs: [String]?
     /// The app's `SKIncludeConsumableInAppPurchaseHistory`: whether its history keeps finished consumables.
     private let includesConsumableHistory: Bool
     private var listener: Task<Void, Never>?
+    /// The products as StoreKit handed them out, by ID: what `purchase` buys. Kept when a later load
+    /// leaves one out, as an app keeps its `Product`s: buying one no longer sold in the storefront is refused by the store.
+    private var storeKitProducts: [String: StoreKit.Product] = [:]
     private var continuations: [UUID: AsyncStream<AppEvent>.Continuation] = [:]
 
     public internal(set) var snapshot = StoreSnapshot()
@@ -28,11 +38,9 @@ public actor StoreManager {
     /// Where the source stood when the snapshot was last brought up to date; nil: unknown, read everything.
     private var stamp: ChangeStamp?
     /// The products the snapshot was last read whole for: statuses are read per group, non-renewing ends from durations.
-    private var readForProducts: [Product] = []
+    private var readForProducts: [StoreCore.Product] = []
     /// Verified, unrevoked transactions of `currentEntitlements`, before non-renewing ones are checked against the clock.
     private var entitling: [TransactionPayload] = []
-    /// The signed `currentEntitlements` that `entitling` was verified from, when it was read whole (see `readEverything`).
-    private var entitlementTokens: [String]?
     /// Refreshes run one at a time, each from where the one before left the snapshot: one runs, these wait.
     private var isRefreshing = false
     private var waitingRefreshes: [CheckedContinuation<Void, Never>] = []
@@ -44,7 +52,7 @@ public actor StoreManager {
     public init(source: any TransactionSource, verifier: SignedDataVerifier, wallet: ConsumableWallet, productIDs: [String]? = nil,
                 includesConsumableHistory: Bool = false) {
         self.includesConsumableHistory = includesConsumableHistory
-        self.source = source
+        connection = StoreConnection(source: source, verifier: verifier, includesConsumableHistory: includesConsumableHistory)
         self.verifier = verifier
         self.wallet = wallet
         self.productIDs = productIDs
@@ -57,47 +65,58 @@ public actor StoreManager {
     /// says it is loading, and refreshes leave it out.
     public func start(historyAfterFirstFrame: Bool = false) async {
         (historyDeferred, snapshot.isLoadingHistory) = (historyAfterFirstFrame, historyAfterFirstFrame)
-        let updates = await source.updates()
+        // Listening from the first moment, as Apple's sample apps do; delivered once the first snapshot is
+        // read (see `isLaunched`): an app back after years away has thousands of unfinished renewals waiting.
+        let connection = connection
+        let updates = await storeKit { await Transaction.listeningUpdates() }
+        listener = Task { [weak self] in
+            await StoreKitRuntime.withConnection(connection) {
+                // StoreKit verifies each off the app's actor, beside the one before it being delivered and finished.
+                // A cancelled sequence may still hand out what it buffered: stop at once instead, and
+                // what was not handled stays unfinished, to be redelivered at the next launch.
+                for await update in updates {
+                    if Task.isCancelled { break }
+                    await self?.handleUpdate(update)
+                }
+            }
+        }
         await loadProducts()
         await loadAppTransaction()
         await refresh()
-        // Handled once the first snapshot is read: an app back after years away has thousands of
-        // unfinished renewals waiting, and its first frame does not wait for them.
-        let verifier = verifier
-        listener = Task { [weak self] in
-            // A cancelled stream still hands out what it buffered: stop at once instead, and
-            // what was not handled stays unfinished, to be redelivered at the next launch.
-            for await jws in updates {
-                if Task.isCancelled { break }
-                // Verified here, off the app's actor: beside the one before it being delivered and finished.
-                // Not through the cache: an update is read once (a launch onto thousands of unfinished
-                // renewals kept every one of them there).
-                await self?.handleUpdate(verifier.transaction(jws))
-            }
-        }
+        isLaunched = true
+        startDelivering()
+    }
+
+    /// Runs StoreKit calls on this app's store.
+    func storeKit<T: Sendable>(_ body: @Sendable () async throws -> T) async rethrows -> T {
+        try await StoreKitRuntime.withConnection(connection, body)
     }
 
     /// `AppTransaction.shared`: what the app knows of its own purchase (for business-model migrations).
     public func loadAppTransaction() async {
         do {
-            snapshot.appTransaction = verifier.appTransaction(try await source.appTransaction())
+            snapshot.appTransaction = try await storeKit { try await AppTransaction.shared }.verification(\.payload)
         } catch {
             snapshot.appTransaction = nil
             emit(.failed(.appTransaction, Self.failure(error)))
         }
     }
 
-    /// The manage-subscriptions sheet; what changed reaches the app through updates and status.
+    /// The manage-subscriptions sheet, where the customer does `action`; what changed reaches the app
+    /// through updates and status.
     @discardableResult
     public func manageSubscription(groupID: String, _ action: ManageSubscriptionAction) async -> StoreFailure? {
+        let answer: StoreSheet.Answer = switch action {
+        case .cancel: .cancelSubscription(groupID: groupID)
+        case .reenable: .resumeSubscription(groupID: groupID)
+        case .switchTo(let productID): .switchSubscription(toProductID: productID)
+        }
         do {
-            try await source.manageSubscription(groupID: groupID, action)
+            try await storeKit {
+                try await AppStore.showManageSubscriptions(in: UIWindowScene(answering: answer), subscriptionGroupID: groupID)
+            }
             await refresh()
             return nil
-        } catch let error as TestControlError {
-            emit(.failed(.manageSubscriptions, .storeKit(.unsupported)))
-            snapshot.lastMessage = error.description
-            return .storeKit(.unsupported)
         } catch {
             emit(.failed(.manageSubscriptions, Self.failure(error)))
             return Self.failure(error)
@@ -145,7 +164,13 @@ public actor StoreManager {
 
     public func loadProducts() async {
         do {
-            let products = try await source.products(for: productIDs)
+            // An app names its products; Storefront's own sells its whole catalog.
+            let ids = if let productIDs { productIDs } else { try await source.products(for: nil).map(\.id) }
+            let loaded = try await storeKit { try await StoreKit.Product.products(for: ids) }
+            let byID = Dictionary(loaded.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+            storeKitProducts.merge(byID) { _, new in new }
+            // In the order the app (or the catalog) names them.
+            let products = ids.compactMap { byID[$0]?.item }
             snapshot.products = products
             snapshot.missingProductIDs = (productIDs ?? []).filter { id in !products.contains { $0.id == id } }
             snapshot.loadError = nil
@@ -166,11 +191,17 @@ public actor StoreManager {
         snapshot.lastError = nil // the last error is the last action's
         let result: PurchaseResult
         do {
-            switch try await source.purchase(productID, options: options, answer: answer) {
-            case .success(let jws):
-                // Through the cache: the refresh after it reads the same token in the history.
-                let verification = verify(jws)
-                await deliverAndFinish(verification)
+            let product = try await storeKitProduct(productID)
+            let scene = UIWindowScene(answering: answer == .confirm ? .confirm : .cancel)
+            let purchase = try await storeKit {
+                try await product.purchaseTellingWhy(confirmIn: scene, options: StoreKit.Product.PurchaseOption.options(options))
+            }
+            switch purchase.result {
+            case .success(let transaction):
+                let verification = transaction.verification(\.payload)
+                // Kept: the refresh after it reads the same token in the history.
+                _ = verified.result(transaction.jwsRepresentation) { _ in verification }
+                await deliverAndFinish(transaction)
                 result = .success(verification)
                 if let error = verification.error {
                     emit(.failed(.purchase, .verification(error)))
@@ -180,9 +211,13 @@ public actor StoreManager {
             case .userCancelled:
                 result = .userCancelled
                 emit(.cancelled(productID: productID))
-            case .pending(let reason):
+            case .pending:
+                let reason = purchase.pendingReason ?? .askToBuy
                 result = .pending(reason)
                 emit(.pending(productID: productID, reason: reason))
+            @unknown default:
+                result = .failed(.storeKit(.unknown))
+                emit(.failed(.purchase, .storeKit(.unknown)))
             }
         } catch {
             result = .failed(Self.failure(error))
@@ -193,12 +228,22 @@ public actor StoreManager {
         return result
     }
 
+    /// The product to buy: one the app loaded, else loaded now, as an app loads what it sells before selling it.
+    private func storeKitProduct(_ id: String) async throws -> StoreKit.Product {
+        if let product = storeKitProducts[id] { return product }
+        guard let product = try await storeKit({ try await StoreKit.Product.products(for: [id]) }).first else {
+            throw StoreFailure.purchase(.productUnavailable)
+        }
+        storeKitProducts[id] = product
+        return product
+    }
+
     /// Deliver, then finish: if the app dies between the two, the unfinished transaction is
     /// redelivered at launch and the wallet's idempotent credit makes the second delivery a no-op.
-    private func deliverAndFinish(_ verification: Verification<TransactionPayload>) async {
-        guard let transaction = verification.payload, await deliver(verification) else { return }
+    private func deliverAndFinish(_ transaction: VerificationResult<Transaction>) async {
+        guard await deliver(transaction.verification(\.payload)) else { return }
         if crashesBeforeFinish { crash(); return }
-        await source.finish(transactionID: transaction.transactionID)
+        await transaction.unsafePayloadValue.finish()
     }
 
     /// Credits a verified consumable to the wallet (anything else the snapshot delivers); false when
@@ -231,39 +276,48 @@ public actor StoreManager {
     /// Delivers the verified updates waiting, a batch at a time, until none is left.
     private var delivering: Task<Void, Never>?
     /// Updates verified and not yet delivered, oldest first.
-    private var undelivered: [Verification<TransactionPayload>] = []
+    private var undelivered: [VerificationResult<Transaction>] = []
+    /// Whether the first snapshot is read: updates wait for it.
+    private var isLaunched = false
     /// How far verification may run ahead of delivery: a launch onto thousands of unfinished
     /// renewals holds at most twice this many at once (a batch being delivered, and this many waiting).
     private static let batchLimit = 256
 
-    private func handleUpdate(_ verification: Verification<TransactionPayload>) async {
+    private func handleUpdate(_ update: VerificationResult<Transaction>) async {
         // Delivered and finished beside the next updates' verification (the store finishes on a core of
-        // its own), in order; what arrives meanwhile is finished together, in one write.
-        undelivered.append(verification)
-        if delivering == nil {
-            delivering = Task {
-                while !undelivered.isEmpty {
-                    let batch = undelivered
-                    undelivered = []
-                    await deliver(batch)
-                }
-                delivering = nil
-            }
-        }
+        // its own), in order; what arrives meanwhile is finished together.
+        undelivered.append(update)
+        startDelivering()
         while undelivered.count >= Self.batchLimit, let running = delivering { await running.value }
     }
 
-    /// Delivers a batch, finishes what was delivered in one call, then reports each in order.
-    private func deliver(_ batch: [Verification<TransactionPayload>]) async {
-        var handled: [Verification<TransactionPayload>] = [], finished: [Int64] = [], crashes = false
-        for verification in batch {
+    private func startDelivering() {
+        guard isLaunched, delivering == nil, !undelivered.isEmpty else { return }
+        delivering = Task {
+            while !undelivered.isEmpty {
+                let batch = undelivered
+                undelivered = []
+                await deliver(batch)
+            }
+            delivering = nil
+        }
+    }
+
+    /// Delivers a batch, finishes what was delivered, then reports each in order.
+    private func deliver(_ batch: [VerificationResult<Transaction>]) async {
+        var handled: [Verification<TransactionPayload>] = [], finished: [Transaction] = [], crashes = false
+        for update in batch {
             guard !hasCrashed else { break }  // the app died (a purchase's delivery may end it meanwhile)
+            let verification = update.verification(\.payload)
             let delivered = await deliver(verification)
             handled.append(verification)
             if delivered, crashesBeforeFinish { crashes = true; break }  // delivered, never finished
-            if delivered, let transaction = verification.payload { finished.append(transaction.transactionID) }
+            if delivered { finished.append(update.unsafePayloadValue) }
         }
-        await source.finish(transactionIDs: finished)
+        // Finished at once: StoreKit writes the finishes that arrive together in one go.
+        await withTaskGroup(of: Void.self) { group in
+            for transaction in finished { group.addTask { await transaction.finish() } }
+        }
         // What was delivered is reported before the app dies, in order, as one at a time did.
         for verification in handled { report(verification) }
         refreshAfterUpdates()
@@ -349,7 +403,6 @@ public actor StoreManager {
                 entitling.append(t)
                 entitlingChanged = true
             }
-            entitlementTokens = nil
         }
         if snapshot.history.count > Self.historyLimit { snapshot.history.removeLast(snapshot.history.count - Self.historyLimit) }
         snapshot.now = changes.now
@@ -376,17 +429,12 @@ public actor StoreManager {
         readForProducts = snapshot.products
         verified.startRefresh()
         let now = await source.now()
-        // The same signed entitlements as last time are the same transactions: verification depends on the tokens
-        // alone, and looking up a thousand at every refresh was a sixth of it.
-        let tokens = await source.currentEntitlements()
-        if tokens == entitlementTokens {
-            verified.keep(tokens)
-        } else {
-            entitling = tokens.compactMap { jws in
-                guard case .verified(let t) = verify(jws), !t.isRevoked else { return nil }
-                return t
+        entitling = await storeKit {
+            var entitling: [TransactionPayload] = []
+            for await case .verified(let transaction) in Transaction.currentEntitlements where transaction.revocationDate == nil {
+                entitling.append(transaction.payload)
             }
-            entitlementTokens = tokens
+            return entitling
         }
         updateEntitlements(at: now)
         snapshot.damage = await source.damage()

@@ -146,7 +146,7 @@ public enum StoreKitError: Error, Sendable, Equatable, LocalizedError {
 
 /// StoreKit's `AppTransaction`: the signed record of the customer's purchase of the app itself.
 public struct AppTransaction: Hashable, Sendable, SignedValue {
-    let payload: AppTransactionPayload
+    @_spi(Storefront) public let payload: AppTransactionPayload
     let jws: String
 
     init(payload: AppTransactionPayload, jws: String) {

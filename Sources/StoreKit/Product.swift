@@ -5,7 +5,8 @@ import StoreEngine
 /// StoreKit's `Product`: an In-App Purchase as the store sells it in the customer's storefront and language.
 public struct Product: Identifiable, Hashable, Sendable {
     public typealias ID = String
-    let item: StoreCore.Product
+    /// The catalog's product: Storefront's own app shows all of it.
+    @_spi(Storefront) public let item: StoreCore.Product
 
     init(_ item: StoreCore.Product) { self.item = item }
 
@@ -31,29 +32,38 @@ public struct Product: Identifiable, Hashable, Sendable {
     /// Buys the product: the payment sheet is confirmed (as with `SKTestSession.disableDialogs`).
     /// The transaction comes back verified (or not) and unfinished: deliver, then `finish()` it.
     public func purchase(options: Set<PurchaseOption> = []) async throws -> PurchaseResult {
-        try await purchase(options: options) { .confirm }
+        try await purchase(options: options) { .confirm }.result
     }
 
     /// Buys the product after the payment sheet in `scene`: its customer confirms or cancels (see `UIScene`).
     public func purchase(confirmIn scene: some UIScene, options: Set<PurchaseOption> = []) async throws -> PurchaseResult {
+        try await purchase(options: options) { await scene.customer(.payment(self)) == .cancel ? .cancel : .confirm }.result
+    }
+
+    /// `purchase(confirmIn:options:)`, and why a pending purchase waits: the App Store's own sheets tell the
+    /// customer (Ask to Buy's "Ask Permission", an interrupted purchase's terms), StoreKit's result does not.
+    /// Storefront's own app plays those sheets too.
+    @_spi(Storefront) public func purchaseTellingWhy(confirmIn scene: some UIScene, options: Set<PurchaseOption> = []) async throws
+        -> (result: PurchaseResult, pendingReason: PendingReason?) {
         try await purchase(options: options) { await scene.customer(.payment(self)) == .cancel ? .cancel : .confirm }
     }
 
-    private func purchase(options: Set<PurchaseOption>, sheet: () async -> PaymentSheetAnswer) async throws -> PurchaseResult {
+    private func purchase(options: Set<PurchaseOption>, sheet: () async -> PaymentSheetAnswer) async throws
+        -> (result: PurchaseResult, pendingReason: PendingReason?) {
         guard let connection = StoreKitRuntime.current else { throw PurchaseError.productUnavailable }
         let answer = await sheet()
         let outcome: PurchaseOutcome
         do {
             outcome = try await connection.call { try await $0.purchase(id, options: PurchaseOption.engineOptions(options), answer: answer) }
         } catch StoreKitError.userCancelled {
-            return .userCancelled  // a cancelled payment sheet is a result, not an error
+            return (.userCancelled, nil)  // a cancelled payment sheet is a result, not an error
         }
         switch outcome {
         case .success(let jws):
             guard let result = connection.transaction(jws) else { throw StoreKitError.unknown }
-            return .success(result)
-        case .userCancelled: return .userCancelled
-        case .pending: return .pending
+            return (.success(result), nil)
+        case .userCancelled: return (.userCancelled, nil)
+        case .pending(let reason): return (.pending, reason)
         }
     }
 
@@ -100,7 +110,7 @@ extension Product {
     public struct PurchaseOption: Hashable, Sendable {
         enum Kind: Hashable, Sendable {
             case quantity(Int), appAccountToken(UUID), simulatesAskToBuy(Bool)
-            case promotionalOffer(id: String, signature: String), winBackOffer(id: String)
+            case promotionalOffer(id: String, signature: String?), winBackOffer(id: String)
             case introductoryOfferEligibility(String), billingPlan(SubscriptionInfo.BillingPlanType)
         }
         let kind: Kind
@@ -126,6 +136,18 @@ extension Product {
         public static func billingPlanType(_ type: SubscriptionInfo.BillingPlanType) -> PurchaseOption { .init(kind: .billingPlan(type)) }
         /// A win-back offer for a lapsed subscriber.
         public static func winBackOffer(_ offer: Product.SubscriptionOffer) -> PurchaseOption { .init(kind: .winBackOffer(id: offer.id ?? "")) }
+
+        /// The options that ask for what `options` says (a promotional offer without its signature too,
+        /// which Storefront's own app may send to show the App Store's refusal).
+        @_spi(Storefront) public static func options(_ options: PurchaseOptions) -> Set<PurchaseOption> {
+            var set: Set<PurchaseOption> = [.quantity(options.quantity), .simulatesAskToBuyInSandbox(options.simulatesAskToBuy),
+                                            .billingPlanType(SubscriptionInfo.BillingPlanType(options.billingPlan))]
+            if let token = options.appAccountToken { set.insert(.appAccountToken(token)) }
+            if let offer = options.promotionalOffer { set.insert(.init(kind: .promotionalOffer(id: offer.id, signature: offer.signature))) }
+            if let id = options.winBackOfferID { set.insert(.init(kind: .winBackOffer(id: id))) }
+            if let jws = options.introductoryOfferEligibility { set.insert(.introductoryOfferEligibility(compactJWS: jws)) }
+            return set
+        }
 
         static func engineOptions(_ options: Set<PurchaseOption>) -> PurchaseOptions {
             var engine = PurchaseOptions()

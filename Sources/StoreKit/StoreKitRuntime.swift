@@ -14,6 +14,10 @@ import Synchronization
     let includesConsumableHistory: Bool
     /// The subscription statuses the app last read: where `Product.SubscriptionInfo.Status.updates` starts.
     let seenStatuses = SeenStatuses()
+    /// `finish()` calls made while one is written, written together.
+    let finishes: FinishQueue
+    /// What `currentEntitlements` verified: an app reads them again and again, and they rarely change.
+    let entitlementsVerified = EntitlementVerifications()
 
     /// The app on a local App Store: it trusts that store's certificate, as a device trusts Apple's root.
     public init(store: LocalAppStore) {
@@ -27,12 +31,22 @@ import Synchronization
         self.verifier = verifier
         self.includesConsumableHistory = includesConsumableHistory
         self.close = close
+        finishes = FinishQueue(source: source)
     }
 
     /// A transaction as StoreKit hands it out; nil for a token whose payload cannot be read at all
     /// (StoreKit has no transaction to show for one).
     @_spi(Storefront) public func transaction(_ jws: String) -> VerificationResult<Transaction>? {
-        VerificationResult(verifier.transaction(jws), jws: jws) { Transaction(payload: $0, jws: jws, store: self) }
+        transaction(jws, verified: verifier.transaction(jws))
+    }
+
+    /// `transaction(_:)` through the entitlements' cache (see `entitlementsVerified`).
+    func entitlement(_ jws: String) -> VerificationResult<Transaction>? {
+        transaction(jws, verified: entitlementsVerified.result(jws, verifier))
+    }
+
+    private func transaction(_ jws: String, verified: Verification<TransactionPayload>) -> VerificationResult<Transaction>? {
+        VerificationResult(verified, jws: jws) { Transaction(payload: $0, jws: jws, store: self) }
     }
 
     func renewalInfo(_ jws: String) -> VerificationResult<Product.SubscriptionInfo.RenewalInfo>? {
@@ -111,5 +125,45 @@ extension StoreConnection {
     /// Runs a store call, throwing what StoreKit throws.
     func call<T: Sendable>(_ body: (any TransactionSource) async throws -> T) async throws -> T {
         do { return try await body(source) } catch { throw Self.storeKitError(error) }
+    }
+}
+
+/// `finish()` calls that arrive while a finish is being written are written together, in one call: an app
+/// finishing a burst of updates at once (a launch onto thousands of unfinished renewals) costs the store a
+/// write a burst rather than one a transaction. Each call returns once its own finish is written.
+actor FinishQueue {
+    private let source: any TransactionSource
+    private var waiting: [Int64] = []
+    private var waiters: [CheckedContinuation<Void, Never>] = []
+    private var isWriting = false
+
+    init(source: any TransactionSource) { self.source = source }
+
+    func finish(_ transactionID: Int64) async {
+        waiting.append(transactionID)
+        if isWriting { return await withCheckedContinuation { waiters.append($0) } }
+        isWriting = true
+        var batch = [transactionID], done: [CheckedContinuation<Void, Never>] = []
+        waiting = []
+        while !batch.isEmpty {
+            if batch.count == 1 { await source.finish(transactionID: batch[0]) } else { await source.finish(transactionIDs: batch) }
+            for waiter in done { waiter.resume() }
+            (batch, done, waiting, waiters) = (waiting, waiters, [], [])
+        }
+        isWriting = false
+    }
+}
+
+/// The verification cache behind `Transaction.currentEntitlements`: each listing is a refresh of it
+/// (see `VerificationCache`), so what stopped entitling is forgotten.
+final class EntitlementVerifications: Sendable {
+    // Verifies under the lock: listings run one after another in practice (an app refreshing), and a
+    // second waits for the first's results rather than verifying the same tokens again.
+    private let cache = Mutex(VerificationCache<TransactionPayload>())
+
+    func startListing() { cache.withLock { $0.startRefresh() } }
+
+    func result(_ jws: String, _ verifier: SignedDataVerifier) -> Verification<TransactionPayload> {
+        cache.withLock { $0.result(jws, verifier.transaction) }
     }
 }

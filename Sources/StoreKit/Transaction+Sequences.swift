@@ -9,12 +9,15 @@ extension Transaction {
         let tokens: @Sendable (StoreConnection) async -> AsyncStream<String>
         /// Which transactions the sequence hands out.
         var keep: @Sendable (Transaction) -> Bool = { _ in true }
+        /// Verified through the entitlements' cache (see `StoreConnection.entitlementsVerified`).
+        var isEntitlements = false
 
-        public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(tokens: tokens, keep: keep) }
+        public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(tokens: tokens, keep: keep, isEntitlements: isEntitlements) }
 
         public struct AsyncIterator: AsyncIteratorProtocol {
             let tokens: @Sendable (StoreConnection) async -> AsyncStream<String>
             let keep: @Sendable (Transaction) -> Bool
+            let isEntitlements: Bool
             var started = false
             var connection: StoreConnection?
             var base: AsyncStream<String>.AsyncIterator?
@@ -24,10 +27,12 @@ extension Transaction {
                     started = true
                     connection = StoreKitRuntime.current
                     if let connection { base = await tokens(connection).makeAsyncIterator() }
+                    if isEntitlements { connection?.entitlementsVerified.startListing() }
                 }
                 guard let connection else { return nil }
                 while let jws = await base?.next() {
-                    if let result = connection.transaction(jws), keep(result.unsafePayloadValue) { return result }
+                    let result = isEntitlements ? connection.entitlement(jws) : connection.transaction(jws)
+                    if let result, keep(result.unsafePayloadValue) { return result }
                 }
                 return nil
             }
@@ -49,6 +54,16 @@ extension Transaction {
     /// devices or outside the app, renewals, Ask to Buy approvals, refunds and revocations. Start it at launch.
     public static var updates: Transactions { Transactions { await $0.source.updates() } }
 
+    /// `updates`, listening already when this returns (`updates` starts when first iterated). The store hands
+    /// out the unfinished transactions at the moment it starts listening, so Storefront's own app, which reads
+    /// its first snapshot before it iterates, starts listening first: a purchase made meanwhile is its own, not
+    /// an unfinished one to redeliver.
+    @_spi(Storefront) public static func listeningUpdates() async -> Transactions {
+        guard let connection = StoreKitRuntime.current else { return Transactions { _ in AsyncStream { $0.finish() } } }
+        let stream = await connection.source.updates()
+        return Transactions { _ in stream }
+    }
+
     /// Every transaction of the customer's, newest first; finished consumables only if the app opts in.
     public static var all: Transactions {
         Transactions { connection in
@@ -68,7 +83,11 @@ extension Transaction {
 
     /// The latest transaction of each product the customer is entitled to: non-consumables, subscriptions
     /// subscribed or in grace period, non-renewing subscriptions; never consumables, never revoked ones.
-    public static var currentEntitlements: Transactions { .listing { await $0.currentEntitlements() } }
+    public static var currentEntitlements: Transactions {
+        var entitlements = Transactions.listing { await $0.currentEntitlements() }
+        entitlements.isEntitlements = true
+        return entitlements
+    }
 
     /// The transactions that entitle the customer to one product (at most one for an In-App Purchase).
     public static func currentEntitlements(for productID: String) -> Transactions {

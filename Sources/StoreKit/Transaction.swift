@@ -3,7 +3,8 @@ import StoreCore
 
 /// StoreKit's `Transaction`: one purchase or renewal, as the App Store signed it.
 public struct Transaction: Identifiable, Hashable, Sendable, SignedValue, CustomDebugStringConvertible {
-    let payload: TransactionPayload
+    /// What the App Store signed, decoded: Storefront's own app reads it whole.
+    @_spi(Storefront) public let payload: TransactionPayload
     let jws: String
     /// The store that handed it out: it is finished there.
     let store: StoreConnection
@@ -66,7 +67,7 @@ public struct Transaction: Identifiable, Hashable, Sendable, SignedValue, Custom
     /// Tells the App Store the app delivered what was bought; until then the transaction comes back
     /// in `updates` at every launch and stays in `unfinished`.
     public func finish() async {
-        await store.source.finish(transactionID: payload.transactionID)
+        await store.finishes.finish(payload.transactionID)
     }
 }
 

@@ -64,6 +64,17 @@ extension SignedValue {
     }
 }
 
+extension VerificationResult {
+    /// The result as Storefront's own app keeps it: what the App Store signed, decoded, and the verifier's word.
+    @_spi(Storefront) public func verification<Payload>(_ payload: (SignedType) -> Payload) -> Verification<Payload> {
+        switch self {
+        case .verified(let value): .verified(payload(value))
+        case .unverified(let value, let error):
+            .unverified(payload(value), StoreCore.VerificationError(rawValue: error.rawValue) ?? .invalidEncoding)
+        }
+    }
+}
+
 extension VerificationResult where SignedType == Transaction {
     /// The transaction as the App Store signed it, in JWS compact serialization.
     public var jwsRepresentation: String { unsafePayloadValue.jws }
