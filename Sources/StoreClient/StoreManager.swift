@@ -88,7 +88,7 @@ public actor StoreManager {
     }
 
     /// Runs StoreKit calls on this app's store.
-    func storeKit<T: Sendable>(_ body: @Sendable () async throws -> T) async rethrows -> T {
+    func storeKit<T: Sendable>(_ body: nonisolated(nonsending) @Sendable () async throws -> T) async rethrows -> T {
         try await StoreKitRuntime.withConnection(connection, body)
     }
 

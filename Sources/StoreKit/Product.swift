@@ -43,12 +43,12 @@ public struct Product: Identifiable, Hashable, Sendable {
     /// `purchase(confirmIn:options:)`, and why a pending purchase waits: the App Store's own sheets tell the
     /// customer (Ask to Buy's "Ask Permission", an interrupted purchase's terms), StoreKit's result does not.
     /// Storefront's own app plays those sheets too.
-    @_spi(Storefront) public func purchaseTellingWhy(confirmIn scene: some UIScene, options: Set<PurchaseOption> = []) async throws
+    @_spi(Storefront) nonisolated(nonsending) public func purchaseTellingWhy(confirmIn scene: some UIScene, options: Set<PurchaseOption> = []) async throws
         -> (result: PurchaseResult, pendingReason: PendingReason?) {
         try await purchase(options: options) { await scene.customer(.payment(self)) == .cancel ? .cancel : .confirm }
     }
 
-    private func purchase(options: Set<PurchaseOption>, sheet: () async -> PaymentSheetAnswer) async throws
+    nonisolated(nonsending) private func purchase(options: Set<PurchaseOption>, sheet: nonisolated(nonsending) () async -> PaymentSheetAnswer) async throws
         -> (result: PurchaseResult, pendingReason: PendingReason?) {
         guard let connection = StoreKitRuntime.current else { throw PurchaseError.productUnavailable }
         let answer = await sheet()

@@ -9,10 +9,10 @@ import Foundation
 // @unchecked: the one stored property is a `let` of a Sendable type; the class is open only to mirror
 // UIKit's `UIWindowScene: UIScene`, and the subclass adds no state.
 open class UIScene: @unchecked Sendable {
-    let customer: @Sendable (StoreSheet) async -> StoreSheet.Answer
+    let customer: nonisolated(nonsending) @Sendable (StoreSheet) async -> StoreSheet.Answer
 
     /// A scene whose customer answers each sheet with `customer` (which may wait: for a person, say).
-    public init(customer: @escaping @Sendable (StoreSheet) async -> StoreSheet.Answer) { self.customer = customer }
+    public init(customer: nonisolated(nonsending) @escaping @Sendable (StoreSheet) async -> StoreSheet.Answer) { self.customer = customer }
 
     /// A scene whose customer gives every sheet the same answer: by default they confirm (buy, submit,
     /// act on a message), as with `SKTestSession.disableDialogs`.

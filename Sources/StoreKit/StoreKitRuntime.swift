@@ -77,7 +77,7 @@ import Synchronization
     @TaskLocal static var taskConnection: StoreConnection?
 
     /// Runs `body` with the API talking to `connection` (and the tasks it starts, not detached ones).
-    public static func withConnection<T: Sendable>(_ connection: StoreConnection, _ body: () async throws -> T) async rethrows -> T {
+    nonisolated(nonsending) public static func withConnection<T: Sendable>(_ connection: StoreConnection, _ body: nonisolated(nonsending) () async throws -> T) async rethrows -> T {
         try await $taskConnection.withValue(connection, operation: body)
     }
 
@@ -123,7 +123,7 @@ extension StoreConnection {
     }
 
     /// Runs a store call, throwing what StoreKit throws.
-    func call<T: Sendable>(_ body: (any TransactionSource) async throws -> T) async throws -> T {
+    nonisolated(nonsending) func call<T: Sendable>(_ body: nonisolated(nonsending) (any TransactionSource) async throws -> T) async throws -> T {
         do { return try await body(source) } catch { throw Self.storeKitError(error) }
     }
 }

@@ -66,7 +66,7 @@ public struct Transaction: Identifiable, Hashable, Sendable, SignedValue, Custom
 
     /// Tells the App Store the app delivered what was bought; until then the transaction comes back
     /// in `updates` at every launch and stays in `unfinished`.
-    public func finish() async {
+    nonisolated(nonsending) public func finish() async {
         await store.finishes.finish(payload.transactionID)
     }
 }
