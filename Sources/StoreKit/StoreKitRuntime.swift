@@ -31,7 +31,9 @@ import Synchronization
         self.verifier = verifier
         self.includesConsumableHistory = includesConsumableHistory
         self.close = close
-        finishes = FinishQueue(source: source)
+        finishes = FinishQueue { ids in
+            if ids.count == 1 { await source.finish(transactionID: ids[0]) } else { await source.finish(transactionIDs: ids) }
+        }
     }
 
     /// A transaction as StoreKit hands it out; nil for a token whose payload cannot be read at all
@@ -132,12 +134,13 @@ extension StoreConnection {
 /// finishing a burst of updates at once (a launch onto thousands of unfinished renewals) costs the store a
 /// write a burst rather than one a transaction. Each call returns once its own finish is written.
 actor FinishQueue {
-    private let source: any TransactionSource
+    private let write: @Sendable ([Int64]) async -> Void
     private var waiting: [Int64] = []
     private var waiters: [CheckedContinuation<Void, Never>] = []
     private var isWriting = false
 
-    init(source: any TransactionSource) { self.source = source }
+    /// `write`: finishes these transactions in the store, in one call.
+    init(write: @escaping @Sendable ([Int64]) async -> Void) { self.write = write }
 
     func finish(_ transactionID: Int64) async {
         waiting.append(transactionID)
@@ -146,7 +149,7 @@ actor FinishQueue {
         var batch = [transactionID], done: [CheckedContinuation<Void, Never>] = []
         waiting = []
         while !batch.isEmpty {
-            if batch.count == 1 { await source.finish(transactionID: batch[0]) } else { await source.finish(transactionIDs: batch) }
+            await write(batch)
             for waiter in done { waiter.resume() }
             (batch, done, waiting, waiters) = (waiting, waiters, [], [])
         }

@@ -20,6 +20,17 @@ extension LocalAppStore {
 /// grows with the ledger before the first frame, nothing at all while nothing changes.
 @Suite("Launch and idle")
 struct LaunchTests {
+    @Test("an app buys a product it did not load at launch by loading it first, as an app loads what it sells")
+    func aProductNotLoadedAtLaunchIsLoadedBeforeItIsBought() async throws {
+        let stack = try await StoreStack.open(catalog: Repo.instantCatalog, stateDirectory: nil, productIDs: ["com.lumenquest.coins.100"])
+        #expect(await stack.manager.snapshot.products.map(\.id) == ["com.lumenquest.coins.100"])
+        let result = await stack.manager.purchase("com.lumenquest.pro")
+        guard case .success(.verified(let transaction)) = result else { Issue.record("\(result)"); return }
+        #expect(transaction.productID == "com.lumenquest.pro")
+        #expect(await stack.manager.snapshot.entitlements.contains("com.lumenquest.pro"))
+        await stack.close()
+    }
+
     @Test("the first frame does not wait for history: start leaves it to loadHistory, and the snapshot says it is loading")
     func historyAfterFirstFrame() async throws {
         let store = try LocalAppStore(catalog: Repo.instantCatalog, stateDirectory: nil, time: ManualTime())
