@@ -79,6 +79,14 @@ extension LocalAppStore {
         return ServerTransaction(payload: row.payload, jws: jws, finished: row.finished)
     }
 
+    /// Get Transaction Info's answer: a completed transaction's token, nil when there is none. Read beside the
+    /// actor, on the caller's thread, when the ledger is a SQLite file (see `LedgerReaders`): a token is what
+    /// was signed, and the renewals a catch-up would add are new transactions, with IDs no client knows yet.
+    public nonisolated func serverSignedTransaction(id: Int64) async -> String? {
+        if let readers = serverReaders, let token = readers.read({ try $0.completedToken(id) }) { return token }
+        return await serverTransaction(id: id)?.jws
+    }
+
     /// Whether `id` identifies this customer, as "any transaction ID" does for Apple's server: one of
     /// their transactions, an original transaction, or their app transaction.
     public func identifiesCustomer(_ id: Int64) -> Bool {

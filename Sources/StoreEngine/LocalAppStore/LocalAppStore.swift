@@ -13,6 +13,8 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
     /// Rung when a notification may have fallen due (see `OutboxBell`): what a sender waits on.
     public nonisolated let outboxBell = OutboxBell()
     let ledger: Ledger
+    /// Read-only connections beside `ledger`, for the Server API's reads that need no actor (see `LedgerReaders`).
+    nonisolated let serverReaders: LedgerReaders?
     let time: any RealTimeSource
     /// What subscriptions renew to, for the app's install (`AppTransaction`; one per ledger).
     let terms: RenewalTerms
@@ -46,6 +48,7 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
         do {
             (ledger, identity) = try Ledger.open(location ?? .stateDirectory(stateDirectory), stateDirectory: stateDirectory)
             ledger.outboxBell = outboxBell
+            serverReaders = LedgerReaders(ledger.location, tokenPrefix: ledger.tokenPrefix)
             // What the tester changed last time wins over the catalog's defaults, until a reset.
             var settings = catalog.settings
             // Settings that are not JSON are damage; ones the catalog no longer has room for (a storefront

@@ -6,8 +6,8 @@ import StoreEngine
 /// v2), Finish Transaction and Set App Account Token.
 extension AppStoreServerAPI {
     func transactionInfo(_ text: String) async throws -> HTTPResponse {
-        guard let transaction = await store.serverTransaction(id: try Self.transactionID(text)) else { throw APIError.transactionIDNotFound() }
-        return ok(["signedTransactionInfo": .string(transaction.jws)] as JSONValue)
+        guard let jws = await store.serverSignedTransaction(id: try Self.transactionID(text)) else { throw APIError.transactionIDNotFound() }
+        return ok(["signedTransactionInfo": .string(jws)] as JSONValue)
     }
 
     func appTransactionInfo(_ text: String) async throws -> HTTPResponse {
