@@ -132,28 +132,45 @@ extension StoreConnection {
 
 /// `finish()` calls that arrive while a finish is being written are written together, in one call: an app
 /// finishing a burst of updates at once (a launch onto thousands of unfinished renewals) costs the store a
-/// write a burst rather than one a transaction. Each call returns once its own finish is written.
-actor FinishQueue {
+/// write a burst rather than one a transaction. Each call returns once its own finish is written. A call
+/// that finds nothing being written writes at once, on its caller's executor (a lock, no hop).
+final class FinishQueue: Sendable {
+    private struct State {
+        var isWriting = false
+        /// Finishes waiting for the write in progress to end, and who to tell once they are written.
+        var waiting: [(id: Int64, written: CheckedContinuation<Bool, Never>)] = []
+    }
+    private let state = Mutex(State())
     private let write: @Sendable ([Int64]) async -> Void
-    private var waiting: [Int64] = []
-    private var waiters: [CheckedContinuation<Void, Never>] = []
-    private var isWriting = false
 
     /// `write`: finishes these transactions in the store, in one call.
     init(write: @escaping @Sendable ([Int64]) async -> Void) { self.write = write }
 
-    func finish(_ transactionID: Int64) async {
-        waiting.append(transactionID)
-        if isWriting { return await withCheckedContinuation { waiters.append($0) } }
-        isWriting = true
-        var batch = [transactionID], done: [CheckedContinuation<Void, Never>] = []
-        waiting = []
+    nonisolated(nonsending) func finish(_ transactionID: Int64) async {
+        // Either this call writes (nothing else is), or it waits to be written by the call that is.
+        let writes = await withCheckedContinuation { (turn: CheckedContinuation<Bool, Never>) in
+            let writesNow = state.withLock { state in
+                if state.isWriting {
+                    state.waiting.append((transactionID, turn))
+                    return false
+                }
+                state.isWriting = true
+                return true
+            }
+            if writesNow { turn.resume(returning: true) }
+        }
+        guard writes else { return }
+        var batch = [transactionID], written: [CheckedContinuation<Bool, Never>] = []
         while !batch.isEmpty {
             await write(batch)
-            for waiter in done { waiter.resume() }
-            (batch, done, waiting, waiters) = (waiting, waiters, [], [])
+            for waiter in written { waiter.resume(returning: false) }
+            (batch, written) = state.withLock { state in
+                let next = state.waiting
+                state.waiting = []
+                state.isWriting = !next.isEmpty
+                return (next.map(\.id), next.map(\.written))
+            }
         }
-        isWriting = false
     }
 }
 
