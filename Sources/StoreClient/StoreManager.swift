@@ -21,9 +21,11 @@ public actor StoreManager {
     /// The app's `SKIncludeConsumableInAppPurchaseHistory`: whether its history keeps finished consumables.
     private let includesConsumableHistory: Bool
     private var listener: Task<Void, Never>?
-    /// The products as StoreKit handed them out, by ID: what `purchase` buys. Kept when a later load
-    /// leaves one out, as an app keeps its `Product`s: buying one no longer sold in the storefront is refused by the store.
-    private var storeKitProducts: [String: StoreKit.Product] = [:]
+    /// Where each of `snapshot.products` is, by ID: what `purchase` buys.
+    private var productIndex: [String: Int] = [:]
+    /// Products a later load left out, kept as an app keeps its `Product`s: buying one no longer sold in
+    /// the storefront is refused by the store.
+    private var formerProducts: [String: StoreCore.Product] = [:]
     private var continuations: [UUID: AsyncStream<AppEvent>.Continuation] = [:]
 
     public internal(set) var snapshot = StoreSnapshot()
@@ -164,15 +166,20 @@ public actor StoreManager {
 
     public func loadProducts() async {
         do {
-            // An app names its products; Storefront's own sells its whole catalog.
-            let ids = if let productIDs { productIDs } else { try await source.products(for: nil).map(\.id) }
-            let loaded = try await storeKit { try await StoreKit.Product.products(for: ids) }
-            let byID = Dictionary(loaded.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
-            storeKitProducts.merge(byID) { _, new in new }
-            // In the order the app (or the catalog) names them.
-            let products = ids.compactMap { byID[$0]?.item }
-            snapshot.products = products
-            snapshot.missingProductIDs = (productIDs ?? []).filter { id in !products.contains { $0.id == id } }
+            // An app names its products and loads them through StoreKit. Storefront's own shows its whole
+            // catalog, read from the store beneath: one copy of a 100k-product catalog rather than several
+            // (`Product.products(for:)` wants the IDs, and each `Product` is a copy of its item).
+            let products: [StoreCore.Product]
+            if let productIDs {
+                products = try await storeKit { try await StoreKit.Product.products(for: productIDs) }.map(\.item)
+            } else {
+                products = try await source.products(for: nil)
+            }
+            let index = Dictionary(products.enumerated().map { ($1.id, $0) }, uniquingKeysWith: { first, _ in first })
+            for product in snapshot.products where index[product.id] == nil { formerProducts[product.id] = product }
+            for product in products { formerProducts[product.id] = nil }
+            (snapshot.products, productIndex) = (products, index)
+            snapshot.missingProductIDs = (productIDs ?? []).filter { index[$0] == nil }
             snapshot.loadError = nil
         } catch {
             snapshot.loadError = Self.failure(error)
@@ -228,13 +235,15 @@ public actor StoreManager {
         return result
     }
 
-    /// The product to buy: one the app loaded, else loaded now, as an app loads what it sells before selling it.
+    /// The product to buy: one the app loaded (or loaded before), else loaded now, as an app loads what it
+    /// sells before selling it.
     private func storeKitProduct(_ id: String) async throws -> StoreKit.Product {
-        if let product = storeKitProducts[id] { return product }
+        if let index = productIndex[id] { return StoreKit.Product(snapshot.products[index]) }
+        if let former = formerProducts[id] { return StoreKit.Product(former) }
         guard let product = try await storeKit({ try await StoreKit.Product.products(for: [id]) }).first else {
             throw StoreFailure.purchase(.productUnavailable)
         }
-        storeKitProducts[id] = product
+        formerProducts[id] = product.item
         return product
     }
 

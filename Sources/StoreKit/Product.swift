@@ -8,7 +8,8 @@ public struct Product: Identifiable, Hashable, Sendable {
     /// The catalog's product: Storefront's own app shows all of it.
     @_spi(Storefront) public let item: StoreCore.Product
 
-    init(_ item: StoreCore.Product) { self.item = item }
+    /// The product for a catalog item (Storefront's own app reads its whole catalog from the store).
+    @_spi(Storefront) public init(_ item: StoreCore.Product) { self.item = item }
 
     public var id: ID { item.id }
     public var type: ProductType { ProductType(item.type) }

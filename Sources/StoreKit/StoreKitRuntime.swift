@@ -141,25 +141,31 @@ final class FinishQueue: Sendable {
         var waiting: [(id: Int64, written: CheckedContinuation<Bool, Never>)] = []
     }
     private let state = Mutex(State())
-    private let write: @Sendable ([Int64]) async -> Void
+    private let write: nonisolated(nonsending) @Sendable ([Int64]) async -> Void
 
     /// `write`: finishes these transactions in the store, in one call.
-    init(write: @escaping @Sendable ([Int64]) async -> Void) { self.write = write }
+    init(write: nonisolated(nonsending) @escaping @Sendable ([Int64]) async -> Void) { self.write = write }
 
     nonisolated(nonsending) func finish(_ transactionID: Int64) async {
-        // Either this call writes (nothing else is), or it waits to be written by the call that is.
-        let writes = await withCheckedContinuation { (turn: CheckedContinuation<Bool, Never>) in
-            let writesNow = state.withLock { state in
-                if state.isWriting {
-                    state.waiting.append((transactionID, turn))
-                    return false
+        // Either this call writes (nothing else is), or it waits to be written by the call that is: asked
+        // again under the lock it registers under, so a write that ended meanwhile is never waited for.
+        func writesNow(_ waiter: CheckedContinuation<Bool, Never>?) -> Bool {
+            state.withLock { state in
+                guard state.isWriting else {
+                    state.isWriting = true
+                    return true
                 }
-                state.isWriting = true
-                return true
+                if let waiter { state.waiting.append((transactionID, waiter)) }
+                return false
             }
-            if writesNow { turn.resume(returning: true) }
         }
-        guard writes else { return }
+        // Alone, as almost always, it writes at once: no continuation, so no suspension.
+        if !writesNow(nil) {
+            let writes = await withCheckedContinuation { (turn: CheckedContinuation<Bool, Never>) in
+                if writesNow(turn) { turn.resume(returning: true) }
+            }
+            guard writes else { return }
+        }
         var batch = [transactionID], written: [CheckedContinuation<Bool, Never>] = []
         while !batch.isEmpty {
             await write(batch)
