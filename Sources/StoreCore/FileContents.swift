@@ -36,6 +36,9 @@ public enum FileContents {
     public static func readStandardInput() throws(Problem) -> Data {
         var info = stat()
         guard fstat(0, &info) == 0 else { throw Problem(description: "standard input is closed") }
+        // A file of no type is an anonymous inode (an eventfd, an epoll) the process opened itself after its
+        // standard input was closed: libdispatch's eventfd never becomes readable, and waiting on it hung.
+        guard info.st_mode & S_IFMT != 0 else { throw Problem(description: "cannot read standard input: is it closed?") }
         if kind(info) == "directory" { throw Problem(description: "standard input is a directory, not a file") }
         return try readAll(0, what: "standard input")
     }

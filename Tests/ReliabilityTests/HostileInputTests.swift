@@ -64,6 +64,29 @@ struct HostileInputTests {
         #expect(run.status == 2 && run.output == message + "\n", "exit \(run.status): \(run.output.prefix(300))")
     }
 
+    /// Seen in CI: with standard input closed, the descriptor was taken by libdispatch's eventfd, which
+    /// never becomes readable, and `verify -` waited on it for ever. An anonymous inode is no input.
+    /// An inotify descriptor watching nothing stands in for it: an anonymous inode, never readable.
+    @Test func verifyOnAStandardInputThatIsAnAnonymousInodeSaysItCannotReadItRatherThanWaitForEver() throws {
+        let eventFD = inotify_init1(Int32(IN_NONBLOCK))
+        try #require(eventFD >= 0)
+        defer { close(eventFD) }
+        let process = Process(), pipe = Pipe()
+        process.executableURL = URL(fileURLWithPath: Repo.storefrontBinary)
+        process.arguments = ["verify", "-", "--ephemeral"]
+        process.standardInput = FileHandle(fileDescriptor: eventFD, closeOnDealloc: false)
+        (process.standardOutput, process.standardError) = (pipe, pipe)
+        try process.run()
+        let end = ContinuousClock.now + .seconds(60)
+        while process.isRunning && ContinuousClock.now < end { usleep(20_000) }
+        let hung = process.isRunning
+        if hung { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(!hung && process.terminationStatus == 2 && output == "storefront: cannot read standard input: is it closed?\n",
+                "hung: \(hung), exit \(process.terminationStatus): \(output.prefix(300))")
+    }
+
     /// `arithmetic overflow` in the price reader killed catalog, run and serve with SIGILL (exit 132).
     @Test("A price of 20 digits in catalog.json or a .storekit file is exit 2 naming the file, the field and the limit")
     func hugePrices() throws {
