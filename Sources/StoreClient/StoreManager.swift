@@ -23,9 +23,9 @@ public actor StoreManager {
     private var listener: Task<Void, Never>?
     /// Where each of `snapshot.products` is, by ID: what `purchase` buys.
     private var productIndex: [String: Int] = [:]
-    /// Products a later load left out, kept as an app keeps its `Product`s: buying one no longer sold in
-    /// the storefront is refused by the store.
-    private var formerProducts: [String: StoreCore.Product] = [:]
+    /// Products the app holds beside `snapshot.products`, as an app keeps its `Product`s: ones loaded to be
+    /// bought, and ones a later load left out (buying one no longer sold in the storefront is refused by the store).
+    private var keptProducts: [String: StoreCore.Product] = [:]
     private var continuations: [UUID: AsyncStream<AppEvent>.Continuation] = [:]
 
     public internal(set) var snapshot = StoreSnapshot()
@@ -46,10 +46,18 @@ public actor StoreManager {
     /// Refreshes run one at a time, each from where the one before left the snapshot: one runs, these wait.
     private var isRefreshing = false
     private var waitingRefreshes: [CheckedContinuation<Void, Never>] = []
+    /// Delivers the verified updates waiting, a batch at a time, until none is left (see `StoreManager+Updates`).
+    var delivering: Task<Void, Never>?
+    /// Updates verified and not yet delivered, oldest first.
+    var undelivered: [VerificationResult<Transaction>] = []
+    /// Whether the first snapshot is read: updates wait for it.
+    var isLaunched = false
+    /// Whether a refresh for the updates handled is queued, not yet begun.
+    var updatesRefreshQueued = false
     /// QA: the app dies after delivering the next transaction, before `finish()` (a crash a tester reproduces).
-    private var crashesBeforeFinish = false
+    var crashesBeforeFinish = false
     /// The app died that way: it no longer listens or finishes anything.
-    public private(set) var hasCrashed = false
+    public internal(set) var hasCrashed = false
 
     public init(source: any TransactionSource, verifier: SignedDataVerifier, wallet: ConsumableWallet, productIDs: [String]? = nil,
                 includesConsumableHistory: Bool = false) {
@@ -134,7 +142,7 @@ public actor StoreManager {
         await delivering?.value
     }
 
-    private func stopListening() {
+    func stopListening() {
         listener?.cancel()
         listener = nil
         for continuation in continuations.values { continuation.finish() }
@@ -176,8 +184,8 @@ public actor StoreManager {
                 products = try await source.products(for: nil)
             }
             let index = Dictionary(products.enumerated().map { ($1.id, $0) }, uniquingKeysWith: { first, _ in first })
-            for product in snapshot.products where index[product.id] == nil { formerProducts[product.id] = product }
-            for product in products { formerProducts[product.id] = nil }
+            keptProducts = keptProducts.filter { index[$0.key] == nil }
+            for product in snapshot.products where index[product.id] == nil { keptProducts[product.id] = product }
             (snapshot.products, productIndex) = (products, index)
             snapshot.missingProductIDs = (productIDs ?? []).filter { index[$0] == nil }
             snapshot.loadError = nil
@@ -208,7 +216,7 @@ public actor StoreManager {
                 let verification = transaction.verification(\.payload)
                 // Kept: the refresh after it reads the same token in the history.
                 _ = verified.result(transaction.jwsRepresentation) { _ in verification }
-                await deliverAndFinish(transaction)
+                await deliverAndFinish(transaction, verification)
                 result = .success(verification)
                 if let error = verification.error {
                     emit(.failed(.purchase, .verification(error)))
@@ -239,25 +247,25 @@ public actor StoreManager {
     /// sells before selling it.
     private func storeKitProduct(_ id: String) async throws -> StoreKit.Product {
         if let index = productIndex[id] { return StoreKit.Product(snapshot.products[index]) }
-        if let former = formerProducts[id] { return StoreKit.Product(former) }
+        if let kept = keptProducts[id] { return StoreKit.Product(kept) }
         guard let product = try await storeKit({ try await StoreKit.Product.products(for: [id]) }).first else {
             throw StoreFailure.purchase(.productUnavailable)
         }
-        formerProducts[id] = product.item
+        keptProducts[id] = product.item
         return product
     }
 
     /// Deliver, then finish: if the app dies between the two, the unfinished transaction is
     /// redelivered at launch and the wallet's idempotent credit makes the second delivery a no-op.
-    private func deliverAndFinish(_ transaction: VerificationResult<Transaction>) async {
-        guard await deliver(transaction.verification(\.payload)) else { return }
+    private func deliverAndFinish(_ transaction: VerificationResult<Transaction>, _ verification: Verification<TransactionPayload>) async {
+        guard await deliver(verification) else { return }
         if crashesBeforeFinish { crash(); return }
         await transaction.unsafePayloadValue.finish()
     }
 
     /// Credits a verified consumable to the wallet (anything else the snapshot delivers); false when
     /// the credit failed, so the transaction is left unfinished and comes back.
-    private func deliver(_ verification: Verification<TransactionPayload>) async -> Bool {
+    func deliver(_ verification: Verification<TransactionPayload>) async -> Bool {
         guard let transaction = verification.payload else { return false }
         guard verification.isVerified, !transaction.isRevoked, transaction.productType == .consumable else { return true }
         do {
@@ -267,113 +275,6 @@ public actor StoreManager {
             emit(.failed(.purchase, .storeKit(.systemError)))
             return false
         }
-    }
-
-    /// The app dies before `finish()`: nothing more is delivered until it launches again.
-    private func crash() {
-        crashesBeforeFinish = false
-        hasCrashed = true
-        stopListening()  // not `stop()`: this may run on the listener itself, which must not wait for itself
-    }
-
-    /// Returns once the updates in hand (if any) have been delivered, finished and reported.
-    public func finishDelivering() async { await delivering?.value }
-
-    /// QA: the next transaction is delivered and then the app dies before `finish()`; relaunching redelivers it.
-    public func crashBeforeNextFinish() { crashesBeforeFinish = true }
-
-    /// Delivers the verified updates waiting, a batch at a time, until none is left.
-    private var delivering: Task<Void, Never>?
-    /// Updates verified and not yet delivered, oldest first.
-    private var undelivered: [VerificationResult<Transaction>] = []
-    /// Whether the first snapshot is read: updates wait for it.
-    private var isLaunched = false
-    /// How far verification may run ahead of delivery: a launch onto thousands of unfinished
-    /// renewals holds at most twice this many at once (a batch being delivered, and this many waiting).
-    private static let batchLimit = 256
-
-    private func handleUpdate(_ update: VerificationResult<Transaction>) async {
-        // Delivered and finished beside the next updates' verification (the store finishes on a core of
-        // its own), in order; what arrives meanwhile is finished together.
-        undelivered.append(update)
-        startDelivering()
-        while undelivered.count >= Self.batchLimit, let running = delivering { await running.value }
-    }
-
-    private func startDelivering() {
-        guard isLaunched, delivering == nil, !undelivered.isEmpty else { return }
-        delivering = Task {
-            while !undelivered.isEmpty {
-                let batch = undelivered
-                undelivered = []
-                await deliver(batch)
-            }
-            delivering = nil
-        }
-    }
-
-    /// Delivers a batch, finishes what was delivered, then reports each in order.
-    private func deliver(_ batch: [VerificationResult<Transaction>]) async {
-        var handled: [Verification<TransactionPayload>] = [], finished: [Transaction] = [], crashes = false
-        for update in batch {
-            guard !hasCrashed else { break }  // the app died (a purchase's delivery may end it meanwhile)
-            let verification = update.verification(\.payload)
-            let delivered = await deliver(verification)
-            handled.append(verification)
-            if delivered, crashesBeforeFinish { crashes = true; break }  // delivered, never finished
-            if delivered { finished.append(update.unsafePayloadValue) }
-        }
-        // Finished at once: StoreKit writes the finishes that arrive together in one go.
-        await withTaskGroup(of: Void.self) { group in
-            for transaction in finished { group.addTask { await transaction.finish() } }
-        }
-        // What was delivered is reported before the app dies, in order, as one at a time did.
-        for verification in handled { report(verification) }
-        refreshAfterUpdates()
-        if crashes { crash() }
-    }
-
-    /// What an update tells the app: a renewal, a revocation, an arrival, or a failed verification.
-    private func report(_ verification: Verification<TransactionPayload>) {
-        guard let transaction = verification.payload else {
-            emit(.failed(.verification, .verification(verification.error ?? .invalidEncoding)))
-            return
-        }
-        if let error = verification.error {
-            emit(.failed(.verification, .verification(error)))
-        } else if transaction.isRevoked {
-            emit(.revoked(productID: transaction.productID, refund: refund(transaction)))
-        } else if transaction.reason == .renewal {
-            emit(.renewed(productID: transaction.productID))
-        } else {
-            emit(.transactionArrived(productID: transaction.productID, offer: transaction.offerType,
-                                     familyShared: transaction.ownership == .familyShared))
-        }
-    }
-
-    /// Whether a refresh for the updates handled is queued, not yet begun.
-    private var updatesRefreshQueued = false
-
-    /// A refresh after the updates handled so far: one queued at a time, so a burst of updates (a
-    /// launch onto thousands of unfinished renewals, a refresh each was most of its time) is refreshed
-    /// for once per refresh it takes, and the last update is always followed by one.
-    private func refreshAfterUpdates() {
-        guard !updatesRefreshQueued else { return }
-        updatesRefreshQueued = true
-        Task {
-            await Task.yield()  // the updates already waiting go first
-            updatesRefreshQueued = false
-            await refresh()
-        }
-    }
-
-    /// What a refund gave back, in the transaction's currency (nil: Family Sharing was revoked, nothing refunded).
-    private func refund(_ t: TransactionPayload) -> String? {
-        guard t.revocationType != .familyRevoke else { return nil }
-        // revocationPercentage is in thousandths of a percent, as Apple's (100_000: all of it).
-        let share = Decimal(t.revocationPercentage ?? 100_000) / 100_000
-        let amount = PriceFormatter.displayPrice(t.price * share, currency: t.currency, locale: snapshot.locale)
-        return share == 1 ? amount : "\(amount) (prorated)"
     }
 
     // MARK: Entitlements and status

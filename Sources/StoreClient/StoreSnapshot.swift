@@ -31,7 +31,6 @@ public struct StoreSnapshot: Sendable, Equatable {
     public var lastPurchase: PurchaseResult?
     public var lastError: StoreFailure?
     public var lastEvent: AppEvent?
-    public var lastMessage: String?
     public var appTransaction: Verification<AppTransactionPayload>?
     /// What is wrong with the store's records (a damaged ledger row), to show instead of less than was bought.
     public var damage: String?

@@ -57,27 +57,13 @@ public struct VerificationCache<Payload: Sendable & Equatable> {
         }
     }
 
-    /// Tokens the refresh reading now counts as read without looking each up (see `keep`).
-    private var kept: [String] = []
-
     /// Forgets the results neither this refresh nor the one before read, once they outnumber those:
     /// rarely, while each refresh reads about the same tokens.
     public mutating func startRefresh() {
         refresh += 1
         (readBefore, read) = (read, 0)
-        defer { kept = [] }
         guard entries.count > 2 * readBefore else { return }
-        for jws in kept {
-            if let index = entries.index(forKey: Token(jws, payloadStart: payloadStart)) { entries.values[index].refresh = refresh - 1 }
-        }
         entries = entries.filter { $0.value.refresh >= refresh - 1 }
-    }
-
-    /// Counts `tokens` as read by this refresh, without a lookup: a caller that found them as it last
-    /// read them still holds their results. Marked read only when results are forgotten.
-    public mutating func keep(_ tokens: [String]) {
-        kept += tokens
-        read += tokens.count
     }
 
     public mutating func result(_ jws: String, _ verify: (String) -> Verification<Payload>) -> Verification<Payload> {

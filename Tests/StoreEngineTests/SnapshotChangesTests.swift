@@ -23,7 +23,6 @@ struct SnapshotChangesTests {
         records.lastPurchase = nil
         records.lastEvent = nil
         records.lastError = nil
-        records.lastMessage = nil
         records.appTransaction = nil
         return records
     }
@@ -245,24 +244,6 @@ struct SnapshotChangesTests {
         await h.close()
     }
 
-    @Test("results a refresh keeps without a lookup stay while refreshes keep them, and go once none does")
-    func cacheKeepsWhatRefreshesKeep() {
-        var cache = CountedCache()
-        let (kept, churn) = ((0..<10).map { "k\($0)" }, (0..<30).map { "c\($0)" })
-        #expect(cache.read(kept) == 10)
-        for round in 0..<3 {
-            cache.startRefresh()
-            cache.keep(kept)
-            // Tokens read once each refresh, new every time: they outnumber what was read and are forgotten.
-            #expect(cache.read(churn.map { $0 + "-\(round)" }) == 30)
-        }
-        cache.startRefresh()
-        #expect(cache.read(kept) == 0, "kept by every refresh since they were read")
-        cache.startRefresh()
-        cache.startRefresh()
-        #expect(cache.read(["c0-2"]) == 1, "read by no refresh since the one before, and outnumbering it: gone")
-    }
-
     @Test("the verification cache keeps what recent refreshes read, and forgets the rest once it outnumbers them")
     func cacheForgetsWhatRefreshesNoLongerRead() {
         var cache = CountedCache()
@@ -298,6 +279,5 @@ struct SnapshotChangesTests {
         }
 
         mutating func startRefresh() { cache.startRefresh() }
-        mutating func keep(_ names: [String]) { cache.keep(names.map { "h." + $0 + ".s" }) }
     }
 }

@@ -56,7 +56,7 @@ public struct CommandPerformer: Sendable {
             })
         case .manage(let group, let action):
             if let failure = await manager.manageSubscription(groupID: group, action) {
-                return .refused("Manage subscriptions: \(await manager.snapshot.lastMessage ?? failure.message)", failure)
+                return .refused("Manage subscriptions: \(failure.message)", failure)
             }
             return .done(Self.describe(action, await manager.snapshot.effectiveStatus(group: group)))
         case .quit, .launch, .restart, .crashBeforeFinish, .device:
