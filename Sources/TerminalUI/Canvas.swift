@@ -145,23 +145,30 @@ public struct Canvas: Sendable, Hashable {
         guard let old, old.width == width, old.height == height else {
             return (0..<height).map { y in Run(x: 0, y: y, cells: Array(cells[(y * width)..<((y + 1) * width)])) }
         }
-        var runs: [Run] = []
-        for y in 0..<height {
-            var x = 0
-            while x < width {
-                guard self[x, y] != old[x, y] else { x += 1; continue }
-                var start = x
-                while start > 0 && self[start, y].isContinuation { start -= 1 }
-                var end = x + 1
-                while end < width && (self[end, y] != old[end, y] || self[end, y].isContinuation) { end += 1 }
-                if let last = runs.last, last.y == y, last.x + last.cells.count > start {
-                    runs.removeLast()  // overlapping after stepping back: merge
-                    start = last.x
+        // Through the buffers: a cell at a time by subscript copied (retained and released) both cells
+        // of every comparison, most of drawing a frame.
+        return cells.withUnsafeBufferPointer { new in
+            old.cells.withUnsafeBufferPointer { previous in
+                var runs: [Run] = []
+                for y in 0..<height {
+                    let row = y * width
+                    var x = 0
+                    while x < width {
+                        guard new[row + x] != previous[row + x] else { x += 1; continue }
+                        var start = x
+                        while start > 0 && new[row + start].isContinuation { start -= 1 }
+                        var end = x + 1
+                        while end < width && (new[row + end] != previous[row + end] || new[row + end].isContinuation) { end += 1 }
+                        if let last = runs.last, last.y == y, last.x + last.cells.count > start {
+                            runs.removeLast()  // overlapping after stepping back: merge
+                            start = last.x
+                        }
+                        runs.append(Run(x: start, y: y, cells: Array(new[(row + start)..<(row + end)])))
+                        x = end
+                    }
                 }
-                runs.append(Run(x: start, y: y, cells: Array(cells[(y * width + start)..<(y * width + end)])))
-                x = end
+                return runs
             }
         }
-        return runs
     }
 }

@@ -160,12 +160,31 @@ public final class Terminal {
         guard !stopped else { return }
         if previous == nil { werase(window) }
         for run in canvas.changedRuns(from: previous) where run.y < size.height {
-            for (i, cell) in run.cells.enumerated() where !cell.isContinuation {
-                let x = run.x + i
-                guard x < size.width else { break }
-                write(cell, x: x, y: run.y)
+            var i = 0
+            while i < run.cells.count, run.x + i < size.width {
+                let cell = run.cells[i]
+                // Printable ASCII of one style goes out as one string: a cell at a time, a full-screen
+                // change (the payment sheet closing) took a millisecond to write.
+                if let byte = Self.printableASCII(cell) {
+                    var bytes = [CChar(byte)]
+                    var end = i + 1
+                    while end < run.cells.count, run.x + end < size.width, run.cells[end].style == cell.style,
+                          let next = Self.printableASCII(run.cells[end]) {
+                        bytes.append(CChar(next))
+                        end += 1
+                    }
+                    let (attributes, pair) = attributes(cell.style)
+                    wattr_set(window, attributes, pair, nil)
+                    // Errors only at the bottom-right corner, where the cursor cannot advance: harmless.
+                    mvwaddnstr(window, Int32(run.y), Int32(run.x + i), bytes, Int32(bytes.count))
+                    i = end
+                } else {
+                    if !cell.isContinuation { write(cell, x: run.x + i, y: run.y) }
+                    i += 1
+                }
             }
         }
+        wattr_set(window, attr_t(A_NORMAL), 0, nil)
         wnoutrefresh(window)
         doupdate()
         previous = canvas
@@ -236,20 +255,32 @@ public final class Terminal {
     // MARK: Writing cells
 
     private func write(_ cell: Cell, x: Int, y: Int) {
-        let style = cell.style.resolved(for: colorMode)
-        var attributes = attr_t(A_NORMAL)
-        if style.bold { attributes |= shim_A_BOLD() }
-        if style.dim { attributes |= shim_A_DIM() }
-        if style.reverse { attributes |= shim_A_REVERSE() }
-        if style.underline { attributes |= shim_A_UNDERLINE() }
+        let (attributes, pair) = attributes(cell.style)
         let text = asciiOnly ? ASCIIFallback.text(cell.text) : cell.text
         // A cchar_t holds a base character and a few combining ones; longer clusters are cut.
         var characters = text.unicodeScalars.prefix(Int(CCHARW_MAX)).map { wchar_t(bitPattern: $0.value) }
         characters.append(0)
         var cc = cchar_t()
-        setcchar(&cc, characters, attributes, colorPair(style), nil)
+        setcchar(&cc, characters, attributes, pair, nil)
         // Errors only at the bottom-right corner, where the cursor cannot advance: harmless.
         mvwadd_wch(window, Int32(y), Int32(x), &cc)
+    }
+
+    /// A cell's one printable ASCII character (which needs no fallback), if that is what it holds.
+    private static func printableASCII(_ cell: Cell) -> UInt8? {
+        guard !cell.isContinuation, cell.text.utf8.count == 1, let byte = cell.text.utf8.first, (0x20..<0x7F).contains(byte) else { return nil }
+        return byte
+    }
+
+    /// The ncurses attributes and colour pair that draw `style`.
+    private func attributes(_ style: Style) -> (attr_t, Int16) {
+        let style = style.resolved(for: colorMode)
+        var attributes = attr_t(A_NORMAL)
+        if style.bold { attributes |= shim_A_BOLD() }
+        if style.dim { attributes |= shim_A_DIM() }
+        if style.reverse { attributes |= shim_A_REVERSE() }
+        if style.underline { attributes |= shim_A_UNDERLINE() }
+        return (attributes, colorPair(style))
     }
 
     /// A colour pair for the style's colours, allocated on first use; pair 0 (the terminal's

@@ -1,8 +1,10 @@
+import Synchronization
+
 /// A modal sheet: a centred, bordered box that clears what is under it, with a title,
 /// wrapped body text and a row of buttons (the selected one in reverse video).
 /// A body taller than the area scrolls above the buttons, which always keep their row; the border
 /// says when lines are hidden above (`↑ more`) or below (`↓ more`).
-public struct Sheet: Sendable {
+public struct Sheet: Sendable, Equatable {
     public var title: String
     /// Paragraphs; each is wrapped to the sheet's width. An empty string is a blank line.
     public var body: [String]
@@ -52,22 +54,47 @@ public struct Sheet: Sendable {
         return rows
     }
 
-    /// Where the sheet goes when centred in `area`.
-    public func frame(in area: Rect) -> Rect {
-        let textWidth = self.textWidth(in: area)
-        let lines = ([body] + alternativeBodies).map { Self.wrapped($0, width: textWidth).count }.max()! + buttonRows(width: textWidth)
-        return area.centered(width: textWidth + Self.chrome, height: lines + 2)
+    /// The sheet centred in `area`: its wrapped body and where everything goes, worked out once (a
+    /// frame asks for its frame, rows and scroll several times; wrapping each time was a fifth of one).
+    private struct Layout: Sendable {
+        let lines: [(paragraph: Int, text: String)]
+        let frame: Rect
+        let buttonRows: Int
+        var bodyRows: Int { max(0, frame.height - 2 - buttonRows) }
     }
+
+    /// The last layout worked out: a frame asks for the same sheet's three times (the key map, the
+    /// footer, the drawing), and wrapping its body each time was a tenth of a frame.
+    private static let lastLayout = Mutex<(sheet: Sheet, area: Rect, layout: Layout)?>(nil)
+
+    private func layout(in area: Rect) -> Layout {
+        if let last = Self.lastLayout.withLock({ $0 }), last.area == area, last.sheet == self { return last.layout }
+        let layout = newLayout(in: area)
+        Self.lastLayout.withLock { $0 = (self, area, layout) }
+        return layout
+    }
+
+    private func newLayout(in area: Rect) -> Layout {
+        let width = textWidth(in: area)
+        let lines = Self.wrapped(body, width: width)
+        let tallest = alternativeBodies.map { Self.wrapped($0, width: width).count }.reduce(lines.count, max)
+        let buttonRows = buttonRows(width: width)
+        return Layout(lines: lines, frame: area.centered(width: width + Self.chrome, height: tallest + buttonRows + 2), buttonRows: buttonRows)
+    }
+
+    /// Where the sheet goes when centred in `area`.
+    public func frame(in area: Rect) -> Rect { layout(in: area).frame }
 
     /// The blank line and the rows the buttons take below the body.
     private func buttonRows(width: Int) -> Int { buttons.isEmpty ? 0 : 1 + buttonLayout(width: width).count }
 
     /// How many body lines show at once in `area`.
-    public func bodyRows(in area: Rect) -> Int { max(0, frame(in: area).height - 2 - buttonRows(width: textWidth(in: area))) }
+    public func bodyRows(in area: Rect) -> Int { layout(in: area).bodyRows }
 
     /// How far the body can scroll in `area`: 0 when it fits.
     public func maxScroll(in area: Rect) -> Int {
-        max(0, bodyLines(width: textWidth(in: area)).count - bodyRows(in: area))
+        let layout = layout(in: area)
+        return max(0, layout.lines.count - layout.bodyRows)
     }
 
     /// `scroll` within bounds, moved just enough to show the selected paragraph.
@@ -86,9 +113,6 @@ public struct Sheet: Sendable {
         return max(1, min(natural, maxTextWidth, area.width - Self.chrome))
     }
 
-    /// The wrapped body, each line with the paragraph it belongs to.
-    private func bodyLines(width: Int) -> [(paragraph: Int, text: String)] { Self.wrapped(body, width: width) }
-
     private static func wrapped(_ body: [String], width: Int) -> [(paragraph: Int, text: String)] {
         body.enumerated().flatMap { i, paragraph in DisplayWidth.wrap(paragraph, width: width).map { (i, $0) } }
     }
@@ -96,7 +120,8 @@ public struct Sheet: Sendable {
     /// Draws the sheet centred in `area` and returns its frame.
     @discardableResult
     public func draw(in area: Rect, on canvas: inout Canvas) -> Rect {
-        draw(frame: frame(in: area), on: &canvas)
+        let layout = layout(in: area)
+        return draw(frame: layout.frame, lines: layout.lines, on: &canvas)
     }
 
     /// Draws the title and body as a pane filling `rect` (a detail pane beside a list), without buttons.
@@ -108,11 +133,12 @@ public struct Sheet: Sendable {
     }
 
     @discardableResult
-    private func draw(frame: Rect, on canvas: inout Canvas) -> Rect {
+    /// `lines`: the body wrapped to the frame's text width, when the caller has it.
+    private func draw(frame: Rect, lines wrapped: [(paragraph: Int, text: String)]? = nil, on canvas: inout Canvas) -> Rect {
         canvas.fill(frame, style: style)
         let inner = Box(title: title, style: style, titleStyle: Style.bold.merged(over: style))
             .draw(in: frame, on: &canvas).inset(dx: 1, dy: 0)
-        let lines = bodyLines(width: inner.width)
+        let lines = wrapped ?? Self.wrapped(body, width: inner.width)
         let rows = max(0, inner.height - buttonRows(width: inner.width))
         let first = visibleScroll(lines, rows: rows)
         for (i, line) in lines.dropFirst(first).prefix(rows).enumerated() {
