@@ -53,7 +53,12 @@ struct AppState: Sendable {
     var settings = TestSettings()
     /// A time rate compresses durations to seconds: dates show their seconds then.
     var timeIsCompressed: Bool { settings.timeRate != .realTime }
-    var ledger: [LedgerEntry] = []
+    var ledger: [LedgerEntry] = [] {
+        didSet { waiting = Dictionary(grouping: ledger.filter { $0.status == .pendingApproval || $0.status == .interrupted }, by: \.payload.productID) }
+    }
+    /// The ledger's purchases waiting for approval or interrupted, by product: the store screen marks
+    /// each product's row with them, every frame (a scan of the whole ledger per row was a fifth of a frame).
+    private(set) var waiting: [String: [LedgerEntry]] = [:]
     /// The QA panel's ledger and the notifications are on their way, after the first frame (see `AppState.opening`).
     var isLoadingLedger = false
     /// The History screen joins the app's history to the ledger's entries: it waits for both.

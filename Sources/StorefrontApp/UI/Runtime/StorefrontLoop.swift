@@ -13,6 +13,8 @@ final class StorefrontLoop<Model: LoopModel> {
     /// What the loop waits on.
     private enum Input: Sendable {
         case event(Event)
+        /// What one read of the store found: one frame for all of it.
+        case read([Event])
         /// The layer's own, from its companion.
         case message(Model.Message)
         /// An effect's own event: one fewer in flight.
@@ -52,7 +54,7 @@ final class StorefrontLoop<Model: LoopModel> {
         tasks.append(Task {
             for await event in await reader.manager.events() where !event.answersACall {
                 if !event.toldByTheStore { sink.yield(.event(.appEvent(event))) }
-                for e in await reader.read(.all) { sink.yield(.event(e)) }
+                sink.yield(.read(await reader.read(.all)))
             }
         })
         if let companion { tasks.append(companion.start(send: { sink.yield(.message($0)) })) }
@@ -61,7 +63,7 @@ final class StorefrontLoop<Model: LoopModel> {
             // What the first frame did without: the history (verifying it was most of a launch), the
             // QA panel's ledger and the notifications (the newest 300 of each, decoded).
             await reader.manager.loadHistory()
-            for e in await reader.read(.all) { sink.yield(.event(e)) }
+            sink.yield(.read(await reader.read(.all)))
             await Self.follow(ticks, reader: reader, sink: sink)
         })
         for await input in inputs {
@@ -75,6 +77,9 @@ final class StorefrontLoop<Model: LoopModel> {
                 batch = backend.readKeys().map { .event($0 == .resize ? Event.resize(backend.size) : Event.key($0)) }
             case .event(let event):
                 batch = [.event(event)]
+            case .read(let events):
+                guard !events.isEmpty else { continue }
+                batch = events.map { .event($0) }
             case .message(let message):
                 batch = [.message(message)]
             }
@@ -111,7 +116,7 @@ final class StorefrontLoop<Model: LoopModel> {
             let reply = await work.value
             if case .finished(let outcome) = reply.event { await companion?.heard(outcome) }
             sink.yield(.reply(reply.event))
-            for e in await reader.read(reply.changed) { sink.yield(.event(e)) }
+            sink.yield(.read(await reader.read(reply.changed)))
         }
     }
 
@@ -125,7 +130,7 @@ final class StorefrontLoop<Model: LoopModel> {
             n += 1
             sink.yield(.event(.tick))
             guard n % 4 == 0 else { continue }
-            for e in await reader.look() { sink.yield(.event(e)) }
+            sink.yield(.read(await reader.look()))
         }
     }
 

@@ -77,7 +77,9 @@ enum StoreScreen: ScreenView {
     /// section's heading, so the heading stays in view while scrolling.
     static func lines(_ state: AppState, width: Int, rows: Int) -> [ListView.Line] {
         let products = products(state)
-        let window = max(0, state.selected(.store) - rows)..<min(products.count, state.selected(.store) + rows + 1)
+        // Enough products either side of the selected one to fill the rows: each takes two lines at least.
+        let reach = rows / 2 + 1
+        let window = max(0, state.selected(.store) - reach)..<min(products.count, state.selected(.store) + reach + 1)
         var lines: [ListView.Line] = []
         var heading: String?
         let t = state.words
@@ -156,7 +158,7 @@ enum StoreScreen: ScreenView {
                 meaning = .good
             }
         }
-        for entry in state.ledger where entry.payload.productID == p.id {
+        for entry in state.waiting[p.id] ?? [] {
             if entry.status == .pendingApproval { marks.append(t(.pendingApproval)); meaning = .waiting }
             if entry.status == .interrupted { marks.append(t(.interrupted)); meaning = .waiting }
         }
