@@ -192,8 +192,17 @@ extension Ledger {
 
     /// Rows of `columns`; one that does not decode is an error naming it, never a row silently left out.
     func rows(_ sql: String, _ arguments: [SQLValue] = []) throws -> [Row] {
+        try rows(sql, arguments) { text, _ in Self.decode(text) }
+    }
+
+    private static func decode(_ text: String) -> TransactionPayload? {
+        (try? JSONParser.parse(text)).flatMap(TransactionPayload.init(json:))
+    }
+
+    /// `decode` reads a row's payload from its JSON and ID.
+    private func rows(_ sql: String, _ arguments: [SQLValue], decode: (String, Int64?) -> TransactionPayload?) throws -> [Row] {
         try db.query(sql, arguments).map { columns in
-            guard let text = columns[0].text, let json = try? JSONParser.parse(text), let payload = TransactionPayload(json: json) else {
+            guard let text = columns[0].text, let payload = decode(text, columns[5].int) else {
                 throw damagedRow("transactions", key: columns[5].int, "its payload is not a transaction")
             }
             guard let status = columns[1].text.flatMap(LedgerEntry.Status.init(rawValue:)) else {
@@ -214,7 +223,18 @@ extension Ledger {
     }
 
     func allRows(limit: Int? = nil) throws -> [Row] {
-        try rows("SELECT \(Self.columns) FROM transactions ORDER BY id DESC LIMIT ?", [.limit(limit)])
+        let sql = "SELECT \(Self.columns) FROM transactions ORDER BY id DESC LIMIT ?"
+        guard let limit, limit <= 1000 else { return try rows(sql, [.limit(limit)]) }
+        var decoded: [Int64: (json: String, payload: TransactionPayload)] = [:]
+        let rows = try rows(sql, [.limit(limit)]) { text, id in
+            guard let id else { return Self.decode(text) }
+            if let kept = decodedNewest[id], kept.json == text { decoded[id] = kept; return kept.payload }
+            let payload = Self.decode(text)
+            if let payload { decoded[id] = (text, payload) }
+            return payload
+        }
+        decodedNewest = decoded
+        return rows
     }
 
     /// Signed completed transactions, newest first, without decoding their payloads.

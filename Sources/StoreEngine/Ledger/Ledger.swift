@@ -36,6 +36,11 @@ final class Ledger {
     /// has another stored form, so it is rebuilt; bounded, as a refresh needs only the current ones.
     var rebuiltTokens: [Int64: (stored: String, token: String)] = [:]
 
+    /// The newest rows' payloads as `allRows(limit:)` last decoded them, by transaction ID with the JSON
+    /// they came from: the storefront reads the newest 300 after every purchase, and decoding them
+    /// all was most of its store work. A changed payload is decoded again; bounded by the limit read.
+    var decodedNewest: [Int64: (json: String, payload: TransactionPayload)] = [:]
+
     /// Inside `batch`, subscription records live in memory and are written once, at the end, and
     /// rows written in the batch are read back without decoding: a year of renewals for a thousand
     /// subscribers is one write transaction, not twelve thousand record round trips through JSON.
