@@ -47,6 +47,23 @@ struct LedgerSpeedTests {
         #expect(try ledger.completedCount() == 0 && counted(ledger) == 0)
     }
 
+    @Test("the newest rows read again decode only changed payloads, and read as every row read whole does")
+    func newestRowsReadAsWhole() throws {
+        let ledger = try Ledger(path: nil, tokenPrefix: "")
+        for id in Int64(1)...4 { try ledger.insert(row(id, .completed)) }
+        #expect(try ledger.allRows(limit: 3).map(\.payload.transactionID) == [4, 3, 2])
+        var refunded = row(3, .completed)
+        refunded.payload.revocationDate = Date(timeIntervalSince1970: 1_780_000_100)
+        refunded.finished = true
+        try ledger.update(refunded)
+        try ledger.insert(row(5, .pendingApproval))
+        let newest = try ledger.allRows(limit: 3)
+        #expect(newest.map(\.payload.transactionID) == [5, 4, 3])
+        #expect(newest.last?.payload.revocationDate == refunded.payload.revocationDate && newest.last?.finished == true)
+        #expect(newest.map(\.payload) == Array(try ledger.allRows().prefix(3)).map(\.payload))
+        #expect(newest.map(\.status) == [.pendingApproval, .completed, .completed])
+    }
+
     @Test("a ledger from before the completed count is counted when it is opened")
     func oldLedgerIsCountedAtOpen() throws {
         let directory = try createdTemporaryDirectory()

@@ -162,6 +162,26 @@ struct NotificationOutboxTests {
         await store.shutdown()
     }
 
+    @Test("the newest notifications read again show what changed since: a new one, and an attempt at an old one")
+    func recentNotificationsFollowChanges() async throws {
+        let store = try store()
+        try await buy(store, ID.removeAds)
+        let first = try #require(await store.recentNotifications(limit: 10).first)
+        #expect(first.delivery == .pending && first.attempts.isEmpty)
+        await store.recordSendAttempt(sequence: first.sequence, result: "unreachable")
+        try await buy(store, ID.coins)
+        let again = await store.recentNotifications(limit: 10)
+        #expect(again.count == 2)
+        #expect(again.last?.sequence == first.sequence && again.last?.attempts.map(\.result) == ["unreachable"])
+        #expect(again.last?.signedPayload == first.signedPayload)
+        // The same as reading every notification whole.
+        #expect(again == Array(await store.notifications().reversed()))
+        await store.recordSendAttempt(sequence: first.sequence, result: SendAttempt.success)
+        #expect(await store.recentNotifications(limit: 10).last?.delivery == .delivered)
+        #expect(await store.recentNotifications(limit: 1).map(\.sequence) == [again[0].sequence])
+        await store.shutdown()
+    }
+
     /// What the transaction said in a notification's nested `signedTransactionInfo`.
     func nestedTransaction(_ n: StoreNotification) throws -> JSONValue {
         let body = try JSONParser.parse(try #require(Base64URL.decode(String(n.signedPayload.split(separator: ".")[1]))))

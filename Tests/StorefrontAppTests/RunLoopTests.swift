@@ -80,9 +80,12 @@ struct RunLoopTests {
         let reads = app.loop.reader.reads
         app.terminal.type(.enter)
         try await app.waitFor("[ Confirm ]")
+        let frames = app.terminal.frames
         app.terminal.type(.enter)
         try await app.waitFor("Purchased 100 Coins")
         try await app.waitUntil("the purchase's read") { app.state.inFlight == 0 && app.loop.reader.reads > reads }
+        // Purchasing…, Purchased, and what the read found as one frame (not one for each thing it read).
+        #expect(app.terminal.frames - frames <= 3, "frames drawn for one purchase")
         try await app.ticks(8)  // two idle looks: nothing changed since the purchase's read
         #expect(app.loop.reader.reads - reads == 1, "one read of the store per purchase")
         #expect(app.state.log.filter { $0.text == "Purchased 100 Coins" }.count == 1, "reported once: \(app.state.log.map(\.text))")

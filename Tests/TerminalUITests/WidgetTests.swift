@@ -48,6 +48,18 @@ struct WidgetTests {
         #expect(row == frame.maxY - 2, "the last row of buttons sits just above the bottom border")
     }
 
+    @Test("a sheet's frame and scroll follow its own body, whichever sheet was laid out before")
+    func sheetLayoutIsItsOwn() {
+        let area = Rect(x: 0, y: 0, width: 40, height: 12)
+        let short = Sheet(title: "Short", body: ["One line"], buttons: ["OK"])
+        var long = short
+        long.body = (1...20).map { "Line \($0)" }
+        #expect(short.frame(in: area).height == 5 && short.maxScroll(in: area) == 0)
+        #expect(long.frame(in: area).height == 12 && long.maxScroll(in: area) == 12)
+        #expect(short.frame(in: area).height == 5)
+        #expect(short.frame(in: Rect(x: 0, y: 0, width: 12, height: 12)).width == 12)
+    }
+
     @Test("a sheet wraps its body to a narrow screen")
     func sheetWraps() {
         var canvas = Canvas(width: 16, height: 8)

@@ -77,6 +77,33 @@ extension Ledger {
         try outboxRows("SELECT \(Self.outboxColumns) FROM notifications ORDER BY seq DESC LIMIT ?", [.int(Int64(limit))])
     }
 
+    /// Where a notification's delivery stands, without its payloads: a signed row whose state is as it
+    /// was reads as it did (its token and what it tells never change once signed).
+    struct OutboxState: Equatable {
+        var seq: Int64
+        var created: Date
+        var delivery: NotificationDelivery?
+        var attempts: Int
+        var nextAttempt: Date?
+        var isSigned: Bool
+    }
+
+    /// The states of the newest `limit` notifications, newest first.
+    func newestNotificationStates(limit: Int) throws -> [OutboxState] {
+        try db.query("""
+            SELECT seq, created, delivery, attempts, next_attempt, CASE WHEN signed IS NULL THEN 0 ELSE 1 END
+            FROM notifications ORDER BY seq DESC LIMIT ?
+            """, [.int(Int64(limit))]).map { c in
+            OutboxState(seq: c[0].int ?? 0, created: Self.date(c[1].int ?? 0), delivery: c[2].text.flatMap(NotificationDelivery.init(rawValue:)),
+                        attempts: (c[3].text ?? "").split(separator: "\n").count, nextAttempt: c[4].int.map(Self.date), isSigned: c[5].int == 1)
+        }
+    }
+
+    /// The notifications from `seq` on, newest first.
+    func notifications(from seq: Int64) throws -> [OutboxRow] {
+        try outboxRows("SELECT \(Self.outboxColumns) FROM notifications WHERE seq >= ? ORDER BY seq DESC", [.int(seq)])
+    }
+
     func notification(seq: Int64) throws -> OutboxRow? {
         try outboxRows("SELECT \(Self.outboxColumns) FROM notifications WHERE seq = ?", [.int(seq)]).first
     }

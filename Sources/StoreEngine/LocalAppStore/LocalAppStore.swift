@@ -31,6 +31,8 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
     var delivery: UpdateDelivery
     /// Signs what the store hands out, and keeps what it signed and read (see `SignedDataPresenter`).
     var presenter: SignedDataPresenter
+    /// The notifications `recentNotifications` read last, by sequence.
+    var notificationsRead: [Int64: StoreNotification] = [:]
     /// The ledger writes this store can describe to an app (see `changes(since:)`).
     var journal = ChangeJournal()
     /// What went wrong reading the ledger (see `read`).

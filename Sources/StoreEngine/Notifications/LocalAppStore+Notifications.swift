@@ -81,8 +81,25 @@ extension LocalAppStore {
         read(nil) { try ledger.notification(testToken: testToken).map(notification) }
     }
 
+    /// The newest `limit` notifications, newest first. Only those new or changed since the last call
+    /// are read whole: the storefront asks after every purchase, and reading 300 rows with their tokens
+    /// was most of its store work.
     public func recentNotifications(limit: Int) -> [StoreNotification] {
-        read([]) { try ledger.newestNotifications(limit: limit).map(notification) }
+        read([]) {
+            let states = try ledger.newestNotificationStates(limit: limit)
+            var known = notificationsRead
+            if let oldestChanged = states.filter({ known[$0.seq].map(Self.state) != $0 }).map(\.seq).min() {
+                for row in try ledger.notifications(from: oldestChanged) { known[row.seq] = try notification(row) }
+            }
+            let notifications = states.compactMap { known[$0.seq] }
+            notificationsRead = Dictionary(uniqueKeysWithValues: notifications.map { ($0.sequence, $0) })
+            return notifications
+        }
+    }
+
+    /// What `Ledger.newestNotificationStates` reads for a notification read whole (signed, as every one read is).
+    private static func state(_ n: StoreNotification) -> Ledger.OutboxState {
+        .init(seq: n.sequence, created: n.createdDate, delivery: n.delivery, attempts: n.attempts.count, nextAttempt: n.nextAttemptDate, isSigned: true)
     }
 
     public func notification(sequence: Int64) -> StoreNotification? {
