@@ -62,6 +62,14 @@ struct LedgerSpeedTests {
         #expect(newest.last?.payload.revocationDate == refunded.payload.revocationDate && newest.last?.finished == true)
         #expect(newest.map(\.payload) == Array(try ledger.allRows().prefix(3)).map(\.payload))
         #expect(newest.map(\.status) == [.pendingApproval, .completed, .completed])
+        // A token follows its row's stored form.
+        var signed = row(4, .completed)
+        signed.jws = "header.payload.first"
+        try ledger.update(signed)
+        #expect(try ledger.allRows(limit: 3)[1].jws == "header.payload.first")
+        signed.jws = "header.payload.second"
+        try ledger.update(signed)
+        #expect(try ledger.allRows(limit: 3)[1].jws == "header.payload.second")
     }
 
     @Test("a ledger from before the completed count is counted when it is opened")

@@ -192,15 +192,16 @@ extension Ledger {
 
     /// Rows of `columns`; one that does not decode is an error naming it, never a row silently left out.
     func rows(_ sql: String, _ arguments: [SQLValue] = []) throws -> [Row] {
-        try rows(sql, arguments) { text, _ in Self.decode(text) }
+        try rows(sql, arguments, decode: { text, _ in Self.decode(text) }, token: { stored, text, _ in token(stored, payload: text) })
     }
 
     private static func decode(_ text: String) -> TransactionPayload? {
         (try? JSONParser.parse(text)).flatMap(TransactionPayload.init(json:))
     }
 
-    /// `decode` reads a row's payload from its JSON and ID.
-    private func rows(_ sql: String, _ arguments: [SQLValue], decode: (String, Int64?) -> TransactionPayload?) throws -> [Row] {
+    /// `decode` reads a row's payload from its JSON and ID; `token` makes its token from the stored form, the JSON and the ID.
+    private func rows(_ sql: String, _ arguments: [SQLValue], decode: (String, Int64?) -> TransactionPayload?,
+                      token: (String, String, Int64?) -> String) throws -> [Row] {
         try db.query(sql, arguments).map { columns in
             guard let text = columns[0].text, let payload = decode(text, columns[5].int) else {
                 throw damagedRow("transactions", key: columns[5].int, "its payload is not a transaction")
@@ -208,7 +209,7 @@ extension Ledger {
             guard let status = columns[1].text.flatMap(LedgerEntry.Status.init(rawValue:)) else {
                 throw damagedRow("transactions", key: columns[5].int, "unknown status \(columns[1].text ?? "NULL")")
             }
-            return Row(payload: payload, status: status, finished: columns[2].int == 1, jws: columns[3].text.map { token($0, payload: text) },
+            return Row(payload: payload, status: status, finished: columns[2].int == 1, jws: columns[3].text.map { token($0, text, columns[5].int) },
                        refundRequest: try columns[4].text.map {
                            guard let status = RefundRequestStatus(rawValue: $0) else {
                                throw damagedRow("transactions", key: columns[5].int, "unknown refund request status \($0)")
@@ -226,13 +227,21 @@ extension Ledger {
         let sql = "SELECT \(Self.columns) FROM transactions ORDER BY id DESC LIMIT ?"
         guard let limit, limit <= 1000 else { return try rows(sql, [.limit(limit)]) }
         var decoded: [Int64: (json: String, payload: TransactionPayload)] = [:]
-        let rows = try rows(sql, [.limit(limit)]) { text, id in
+        let rows = try rows(sql, [.limit(limit)], decode: { text, id in
             guard let id else { return Self.decode(text) }
             if let kept = decodedNewest[id], kept.json == text { decoded[id] = kept; return kept.payload }
             let payload = Self.decode(text)
             if let payload { decoded[id] = (text, payload) }
             return payload
-        }
+        }, token: { stored, text, id in
+            // Rebuilt once while the row is unchanged, as a refresh's are (see `rebuiltTokens`).
+            guard let id else { return token(stored, payload: text) }
+            if let rebuilt = rebuiltTokens[id], rebuilt.stored == stored { return rebuilt.token }
+            let token = token(stored, payload: text)
+            if rebuiltTokens.count >= 20_000 { rebuiltTokens = [:] }
+            rebuiltTokens[id] = (stored, token)
+            return token
+        })
         decodedNewest = decoded
         return rows
     }
