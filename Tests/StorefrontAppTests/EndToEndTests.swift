@@ -22,6 +22,24 @@ struct EndToEndTests {
         try s.wait(for: "[exited 0]", seconds: 5)
     }
 
+    @Test("a sheet closed leaves the header and the key hints as they were, colours and attributes too")
+    func aClosedSheetLeavesTheScreenAsItWas() throws {
+        let s = try TmuxSession("sheet-closed-\(getpid())", "--ephemeral")
+        try s.wait(for: Self.ready)
+        // Where tmux puts its resets depends on the lines before; the cells do not.
+        func edges() throws -> [String] {
+            let lines = try s.screen(escapes: true).replacingOccurrences(of: "\u{1B}[0m\u{1B}[39m\u{1B}[49m", with: "")
+                .components(separatedBy: "\n").filter { !$0.isEmpty }
+            return Array(lines.prefix(2) + lines.suffix(1))
+        }
+        let before = try edges()
+        try s.keys("Enter")
+        try s.wait(for: "[Enter] Confirm")
+        try s.keys("Escape")
+        try s.wait(for: "│ Purchase cancelled")
+        #expect(try edges() == before)
+    }
+
     @Test func cancelAtThePaymentSheet() throws {
         let s = try TmuxSession("cancel-\(getpid())", "--ephemeral")
         try s.wait(for: Self.ready)

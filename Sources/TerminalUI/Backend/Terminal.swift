@@ -177,6 +177,8 @@ public final class Terminal {
                     wattr_set(window, attributes, pair, nil)
                     // Errors only at the bottom-right corner, where the cursor cannot advance: harmless.
                     mvwaddnstr(window, Int32(run.y), Int32(run.x + i), bytes, Int32(bytes.count))
+                    // Back to none: ncurses adds the window's attributes to every cell written after, wide ones too.
+                    wattr_set(window, attr_t(A_NORMAL), 0, nil)
                     i = end
                 } else {
                     if !cell.isContinuation { write(cell, x: run.x + i, y: run.y) }
@@ -184,7 +186,6 @@ public final class Terminal {
                 }
             }
         }
-        wattr_set(window, attr_t(A_NORMAL), 0, nil)
         wnoutrefresh(window)
         doupdate()
         previous = canvas
