@@ -49,6 +49,23 @@ struct SnapshotChangesTests {
         await h.close()
     }
 
+    @Test("signing a notification as it is read is described: the next refresh still reads only what changed")
+    func signingANotificationKeepsTheChain() async throws {
+        let (h, directory) = try await harness()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        _ = await h.manager.purchase(ID.coins)
+        // As the app asks (called on the store itself, `await` would pick TransactionSource's async defaults).
+        let source: any TransactionSource = h.store
+        let stamp = try #require(await source.changeStamp())
+        let notification = try #require(await h.store.recentNotifications(limit: 1).first)  // signs it, a write of the store's own
+        #expect(!notification.signedPayload.isEmpty)
+        let changes = try #require(await source.changes(since: stamp), "the chain of described writes broke at the signing")
+        #expect(changes.transactions.isEmpty)
+        _ = await h.manager.purchase(ID.coins)
+        #expect(records(await h.snapshot()) == (try await readWhole(h, directory)))
+        await h.close()
+    }
+
     @Test("a non-renewing subscription's end is checked against the clock even when nothing was written")
     func nonRenewingEndsWithoutAWrite() async throws {
         let time = ManualTime()

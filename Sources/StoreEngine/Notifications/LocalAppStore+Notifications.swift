@@ -140,7 +140,14 @@ extension LocalAppStore {
         if let subtype = row.subtype { body.append((key: "subtype", value: .string(subtype))) }
         body += [(key: "notificationUUID", value: .string(uuid)), (key: "data", value: .object(data)),
                  (key: "version", value: "2.0"), (key: "signedDate", value: .number(String(Ledger.ms(row.created))))]
-        return try ledger.setSignedPayload(try sign(.object(body)), uuid: uuid, seq: row.seq)
+        let signed = try sign(.object(body))
+        // A write that changes nothing an app reads: described, so that the app's next refresh after it
+        // still reads only what changed (the storefront signs each new notification as it shows it, and
+        // every purchase's refresh after that read everything).
+        let from = try? ledger.stamp()
+        let kept = try ledger.setSignedPayload(signed, uuid: uuid, seq: row.seq)
+        if let from, let to = try? ledger.stamp() { record(from: from, to: to, transaction: nil, unfinishedChange: 0) }
+        return kept
     }
 
     // MARK: Sending (the dispatcher in StoreServer drives these)
