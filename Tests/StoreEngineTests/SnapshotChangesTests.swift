@@ -56,11 +56,15 @@ struct SnapshotChangesTests {
         _ = await h.manager.purchase(ID.coins)
         // As the app asks (called on the store itself, `await` would pick TransactionSource's async defaults).
         let source: any TransactionSource = h.store
-        let stamp = try #require(await source.changeStamp())
+        // On PostgreSQL the store describes no write (every refresh reads everything): the snapshot alone is checked.
+        let stamp = await source.changeStamp()
+        #expect((stamp == nil) == PostgresTestServer.isDefaultEngine)
         let notification = try #require(await h.store.recentNotifications(limit: 1).first)  // signs it, a write of the store's own
         #expect(!notification.signedPayload.isEmpty)
-        let changes = try #require(await source.changes(since: stamp), "the chain of described writes broke at the signing")
-        #expect(changes.transactions.isEmpty)
+        if let stamp {
+            let changes = try #require(await source.changes(since: stamp), "the chain of described writes broke at the signing")
+            #expect(changes.transactions.isEmpty)
+        }
         _ = await h.manager.purchase(ID.coins)
         #expect(records(await h.snapshot()) == (try await readWhole(h, directory)))
         await h.close()
