@@ -117,6 +117,19 @@ extension AppSurfaceScreenTests {
         try golden.assertScreen("qa-ledger-menu", render(state, size: GoldenScreenTests.size).text)
     }
 
+    @Test("a redeemed code's transaction arriving before the store's answer keeps its line: what the code gave")
+    func redeemedCodeArrivingFirstKeepsItsLine() async throws {
+        var state = try await fixtureState()
+        _ = reduce(&state, .appEvent(.transactionArrived(productID: "com.lumenquest.coins.100", offer: .code)))
+        _ = reduce(&state, .finished(.redeem(code: "COINS100", nil)))
+        #expect(state.status.hasPrefix("Offer code redeemed: "), "\(state.status)")
+        var answeredFirst = try await fixtureState()
+        _ = reduce(&answeredFirst, .finished(.redeem(code: "COINS100", nil)))
+        #expect(answeredFirst.status == "Code COINS100 accepted")
+        _ = reduce(&answeredFirst, .appEvent(.transactionArrived(productID: "com.lumenquest.coins.100", offer: .code)))
+        #expect(answeredFirst.status.hasPrefix("Offer code redeemed: "), "\(answeredFirst.status)")
+    }
+
     @Test func purchaseFailedMessage() async throws {
         var state = try await fixtureState()
         _ = reduce(&state, .finished(.purchase(productID: "com.lumenquest.pro", .failed(.storeKit(.networkError)))))

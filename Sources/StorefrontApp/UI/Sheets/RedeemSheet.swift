@@ -1,3 +1,4 @@
+import StoreClient
 import StoreCore
 import TerminalUI
 
@@ -50,6 +51,11 @@ struct RedeemSheet: SheetView, Equatable {
             state.status = "Code \(code) not redeemed: \(failure.message)"
             state.sheets.append(.message(title: state.words(.codeNotRedeemedTitle), text: state.words.message(for: failure)))
         }
-        else { state.status = "Code \(code) accepted" }
+        // The code's transaction may reach the app (through updates) before the store's answer reaches the
+        // loop, on a busy machine: its line says what the code gave, and stays.
+        else if !state.status.hasPrefix(Self.arrivedPrefix) { state.status = "Code \(code) accepted" }
     }
+
+    /// How the status line begins once a redeemed code's transaction has arrived (see `AppEvent.message`).
+    static let arrivedPrefix = String(AppEvent.transactionArrived(productID: "", offer: .code).message)
 }
