@@ -173,9 +173,16 @@ extension Ledger {
 
     /// The token of row `id` from its stored form, rebuilt once while the row is unchanged (see `rebuiltTokens`).
     private func rebuiltToken(_ id: Int64, stored: String) throws -> String {
+        try keptToken(id, stored: stored) {
+            let payload = try db.query("SELECT payload FROM transactions WHERE id = ?", [.int(id)]).first?.first?.text
+            return try checkedToken(stored, payload: payload, id: id)
+        }
+    }
+
+    /// Row `id`'s token as `rebuild` makes it, made once while the row's stored form is unchanged (see `rebuiltTokens`).
+    private func keptToken(_ id: Int64, stored: String, rebuild: () throws -> String) rethrows -> String {
         if let rebuilt = rebuiltTokens[id], rebuilt.stored == stored { return rebuilt.token }
-        let payload = try db.query("SELECT payload FROM transactions WHERE id = ?", [.int(id)]).first?.first?.text
-        let token = try checkedToken(stored, payload: payload, id: id)
+        let token = try rebuild()
         if rebuiltTokens.count >= 20_000 { rebuiltTokens = [:] }
         rebuiltTokens[id] = (stored, token)
         return token
@@ -234,13 +241,8 @@ extension Ledger {
             if let payload { decoded[id] = (text, payload) }
             return payload
         }, token: { stored, text, id in
-            // Rebuilt once while the row is unchanged, as a refresh's are (see `rebuiltTokens`).
             guard let id else { return token(stored, payload: text) }
-            if let rebuilt = rebuiltTokens[id], rebuilt.stored == stored { return rebuilt.token }
-            let token = token(stored, payload: text)
-            if rebuiltTokens.count >= 20_000 { rebuiltTokens = [:] }
-            rebuiltTokens[id] = (stored, token)
-            return token
+            return keptToken(id, stored: stored) { token(stored, payload: text) }
         })
         decodedNewest = decoded
         return rows

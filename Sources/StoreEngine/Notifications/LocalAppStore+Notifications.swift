@@ -144,7 +144,8 @@ extension LocalAppStore {
         // A write that changes nothing an app reads: described, so that the app's next refresh after it
         // still reads only what changed (the storefront signs each new notification as it shows it, and
         // every purchase's refresh after that read everything).
-        let from = try? ledger.stamp()
+        // Outside a write transaction only, as `commit` describes its own (one rolled back would leave an entry).
+        let from = ledger.db.isInTransaction ? nil : try? ledger.stamp()
         let kept = try ledger.setSignedPayload(signed, uuid: uuid, seq: row.seq)
         if let from, let to = try? ledger.stamp() { record(from: from, to: to, transaction: nil, unfinishedChange: 0) }
         return kept

@@ -54,8 +54,7 @@ public struct Sheet: Sendable, Equatable {
         return rows
     }
 
-    /// The sheet centred in `area`: its wrapped body and where everything goes, worked out once (a
-    /// frame asks for its frame, rows and scroll several times; wrapping each time was a fifth of one).
+    /// The sheet centred in `area`: its wrapped body and where everything goes.
     private struct Layout: Sendable {
         let lines: [(paragraph: Int, text: String)]
         let frame: Rect
