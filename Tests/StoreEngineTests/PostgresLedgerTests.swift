@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import Synchronization
 import StoreCore
 import StoreClient
 @testable import StoreEngine
@@ -186,6 +187,74 @@ struct PostgresLedgerTests {
         let stored = try first.db.query("SELECT id FROM transactions ORDER BY id").compactMap { $0.first?.int }
         #expect(stored == committed)
         #expect(committed == Array(2_000_000_001...Int64(2_000_000_000 + committed.count)))
+    }
+
+    // MARK: Knowing when others committed
+
+    @Test("the ledger's version costs no round trip while no other connection commits, and moves when one does")
+    func dataVersionAsksTheServerOnlyAfterANotice() async throws {
+        let location = try PostgresTestServer.freshLedger()
+        // A round trip would wait behind the lock below: a statement timeout turns it into an error.
+        let ledger = try Ledger(postgres: PostgresLocation(location.url + "%20-cstatement_timeout%3D3000")!)
+        let rows = LedgerSpeedTests()
+        try ledger.db.transaction { try ledger.insert(rows.row(1, .completed)) }
+        let before = try ledger.db.dataVersion()
+        try ledger.db.transaction { try ledger.insert(rows.row(2, .completed)) }  // its own commit is no news
+        let other = try PostgresDatabase(location)  // another machine's connection, written to by hand
+        try other.execute("BEGIN; LOCK TABLE ledger_version IN ACCESS EXCLUSIVE MODE")
+        #expect(try ledger.db.dataVersion() == before, "read without asking the server")
+        #expect(try ledger.db.dataVersion() == before)
+        try other.execute("UPDATE ledger_version SET n = n + 1; SELECT pg_notify('storefront_' || current_schema(), ''); COMMIT")
+        #expect(await eventually { (try? ledger.db.dataVersion()) != before }, "the other machine's notice moved it")
+    }
+
+    @Test("the ledger's stamp moves with every write of this connection, stands inside a write as it will once committed, and moves with another's commit")
+    func stampMovesWithEveryWriteOnPostgres() throws {
+        let location = try PostgresTestServer.freshLedger()
+        let (ledger, other) = (try Ledger(postgres: location), try Ledger(postgres: location))
+        let rows = LedgerSpeedTests()
+        let start = try ledger.stamp()
+        #expect(try ledger.stamp() == start)
+        try ledger.setMeta("k", "1")  // a write outside a transaction
+        let written = try ledger.stamp()
+        #expect(written != start)
+        let inside = try ledger.db.transaction { () throws -> (before: ChangeStamp, after: ChangeStamp) in
+            let before = try ledger.stamp()
+            try ledger.insert(rows.row(1, .completed))
+            return (before, try ledger.stamp())
+        }
+        #expect(inside.before == written && inside.after != written)
+        #expect(try ledger.stamp() == inside.after, "the stamp taken after the write, inside it, is where the ledger stands")
+        try other.db.transaction { try other.insert(rows.row(2, .completed)) }
+        #expect(try ledger.stamp() != inside.after)
+    }
+
+    @Test("another store of this process committing moves the ledger's version at once, before its notice arrives")
+    func sameProcessCommitsMoveTheVersionAtOnce() throws {
+        let location = try PostgresTestServer.freshLedger()
+        let (first, second) = (try Ledger(postgres: location), try Ledger(postgres: location))
+        let rows = LedgerSpeedTests()
+        let before = try first.db.dataVersion()
+        try second.db.transaction { try second.insert(rows.row(1, .completed)) }
+        #expect(try first.db.dataVersion() != before)
+        #expect(try first.completedCount() == 1)
+    }
+
+    @Test("a store's change feed stays quiet for the store's own commits and wakes it for another's")
+    func changeFeedIgnoresOwnCommits() async throws {
+        let location = try PostgresTestServer.freshLedger()
+        let (own, other) = (try Ledger(postgres: location), try Ledger(postgres: location))
+        let wakes = Mutex(0)
+        let feed = try #require(own.wake { wakes.withLock { $0 += 1 } })
+        defer { feed.stop() }
+        let rows = LedgerSpeedTests()
+        try await Task.sleep(for: .milliseconds(300))  // the feed's first connect wakes it once
+        let settled = wakes.withLock { $0 }
+        for id in Int64(1)...5 { try own.db.transaction { try own.insert(rows.row(id, .completed)) } }
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(wakes.withLock { $0 } == settled, "its own commits woke it")
+        try other.db.transaction { try other.insert(rows.row(6, .completed)) }
+        #expect(await eventually { wakes.withLock { $0 } > settled })
     }
 
     // MARK: A connection that drops

@@ -20,7 +20,9 @@ extension Ledger {
         // Inside a batch, after its first: the batch's own rows are the newest (it holds the write lock).
         if let highest = batchHighestID { return highest + 1 }
         let id: Int64
-        if let begun = db.commitsAtBegin, let known = highestIDAfterCommit, known.commits == begun {
+        // Inside a write on PostgreSQL the others' commits are known without a round trip.
+        let others = db.commitsAtBegin != nil ? try db.dataVersion() : nil
+        if let begun = db.commitsAtBegin, let known = highestIDAfterCommit, known.others == others, begun >= known.commits {
             id = known.id + 1
         } else {
             // One statement for both: on PostgreSQL every statement is a round trip.
@@ -29,7 +31,7 @@ extension Ledger {
                 """).compactMap { $0.first?.int }
             id = max(highest.max() ?? 0, 2_000_000_000) + 1
         }
-        if let begun = db.commitsAtBegin { highestIDAfterCommit = (begun + 1, id) }
+        if let begun = db.commitsAtBegin, let others { highestIDAfterCommit = (others, begun + 1, id) }
         if batchRows != nil { batchHighestID = id - 1 }
         return id
     }
@@ -55,9 +57,7 @@ extension Ledger {
         let id = row.payload.transactionID
         batchRows?[id] = row
         if let highest = batchHighestID { batchHighestID = max(highest, id) }
-        if let begun = db.commitsAtBegin, let known = highestIDAfterCommit, known.commits == begun + 1 {
-            highestIDAfterCommit = (known.commits, max(known.id, id))
-        }
+        if db.commitsAtBegin != nil, let known = highestIDAfterCommit { highestIDAfterCommit?.id = max(known.id, id) }
         if signedLater, batchRows != nil {
             unsignedRows.append((id, payloadJSON ?? row.payload.json.compact))
             return
@@ -259,11 +259,9 @@ extension Ledger {
             .compactMap { columns in try columns[0].text.map { try checkedToken($0, payload: columns[1].text, id: columns[2].int) } }
     }
 
-    /// Where the ledger stands: another connection's commit or a row this one writes moves it.
-    /// nil when the engine cannot say (see `LedgerDatabase.rowsWritten`).
-    func stamp() throws -> ChangeStamp? {
-        guard let written = db.rowsWritten else { return nil }
-        return ChangeStamp(version: try db.dataVersion(), written: written)
+    /// Where the ledger stands: another connection's commit or a write of this one moves it.
+    func stamp() throws -> ChangeStamp {
+        ChangeStamp(version: try db.dataVersion(), written: db.writes)
     }
 
     func completedCount() throws -> Int {
@@ -276,13 +274,6 @@ extension Ledger {
         Int(try db.query("""
             SELECT COUNT(*) FROM transactions WHERE id IN (SELECT id FROM unfinished) AND status = 'completed' AND jws IS NOT NULL
             """).first?.first?.int ?? 0)
-    }
-
-    /// Whether transaction `id` is among those `unfinishedCount` counts.
-    func isCountedUnfinished(_ id: Int64) throws -> Bool {
-        try !db.query("""
-            SELECT 1 FROM transactions WHERE id = ? AND id IN (SELECT id FROM unfinished) AND status = 'completed' AND jws IS NOT NULL
-            """, [.int(id)]).isEmpty
     }
 
     func unfinishedRows() throws -> [Row] {
@@ -339,8 +330,13 @@ extension Ledger {
         }
     }
 
-    func setFinished(_ id: Int64) throws {
-        try db.query("DELETE FROM unfinished WHERE id = ?", [.int(id)])
+    /// Finishes transaction `id`; whether it was among those `unfinishedCount` counts (asked in the same statement).
+    @discardableResult
+    func setFinished(_ id: Int64) throws -> Bool {
+        try db.query("""
+            DELETE FROM unfinished WHERE id = ? RETURNING
+            (SELECT COUNT(*) FROM transactions t WHERE t.id = unfinished.id AND t.status = 'completed' AND t.jws IS NOT NULL)
+            """, [.int(id)]).first?.first?.int == 1
     }
 
     func delete(_ id: Int64) throws {

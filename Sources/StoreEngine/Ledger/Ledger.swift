@@ -25,11 +25,12 @@ final class Ledger {
     /// Rung at each notification written or queued again (see `OutboxBell`).
     var outboxBell: OutboxBell?
 
-    /// The highest transaction ID once this write transaction commits, and the ledger's commit count
-    /// then (PostgreSQL, see `LedgerDatabase.commitsAtBegin`). The next write that finds the count
-    /// unmoved, no other connection having committed (nor this one rolled back), needs no query for
-    /// its ID: one round trip fewer of a purchase's. Raised by every row the transaction inserts.
-    var highestIDAfterCommit: (commits: Int64, id: Int64)?
+    /// The highest transaction ID once the write transaction that allocated it commits, with the other
+    /// connections' commits then and the ledger's commit count it reaches (PostgreSQL, see
+    /// `LedgerDatabase.commitsAtBegin`). A later write that finds no other connection committed since,
+    /// and that one committed, needs no query for its ID: one round trip fewer of a purchase's. This
+    /// connection's own commits between (a finish) insert nothing, or raise it: every row inserted does.
+    var highestIDAfterCommit: (others: Int64, commits: Int64, id: Int64)?
 
     /// Tokens `jws(_:)` rebuilt, by transaction ID with the stored form they came from: rebuilding
     /// (the payload's base64) was a third of a refresh with a thousand subscriptions. A changed row
@@ -71,8 +72,8 @@ final class Ledger {
     func wake(_ changed: @escaping @Sendable () -> Void) -> (any LedgerWake)? {
         switch location {
         case .postgresql(let database):
-            guard let channel = try? (db as? PostgresDatabase)?.channel() else { return nil }
-            return LedgerChangeFeed(location: database, channel: channel, changed: changed)
+            guard let db = db as? PostgresDatabase, let channel = try? db.channel() else { return nil }
+            return LedgerChangeFeed(location: database, channel: channel, own: db.backend, changed: changed)
         case .sqlite(let path):
             #if canImport(Glibc)
             return LedgerFileWatch(ledger: path, changed: changed)

@@ -46,14 +46,16 @@ protocol LedgerDatabase: AnyObject {
 
     /// Changes when, and only when, another connection committed a change since the last call.
     func dataVersion() throws -> Int64
+    /// A change feed heard another connection commit: the next `dataVersion` must not miss it.
+    func othersCommitted()
     func takeDiskFull() -> LedgerError?
 
     /// Grows with every change this connection makes (`dataVersion` leaves them out): the two together
     /// tell a reader that nothing in the ledger changed since it last looked.
     var ownChanges: Int64 { get }
-    /// The rows among `ownChanges`, where the engine counts rows (SQLite) and nil where it does not:
-    /// a store that describes its own writes to the app needs the exact count.
-    var rowsWritten: Int64? { get }
+    /// `ownChanges` as a write transaction under way will leave it once it commits, read at any point
+    /// in it: a store describing its own write to the app stamps it inside the write (see `ChangeJournal`).
+    var writes: Int64 { get }
 
     /// How many of `LedgerSchema`'s migrations the ledger has applied (0: none, an empty database),
     /// where this engine's ledgers have always kept their schema version.
@@ -73,6 +75,8 @@ extension LedgerDatabase {
     func reading<T>(_ body: () throws -> T) rethrows -> T { try body() }
     /// The first full disk met since the last call; only a local file's engine meets one.
     func takeDiskFull() -> LedgerError? { nil }
+    /// Engines that read their version afresh each time have nothing to forget.
+    func othersCommitted() {}
 }
 
 extension SQLValue {

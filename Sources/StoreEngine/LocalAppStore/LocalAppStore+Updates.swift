@@ -49,6 +49,7 @@ extension LocalAppStore {
 
     func ledgerDidChange() {
         guard follower.wakeMayBeNews(dataVersion: try? ledger.db.dataVersion()) else { return }
+        ledger.db.othersCommitted()
         follower.feedSaidChanged()
         tick()
     }
@@ -139,24 +140,16 @@ extension LocalAppStore {
     /// One write for all of them: a launch finishing hundreds of redelivered renewals commits once per batch.
     public func finish(transactionIDs: [Int64]) {
         guard !transactionIDs.isEmpty else { return }
-        // A ledger that cannot stamp its writes (PostgreSQL) cannot describe them: one statement each,
-        // outside a write transaction (which would take the ledger's lock and wake every other process).
-        guard ledger.db.rowsWritten != nil else {
-            for id in transactionIDs { try? ledger.setFinished(id) }
-            return
-        }
-        // Described to the app: only the unfinished count changes, which `changes(since:)` reads anew.
-        // Stamped in the same write, as `commit` is: one lock for all the statements.
-        let stamps = try? ledger.db.transaction { () throws -> (ChangeStamp?, ChangeStamp?, Int) in
+        // Described to the app: only the unfinished count changes, which `changes(since:)` carries.
+        // Stamped in the same write, as `commit` is: one lock for all the statements, and a commit
+        // other processes hear of (their apps' unfinished counts change too).
+        let stamps = try? ledger.db.transaction { () throws -> (ChangeStamp, ChangeStamp, Int) in
             let from = try ledger.stamp()
             var counted = 0
-            for id in transactionIDs {
-                if try ledger.isCountedUnfinished(id) { counted += 1 }
-                try ledger.setFinished(id)
-            }
+            for id in transactionIDs where try ledger.setFinished(id) { counted += 1 }
             return (from, try ledger.stamp(), counted)
         }
-        if case let (from?, to?, counted)? = stamps { record(from: from, to: to, transaction: nil, unfinishedChange: -counted) }
+        if let (from, to, counted) = stamps { record(from: from, to: to, transaction: nil, unfinishedChange: -counted) }
     }
 
     public func sync() async throws {

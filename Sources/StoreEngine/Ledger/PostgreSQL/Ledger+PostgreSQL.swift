@@ -11,7 +11,7 @@ extension Ledger {
         let db = try PostgresDatabase(location)
         self.init(database: db, location: .postgresql(location), tokenPrefix: "")
         try db.transaction { try migrate() }
-        db.readsCommitsAtBegin = true
+        try db.ledgerIsReady()
     }
 
     /// The store's signing identity, kept in the ledger: every machine on a shared ledger signs as the

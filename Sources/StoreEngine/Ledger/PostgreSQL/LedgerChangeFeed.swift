@@ -5,14 +5,15 @@ import Synchronization
 /// Tells a process that another one committed to a PostgreSQL ledger, through `LISTEN/NOTIFY`
 /// rather than polling: a connection of its own listens on the ledger's channel, on a thread of its
 /// own, and calls `changed` after each burst of commits, and after reconnecting (commits made while
-/// it was not listening would otherwise go unnoticed until the next one).
+/// it was not listening would otherwise go unnoticed until the next one). The notices of `own`
+/// connection's commits are not news: its store delivered them as it made them.
 final class LedgerChangeFeed: Sendable {
     private let stopped = Atomic<Bool>(false)
     private let done = DispatchSemaphore(value: 0)
 
-    init(location: PostgresLocation, channel: String, changed: @escaping @Sendable () -> Void) {
+    init(location: PostgresLocation, channel: String, own: PostgresBackend, changed: @escaping @Sendable () -> Void) {
         let thread = Thread { [self] in
-            listen(location: location, channel: channel, changed: changed)
+            listen(location: location, channel: channel, own: own, changed: changed)
             done.signal()
         }
         thread.name = "storefront-ledger-feed"
@@ -27,7 +28,7 @@ final class LedgerChangeFeed: Sendable {
 
     private var isStopped: Bool { stopped.load(ordering: .sequentiallyConsistent) }
 
-    private func listen(location: PostgresLocation, channel: String, changed: @Sendable () -> Void) {
+    private func listen(location: PostgresLocation, channel: String, own: PostgresBackend, changed: @Sendable () -> Void) {
         var connection: OpaquePointer?
         defer { if let connection { PQfinish(connection) } }
         while !isStopped {
@@ -47,7 +48,7 @@ final class LedgerChangeFeed: Sendable {
             }
             var arrived = false
             while let notification = PQnotifies(listening) {
-                arrived = true
+                if notification.pointee.be_pid != own.pid { arrived = true }
                 PQfreemem(notification)
             }
             if arrived { changed() }

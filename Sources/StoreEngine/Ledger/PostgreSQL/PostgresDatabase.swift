@@ -1,5 +1,6 @@
 import CLibPQ
 import Foundation
+import Synchronization
 
 /// A ledger on PostgreSQL through libpq. Writers take a transaction-scoped advisory lock (one per
 /// schema), so they exclude each other as SQLite's `BEGIN IMMEDIATE` does; each commit counts in
@@ -9,6 +10,8 @@ final class PostgresDatabase: LedgerDatabase {
     var engine: LedgerEngine { .postgresql }
     let location: PostgresLocation
     private var connection: OpaquePointer
+    /// The server process serving `connection`, for a change feed to tell this connection's commits from others'.
+    let backend = PostgresBackend()
     /// Statement names by SQL, for this connection (a reconnect starts afresh).
     private var statements: [String: String] = [:]
     private var depth = 0
@@ -17,6 +20,8 @@ final class PostgresDatabase: LedgerDatabase {
     /// Statements outside a transaction that may have written (each commits on its own).
     private var ownWrites: Int64 = 0
     var ownChanges: Int64 { ownCommits + ownWrites }
+    /// Whether the write transaction under way has written (see `writes`).
+    private var wroteInTransaction = false
     /// Writes waiting for the next statement (see `queue`): prepared, with their arguments as text.
     private var queued: [Statement] = []
     /// Each queued write's result is a line; the server never waits for us to read this many, so
@@ -32,6 +37,7 @@ final class PostgresDatabase: LedgerDatabase {
     init(_ location: PostgresLocation) throws {
         self.location = location
         connection = try Self.connect(location)
+        backend.pid = PQbackendPID(connection)
     }
 
     deinit { PQfinish(connection) }
@@ -54,13 +60,14 @@ final class PostgresDatabase: LedgerDatabase {
 
     func execute(_ sql: String) throws { PQclear(try executeKeepingResult(sql)) }
 
-    /// `execute`, returning the last statement's result for the caller to read and clear.
-    private func executeKeepingResult(_ sql: String) throws -> OpaquePointer? {
+    /// `execute`, returning the last statement's result for the caller to read and clear. `writes`:
+    /// whether it counts among this connection's writes (a transaction's beginning does not).
+    private func executeKeepingResult(_ sql: String, writes: Bool = true) throws -> OpaquePointer? {
         try reconnectIfLost()
         if !queued.isEmpty { PQclear(try sendQueued()) }
         let result = PQexec(connection, sql)
         do { try check(result) } catch { PQclear(result); throw error }
-        if depth == 0 { ownWrites += 1 }
+        if writes, depth == 0 { ownWrites += 1 } else if writes { wroteInTransaction = true }
         return result
     }
 
@@ -77,6 +84,7 @@ final class PostgresDatabase: LedgerDatabase {
 
     func queue(_ sql: String, _ arguments: [SQLValue]) throws {
         guard depth > 0 else { try query(sql, arguments); return }
+        wroteInTransaction = true
         queued.append(Statement(sql: sql, name: try prepared(sql), texts: Self.texts(arguments)))
         if queued.count >= Self.pipelineLimit { PQclear(try sendQueued()) }
     }
@@ -90,7 +98,9 @@ final class PostgresDatabase: LedgerDatabase {
         }
         defer { PQclear(result) }
         try check(result)
-        if depth == 0, strncmp(PQcmdStatus(result), "SELECT", 6) != 0 { ownWrites += 1 }
+        if strncmp(PQcmdStatus(result), "SELECT", 6) != 0 {
+            if depth == 0 { ownWrites += 1 } else { wroteInTransaction = true }
+        }
         let (rows, columns) = (PQntuples(result), PQnfields(result))
         guard rows > 0 else { return [] }
         let integer = (0..<columns).map { [20, 21, 23].contains(PQftype(result, $0)) }  // int8, int2, int4
@@ -159,7 +169,31 @@ final class PostgresDatabase: LedgerDatabase {
     var isInTransaction: Bool { depth > 0 }
     private(set) var commitsAtBegin: Int64?
     /// Set once the ledger's tables exist (see `Ledger(postgres:)`); until then there is no count to read.
-    var readsCommitsAtBegin = false
+    private var readsCommitsAtBegin = false
+
+    /// The ledger's commit count as last read, while nothing says another connection has committed
+    /// since (see `dataVersion`); nil: read it.
+    private var knownCommits: (count: Int64, localCommits: Int64)?
+    /// The commit notices of the ledger's channel reach this connection (see `othersMayHaveCommitted`).
+    private var listening = false
+    /// Commits by every connection of this process: another store in the process (a test's second
+    /// machine) has committed when it moved, before its notice can arrive.
+    private static let localCommits = Atomic<Int64>(0)
+
+    /// The ledger's tables exist: each write transaction reads the commit count as it takes the lock,
+    /// and this connection listens on the ledger's channel so that `dataVersion` needs no round trip
+    /// while no other connection commits.
+    func ledgerIsReady() throws {
+        readsCommitsAtBegin = true
+        try listen()
+    }
+
+    private func listen() throws {
+        let result = PQexec(connection, "LISTEN \"" + (try channel()).replacingOccurrences(of: "\"", with: "\"\"") + "\"")
+        defer { PQclear(result) }
+        try check(result)
+        listening = true
+    }
 
     func transaction<T>(_ body: () throws -> T) throws -> T {
         if depth > 0 {
@@ -171,18 +205,21 @@ final class PostgresDatabase: LedgerDatabase {
         // commit: a write's round trips were half of a purchase on a loopback server.
         let begin = "BEGIN; SELECT pg_advisory_xact_lock(hashtext(current_schema()))"
         if readsCommitsAtBegin {
-            let result = try executeKeepingResult(begin + "; SELECT n FROM ledger_version")
+            let result = try executeKeepingResult(begin + "; SELECT n FROM ledger_version", writes: false)
             defer { PQclear(result) }
             commitsAtBegin = PQntuples(result) == 1 ? Int64(String(cString: PQgetvalue(result, 0, 0))) : nil
         } else {
-            try execute(begin)
+            PQclear(try executeKeepingResult(begin, writes: false))
         }
-        depth = 1
-        defer { (depth, commitsAtBegin) = (0, nil) }
+        (depth, wroteInTransaction) = (1, false)
+        defer { (depth, commitsAtBegin, wroteInTransaction) = (0, nil, false) }
         do {
             let result = try body()
             try execute("UPDATE ledger_version SET n = n + 1; SELECT pg_notify('storefront_' || current_schema(), ''); COMMIT")
             ownCommits += 1
+            let local = Self.localCommits.add(1, ordering: .sequentiallyConsistent).newValue
+            // Under the lock no one else committed: the count stands at this commit.
+            knownCommits = listening ? commitsAtBegin.map { ($0 + 1, local) } : nil
             return result
         } catch {
             queued = []  // not sent: they were in what rolls back
@@ -191,13 +228,37 @@ final class PostgresDatabase: LedgerDatabase {
         }
     }
 
-    /// Not counted: a refresh on PostgreSQL reads everything again.
-    var rowsWritten: Int64? { nil }
+    /// The write transaction under way counts as the commit it becomes once it has written.
+    var writes: Int64 { ownChanges + (depth > 0 && wroteInTransaction ? 1 : 0) }
 
     func dataVersion() throws -> Int64 {
         // Under the write lock no other connection commits: the count read as it was taken stands.
-        let commits = try commitsAtBegin ?? query("SELECT n FROM ledger_version").first?.first?.int ?? 0
+        if let commitsAtBegin { return commitsAtBegin - ownCommits }
+        // Nor has anyone while no notice of a commit arrived: a purchase's catch-up and a refresh's
+        // reads cost no round trip to ask. (Another machine's commit is seen when its notice arrives,
+        // as its app's `updates()` is told.)
+        if let known = knownCommits, !othersMayHaveCommitted(since: known.localCommits) { return known.count - ownCommits }
+        _ = othersMayHaveCommitted(since: 0)  // notices of the commits the read below counts
+        let local = Self.localCommits.load(ordering: .sequentiallyConsistent)
+        let commits = try query("SELECT n FROM ledger_version").first?.first?.int ?? 0
+        knownCommits = listening ? (commits, local) : nil
         return commits - ownCommits
+    }
+
+    func othersCommitted() { knownCommits = nil }
+
+    /// Whether another connection may have committed since `knownCommits` was read: one of this
+    /// process has (`localCommits` moved), or a notice from another backend arrived (read without a
+    /// round trip, from what the socket holds), or this connection cannot tell.
+    private func othersMayHaveCommitted(since local: Int64) -> Bool {
+        var noticed = Self.localCommits.load(ordering: .sequentiallyConsistent) != local
+        guard listening, PQconsumeInput(connection) == 1 else { return true }
+        let own = PQbackendPID(connection)
+        while let notice = PQnotifies(connection) {
+            if notice.pointee.be_pid != own { noticed = true }
+            PQfreemem(notice)
+        }
+        return noticed
     }
 
     /// The ledger's `NOTIFY` channel: one per schema, so ledgers side by side in one database stay apart.
@@ -213,10 +274,16 @@ final class PostgresDatabase: LedgerDatabase {
         guard PQstatus(connection) != CONNECTION_OK, depth == 0 else { return }
         PQreset(connection)
         statements = [:]
+        knownCommits = nil
         guard PQstatus(connection) == CONNECTION_OK else {
             throw LedgerError.unreachable(path: location.description, detail: Self.message(PQerrorMessage(connection)))
         }
         PQsetNoticeProcessor(connection, { _, _ in }, nil)
+        backend.pid = PQbackendPID(connection)
+        if listening {
+            listening = false
+            try listen()  // a new backend: it listens afresh
+        }
     }
 
     private func prepared(_ sql: String) throws -> String {
@@ -261,6 +328,16 @@ final class PostgresDatabase: LedgerDatabase {
             out += "$" + (digits.isEmpty ? String(next) : String(digits))
         }
         return out
+    }
+}
+
+/// The server process a connection talks to, read from other threads (see `LedgerChangeFeed`).
+final class PostgresBackend: Sendable {
+    private let id = Atomic<Int32>(0)
+
+    var pid: Int32 {
+        get { id.load(ordering: .relaxed) }
+        set { id.store(newValue, ordering: .relaxed) }
     }
 }
 

@@ -214,7 +214,8 @@ public final class SQLiteDatabase: LedgerDatabase {
 
     /// Rows this connection inserted, updated or deleted, triggers' included, since it opened.
     var ownChanges: Int64 { sqlite3_total_changes64(handle) }
-    var rowsWritten: Int64? { ownChanges }
+    /// Counted as each row is written.
+    var writes: Int64 { ownChanges }
 
     /// Between statements, never inside a transaction: one begun before the damage was found ends as it began.
     private func refuseWritesIfDamaged() {
