@@ -54,9 +54,8 @@ final class WorkerProcess {
         try output.close()
     }
 
-    func kill() {
-        if process.isRunning { Glibc.kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
+    func kill() async throws {
+        try await killAndAwaitExit(process)
     }
 
     /// `ok` lines: (transaction ID, product ID, quantity); every other line.
@@ -108,6 +107,25 @@ func shell(_ command: String) throws -> Run {
     let output = pipe.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()
     return Run(status: process.terminationStatus, reason: process.terminationReason, output: String(decoding: output, as: UTF8.self))
+}
+
+/// SIGKILLs `process` and waits for its end without holding a thread of the tests' pool: Foundation's
+/// `waitUntilExit` there once hung the whole suite after a kill. Dead is gone or a zombie (the kernel's
+/// word, whether or not Foundation has reaped it yet); a process still alive after 30 s is an error.
+func killAndAwaitExit(_ process: Process) async throws {
+    let pid = process.processIdentifier
+    if process.isRunning { kill(pid, SIGKILL) }
+    let end = ContinuousClock.now + .seconds(30)
+    while process.isRunning, !isZombie(pid) {
+        guard ContinuousClock.now < end else { throw WorkerError(description: "process \(pid) still runs 30 s after SIGKILL") }
+        try await Task.sleep(for: .milliseconds(5))
+    }
+}
+
+private func isZombie(_ pid: pid_t) -> Bool {
+    // /proc/PID/stat: "PID (name) STATE …"; the name may hold spaces and parentheses, the state follows the last ")".
+    guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8), let close = stat.lastIndex(of: ")") else { return true }
+    return stat[close...].dropFirst().trimmingCharacters(in: .whitespaces).hasPrefix("Z")
 }
 
 final class StorefrontProcess {
