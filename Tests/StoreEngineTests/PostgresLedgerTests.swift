@@ -53,6 +53,24 @@ struct PostgresLedgerTests {
         await b.close()
     }
 
+    @Test("a tester's time travel and switches on one machine reach the others, woken by the notice of their commit")
+    func sharedClockAndSettingsReachOtherMachines() async throws {
+        let ledger = try PostgresTestServer.freshLedger()
+        let a = try await Self.open(ledger)
+        let b = try await Self.open(ledger)
+        // Once b hears a's purchase its feed listens (a feed's first connect wakes it anyway).
+        _ = try await a.manager.purchase(ID.removeAds)
+        #expect(await eventually { await b.manager.snapshot.entitlements.contains(ID.removeAds) })
+        try await Task.sleep(for: .milliseconds(300))  // past the tick the purchase's wake ran
+        try await a.store.advanceTime(by: Period(1, .month))
+        await a.store.update { $0.askToBuy = true }
+        let moved = await a.store.now()
+        #expect(await eventually { abs(await b.store.now().timeIntervalSince(moved)) < 3600 }, "the clock did not reach the other machine")
+        #expect(await eventually { await b.store.settings().askToBuy }, "the switch did not reach the other machine")
+        await a.close()
+        await b.close()
+    }
+
     @Test("four machines buying one non-consumable at once sell it once")
     func nonConsumableNeverSoldTwiceAcrossMachines() async throws {
         let ledger = try PostgresTestServer.freshLedger()

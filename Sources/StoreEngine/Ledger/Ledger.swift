@@ -152,6 +152,12 @@ final class Ledger {
                      [.text(key), .text(value)])
     }
 
+    /// A value every process on the ledger follows (the clock, the tester's settings), written as a
+    /// commit so that the others hear of it: on PostgreSQL only a write transaction's commit notifies them.
+    func setSharedMeta(_ key: String, _ value: String) throws {
+        try db.transaction { try setMeta(key, value) }
+    }
+
     // MARK: Events, redemptions, nonces
 
     enum EventKind: String {

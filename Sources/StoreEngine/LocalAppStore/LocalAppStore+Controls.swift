@@ -29,7 +29,7 @@ extension LocalAppStore {
 
     func saveSettings() {
         let text = CatalogFormat.encode(currentSettings).compact
-        try? ledger.setMeta("settings", text)
+        try? ledger.setSharedMeta("settings", text)
         follower.wrote(settings: text)
     }
 

@@ -104,7 +104,7 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
 
     func saveClock() {
         let text = String(decoding: (try? JSONEncoder().encode(clock)) ?? Data(), as: UTF8.self)
-        try? ledger.setMeta("clock", text)
+        try? ledger.setSharedMeta("clock", text)
         follower.wrote(clock: text)
     }
 

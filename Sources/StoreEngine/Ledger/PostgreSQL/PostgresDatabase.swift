@@ -36,6 +36,7 @@ final class PostgresDatabase: LedgerDatabase {
 
     init(_ location: PostgresLocation) throws {
         self.location = location
+        localCommits = LocalCommits.of(location)
         connection = try Self.connect(location)
         backend.pid = PQbackendPID(connection)
     }
@@ -176,9 +177,9 @@ final class PostgresDatabase: LedgerDatabase {
     private var knownCommits: (count: Int64, localCommits: Int64)?
     /// The commit notices of the ledger's channel reach this connection (see `othersMayHaveCommitted`).
     private var listening = false
-    /// Commits by every connection of this process: another store in the process (a test's second
-    /// machine) has committed when it moved, before its notice can arrive.
-    private static let localCommits = Atomic<Int64>(0)
+    /// Commits to this ledger by every connection of this process: another store in the process (a
+    /// test's second machine) has committed when it moved, before its notice can arrive.
+    private let localCommits: LocalCommits
 
     /// The ledger's tables exist: each write transaction reads the commit count as it takes the lock,
     /// and this connection listens on the ledger's channel so that `dataVersion` needs no round trip
@@ -217,7 +218,7 @@ final class PostgresDatabase: LedgerDatabase {
             let result = try body()
             try execute("UPDATE ledger_version SET n = n + 1; SELECT pg_notify('storefront_' || current_schema(), ''); COMMIT")
             ownCommits += 1
-            let local = Self.localCommits.add(1, ordering: .sequentiallyConsistent).newValue
+            let local = localCommits.count.add(1, ordering: .sequentiallyConsistent).newValue
             // Under the lock no one else committed: the count stands at this commit.
             knownCommits = listening ? commitsAtBegin.map { ($0 + 1, local) } : nil
             return result
@@ -239,7 +240,7 @@ final class PostgresDatabase: LedgerDatabase {
         // as its app's `updates()` is told.)
         if let known = knownCommits, !othersMayHaveCommitted(since: known.localCommits) { return known.count - ownCommits }
         _ = othersMayHaveCommitted(since: 0)  // notices of the commits the read below counts
-        let local = Self.localCommits.load(ordering: .sequentiallyConsistent)
+        let local = localCommits.count.load(ordering: .sequentiallyConsistent)
         let commits = try query("SELECT n FROM ledger_version").first?.first?.int ?? 0
         knownCommits = listening ? (commits, local) : nil
         return commits - ownCommits
@@ -251,7 +252,7 @@ final class PostgresDatabase: LedgerDatabase {
     /// process has (`localCommits` moved), or a notice from another backend arrived (read without a
     /// round trip, from what the socket holds), or this connection cannot tell.
     private func othersMayHaveCommitted(since local: Int64) -> Bool {
-        var noticed = Self.localCommits.load(ordering: .sequentiallyConsistent) != local
+        var noticed = localCommits.count.load(ordering: .sequentiallyConsistent) != local
         guard listening, PQconsumeInput(connection) == 1 else { return true }
         let own = PQbackendPID(connection)
         while let notice = PQnotifies(connection) {
@@ -328,6 +329,21 @@ final class PostgresDatabase: LedgerDatabase {
             out += "$" + (digits.isEmpty ? String(next) : String(digits))
         }
         return out
+    }
+}
+
+/// The commits this process made to one ledger (see `PostgresDatabase.localCommits`), shared by its connections.
+final class LocalCommits: Sendable {
+    let count = Atomic<Int64>(0)
+    private static let byLedger = Mutex<[String: LocalCommits]>([:])
+
+    static func of(_ location: PostgresLocation) -> LocalCommits {
+        byLedger.withLock { known in
+            if let counter = known[location.url] { return counter }
+            let counter = LocalCommits()
+            known[location.url] = counter
+            return counter
+        }
     }
 }
 
