@@ -59,17 +59,17 @@ struct ChangeJournalTests {
         #expect(journal.transactions(from: Self.stamp(1, 1006), to: Self.stamp(1, 1006)) == [])
     }
 
-    @Test("the unfinished count is carried along described writes, and lost at any other")
-    func unfinishedCountCarried() {
+    @Test("the completed and unfinished counts are carried along described writes, and lost at any other")
+    func countsCarried() {
         var journal = ChangeJournal()
-        journal.counted(unfinished: 5, at: Self.stamp(1, 0))
+        journal.counted(.init(completed: 10, unfinished: 5), at: Self.stamp(1, 0))
         journal.record(from: Self.stamp(1, 0), to: Self.stamp(1, 3), transaction: "a", unfinishedChange: 1)
         journal.record(from: Self.stamp(1, 3), to: Self.stamp(1, 4), transaction: nil, unfinishedChange: -1)
         journal.record(from: Self.stamp(1, 4), to: Self.stamp(1, 4), transaction: nil, unfinishedChange: 0)
-        #expect(journal.unfinishedCount(at: Self.stamp(1, 4)) == 5)
-        #expect(journal.unfinishedCount(at: Self.stamp(1, 3)) == nil, "only where it was carried to")
+        #expect(journal.counts(at: Self.stamp(1, 4)) == .init(completed: 11, unfinished: 5))
+        #expect(journal.counts(at: Self.stamp(1, 3)) == nil, "only where they were carried to")
         journal.record(from: Self.stamp(1, 4), to: Self.stamp(2, 5), transaction: nil, unfinishedChange: -1)
-        #expect(journal.unfinishedCount(at: Self.stamp(2, 5)) == nil, "another connection's commit joined")
+        #expect(journal.counts(at: Self.stamp(2, 5)) == nil, "another connection's commit joined")
     }
 }
 

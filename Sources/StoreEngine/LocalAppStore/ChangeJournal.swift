@@ -27,22 +27,32 @@ struct ChangeJournal {
 
     private(set) var entries: [Entry] = []
 
-    /// How many transactions were unfinished at a stamp, carried along the described writes (each says
-    /// how it changed the count): counting them in the ledger at every refresh was a launch's quadratic
-    /// cost when thousands were unfinished.
-    private var unfinished: (stamp: ChangeStamp, count: Int)?
-
-    /// The unfinished count at `stamp`, when it was counted there or carried to it.
-    func unfinishedCount(at stamp: ChangeStamp) -> Int? {
-        unfinished.flatMap { $0.stamp == stamp ? $0.count : nil }
+    /// The counts an app's snapshot shows: completed transactions, and those unfinished.
+    struct Counts: Equatable {
+        var completed: Int
+        var unfinished: Int
     }
 
-    mutating func counted(unfinished count: Int, at stamp: ChangeStamp) { unfinished = (stamp, count) }
+    /// The counts at a stamp, carried along the described writes (each says how it changed them):
+    /// counting the unfinished in the ledger at every refresh was a launch's quadratic cost when
+    /// thousands were unfinished, and each count is a round trip on PostgreSQL.
+    private var counted: (stamp: ChangeStamp, counts: Counts)?
 
-    /// Records a described write that changed the unfinished count by `unfinishedChange`; one another
-    /// connection's commit may have joined is not recorded.
+    /// The counts at `stamp`, when they were counted there or carried to it.
+    func counts(at stamp: ChangeStamp) -> Counts? {
+        counted.flatMap { $0.stamp == stamp ? $0.counts : nil }
+    }
+
+    mutating func counted(_ counts: Counts, at stamp: ChangeStamp) { counted = (stamp, counts) }
+
+    /// Records a described write that changed the unfinished count by `unfinishedChange` (its
+    /// transaction, if any, is a new completed one); one another connection's commit may have joined
+    /// is not recorded.
     mutating func record(from: ChangeStamp, to: ChangeStamp, transaction: String?, unfinishedChange: Int = 0) {
-        if let known = unfinished, known.stamp == from, from.version == to.version { unfinished = (to, known.count + unfinishedChange) }
+        if let known = counted, known.stamp == from, from.version == to.version {
+            counted = (to, Counts(completed: known.counts.completed + (transaction == nil ? 0 : 1),
+                                  unfinished: known.counts.unfinished + unfinishedChange))
+        }
         guard from != to, from.version == to.version else { return }
         // A run of finishes is one entry: an app launching onto thousands of unfinished transactions
         // finishes them faster than it refreshes, and the chain must outlast the run.

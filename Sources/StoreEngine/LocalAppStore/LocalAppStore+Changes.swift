@@ -8,15 +8,21 @@ extension LocalAppStore {
         journal.record(from: from, to: to, transaction: transaction, unfinishedChange: unfinishedChange)
     }
 
-    /// How many transactions are unfinished, carried along this store's own described writes where it
-    /// can be (see `ChangeJournal.unfinishedCount`), else counted in the ledger.
-    public func unfinishedCount() -> Int {
-        guard let stamp = try? ledger.stamp() else { return read(0, ledger.unfinishedCount) }
-        if let known = journal.unfinishedCount(at: stamp) { return known }
-        guard let count = try? ledger.unfinishedCount() else { return read(0, ledger.unfinishedCount) }
-        journal.counted(unfinished: count, at: stamp)
-        return count
+    /// How many transactions are unfinished, and how many completed: carried along this store's own
+    /// described writes where they can be (see `ChangeJournal.counts`), else counted in the ledger.
+    func counts() -> ChangeJournal.Counts {
+        let stamp = try? ledger.stamp()
+        if let stamp, let known = journal.counts(at: stamp) { return known }
+        guard let completed = try? ledger.completedCount(), let unfinished = try? ledger.unfinishedCount() else {
+            return ChangeJournal.Counts(completed: read(0, ledger.completedCount), unfinished: read(0, ledger.unfinishedCount))
+        }
+        let counts = ChangeJournal.Counts(completed: completed, unfinished: unfinished)
+        if let stamp { journal.counted(counts, at: stamp) }
+        return counts
     }
+
+    public func unfinishedCount() -> Int { counts().unfinished }
+    public func transactionCount() -> Int { counts().completed }
 
     public func changeStamp() -> ChangeStamp? {
         catchUp()  // as every read does: what fell due is part of where the store stands
@@ -33,8 +39,9 @@ extension LocalAppStore {
 
     private func changesNow(since stamp: ChangeStamp) -> SourceChanges? {
         guard let current = try? ledger.stamp(), let transactions = journal.transactions(from: stamp, to: current) else { return nil }
-        return SourceChanges(stamp: current, transactions: transactions.map(present), now: now(), transactionCount: transactionCount(),
-                             unfinishedCount: unfinishedCount(), storefront: currentStorefront, locale: currentLocale,
+        let counts = counts()
+        return SourceChanges(stamp: current, transactions: transactions.map(present), now: now(), transactionCount: counts.completed,
+                             unfinishedCount: counts.unfinished, storefront: currentStorefront, locale: currentLocale,
                              damage: damage())
     }
 }

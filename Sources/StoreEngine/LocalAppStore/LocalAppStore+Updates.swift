@@ -125,10 +125,6 @@ extension LocalAppStore {
         return ((try? ledger.completedJWS(limit: limit)) ?? []).map(present)
     }
 
-    public func transactionCount() -> Int {
-        (try? ledger.completedCount()) ?? 0
-    }
-
     public func unfinishedTransactions() -> [String] {
         read([], ledger.unfinishedRows).compactMap(\.jws).map(present)
     }
