@@ -175,7 +175,7 @@ final class PostgresDatabase: LedgerDatabase {
     /// The ledger's commit count as last read, while nothing says another connection has committed
     /// since (see `dataVersion`); nil: read it.
     private var knownCommits: (count: Int64, localCommits: Int64)?
-    /// The commit notices of the ledger's channel reach this connection (see `othersMayHaveCommitted`).
+    /// The commit notices of the ledger's channel reach this connection (see `noticesFromOthers`).
     private var listening = false
     /// Commits to this ledger by every connection of this process: another store in the process (a
     /// test's second machine) has committed when it moved, before its notice can arrive.
@@ -238,9 +238,10 @@ final class PostgresDatabase: LedgerDatabase {
         // Nor has anyone while no notice of a commit arrived: a purchase's catch-up and a refresh's
         // reads cost no round trip to ask. (Another machine's commit is seen when its notice arrives,
         // as its app's `updates()` is told.)
-        if let known = knownCommits, !othersMayHaveCommitted(since: known.localCommits) { return known.count - ownCommits }
-        _ = othersMayHaveCommitted(since: 0)  // notices of the commits the read below counts
+        // Drained either way: a read below counts the commits they tell of.
+        let othersNoticed = noticesFromOthers()
         let local = localCommits.count.load(ordering: .sequentiallyConsistent)
+        if let known = knownCommits, othersNoticed == false, known.localCommits == local { return known.count - ownCommits }
         let commits = try query("SELECT n FROM ledger_version").first?.first?.int ?? 0
         knownCommits = listening ? (commits, local) : nil
         return commits - ownCommits
@@ -248,15 +249,13 @@ final class PostgresDatabase: LedgerDatabase {
 
     func othersCommitted() { knownCommits = nil }
 
-    /// Whether another connection may have committed since `knownCommits` was read: one of this
-    /// process has (`localCommits` moved), or a notice from another backend arrived (read without a
-    /// round trip, from what the socket holds), or this connection cannot tell.
-    private func othersMayHaveCommitted(since local: Int64) -> Bool {
-        var noticed = localCommits.count.load(ordering: .sequentiallyConsistent) != local
-        guard listening, PQconsumeInput(connection) == 1 else { return true }
-        let own = PQbackendPID(connection)
+    /// Takes the commit notices the socket holds (no round trip): whether one came from another
+    /// connection's commit; nil when this connection cannot tell (not listening, or lost).
+    private func noticesFromOthers() -> Bool? {
+        guard listening, PQconsumeInput(connection) == 1 else { return nil }
+        var noticed = false
         while let notice = PQnotifies(connection) {
-            if notice.pointee.be_pid != own { noticed = true }
+            if notice.pointee.be_pid != backend.pid { noticed = true }
             PQfreemem(notice)
         }
         return noticed
