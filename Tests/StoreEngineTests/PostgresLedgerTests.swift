@@ -247,6 +247,29 @@ struct PostgresLedgerTests {
         #expect(try ledger.stamp() != inside.after)
     }
 
+    @Test("on PostgreSQL a purchase costs 3 round trips, a finish 3, and the app's refresh after them none")
+    func roundTripsOfAPurchase() async throws {
+        let store = try LocalAppStore(catalog: Repo.instantCatalog, stateDirectory: nil, ledger: .postgresql(try PostgresTestServer.freshLedger()))
+        let source: any TransactionSource = store
+        for id in Int64(2_000_000_001)...2_000_000_002 {  // every statement prepared (a fresh ledger's first IDs)
+            guard case .success = try await store.purchase(ID.coins, options: PurchaseOptions(), answer: .confirm) else { Issue.record("not bought"); return }
+            await store.finish(transactionIDs: [id])
+        }
+        #expect(await store.unfinishedCount() == 0)
+        let stamp = try #require(await source.changeStamp())
+        var before = await store.ledgerRoundTrips()
+        guard case .success = try await store.purchase(ID.coins, options: PurchaseOptions(), answer: .confirm) else { Issue.record("not bought"); return }
+        #expect(await store.ledgerRoundTrips() - before <= 3, "BEGIN with the lock and the commit count; the inserts; COMMIT")
+        before = await store.ledgerRoundTrips()
+        await store.finish(transactionIDs: [2_000_000_003])
+        #expect(await store.ledgerRoundTrips() - before <= 3, "BEGIN; the DELETE saying whether it counted; COMMIT")
+        before = await store.ledgerRoundTrips()
+        let changes = try #require(await source.changes(since: stamp))
+        #expect(await store.ledgerRoundTrips() == before, "the refresh asked the server")
+        #expect(changes.transactions.count == 1 && changes.transactionCount == 3)
+        await store.shutdown()
+    }
+
     @Test("another store of this process committing moves the ledger's version at once, before its notice arrives")
     func sameProcessCommitsMoveTheVersionAtOnce() throws {
         let location = try PostgresTestServer.freshLedger()
@@ -403,4 +426,9 @@ struct PostgresLedgerTests {
         }
         throw PostgresTestServer.Unavailable(description: "the purchase never waited on the held table")
     }
+}
+
+extension LocalAppStore {
+    /// The round trips its PostgreSQL connection has made.
+    func ledgerRoundTrips() -> Int { (ledger.db as? PostgresDatabase)?.roundTrips ?? 0 }
 }

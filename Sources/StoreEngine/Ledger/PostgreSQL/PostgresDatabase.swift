@@ -20,6 +20,8 @@ final class PostgresDatabase: LedgerDatabase {
     /// Statements outside a transaction that may have written (each commits on its own).
     private var ownWrites: Int64 = 0
     var ownChanges: Int64 { ownCommits + ownWrites }
+    /// Round trips to the server so far: what a shared ledger costs, counted for the tests that keep it low.
+    private(set) var roundTrips = 0
     /// Whether the write transaction under way has written (see `writes`).
     private var wroteInTransaction = false
     /// Writes waiting for the next statement (see `queue`): prepared, with their arguments as text.
@@ -66,6 +68,7 @@ final class PostgresDatabase: LedgerDatabase {
     private func executeKeepingResult(_ sql: String, writes: Bool = true) throws -> OpaquePointer? {
         try reconnectIfLost()
         if !queued.isEmpty { PQclear(try sendQueued()) }
+        roundTrips += 1
         let result = PQexec(connection, sql)
         do { try check(result) } catch { PQclear(result); throw error }
         if writes, depth == 0 { ownWrites += 1 } else if writes { wroteInTransaction = true }
@@ -92,6 +95,7 @@ final class PostgresDatabase: LedgerDatabase {
 
     private func run(_ sql: String, _ arguments: [SQLValue]) throws -> [[SQLValue]] {
         let statement = Statement(sql: sql, name: try prepared(sql), texts: Self.texts(arguments))
+        roundTrips += queued.isEmpty ? 1 : 0  // else counted as the pipeline's
         let result = if queued.isEmpty {
             withOptionalCStringArray(statement.texts) { PQexecPrepared(connection, statement.name, Int32(statement.texts.count), $0, nil, nil, 0) }
         } else {
@@ -139,6 +143,7 @@ final class PostgresDatabase: LedgerDatabase {
             guard sent == 1 else { throw lostOrFailed("cannot send a statement") }
         }
         guard PQpipelineSync(connection) == 1 else { throw lostOrFailed("cannot send a pipeline") }
+        roundTrips += 1
         var (kept, failure): (OpaquePointer?, Error?) = (nil, nil)
         for (index, statement) in statements.enumerated() {
             while let result = PQgetResult(connection) {
@@ -190,6 +195,7 @@ final class PostgresDatabase: LedgerDatabase {
     }
 
     private func listen() throws {
+        roundTrips += 1
         let result = PQexec(connection, "LISTEN \"" + (try channel()).replacingOccurrences(of: "\"", with: "\"\"") + "\"")
         defer { PQclear(result) }
         try check(result)
@@ -289,6 +295,7 @@ final class PostgresDatabase: LedgerDatabase {
     private func prepared(_ sql: String) throws -> String {
         if let name = statements[sql] { return name }
         let name = "s\(statements.count + 1)"
+        roundTrips += 1
         let result = PQprepare(connection, name, Self.numbered(sql), 0, nil)
         defer { PQclear(result) }
         try check(result, sql: sql)
