@@ -279,6 +279,9 @@ public actor StoreManager {
 
     // MARK: Entitlements and status
 
+    /// Refreshes made so far: a reader that saw the snapshot after one knows whether another ended since.
+    public private(set) var refreshes = 0
+
     /// Recomputes what the customer is entitled to, from `currentEntitlements` and subscription status.
     /// One at a time: a refresh brings the snapshot up to date from where the one before left it.
     public func refresh() async {
@@ -289,6 +292,7 @@ public actor StoreManager {
             isRefreshing = true
         }
         await refreshNow()
+        refreshes += 1
         if waitingRefreshes.isEmpty { isRefreshing = false } else { waitingRefreshes.removeFirst().resume() }
     }
 

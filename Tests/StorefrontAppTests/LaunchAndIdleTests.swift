@@ -3,6 +3,7 @@ import StoreClient
 import StoreCore
 import StoreEngine
 import Testing
+import StorefrontTestSupport
 import TerminalUI
 @testable import StorefrontApp
 
@@ -33,6 +34,27 @@ struct LaunchAndIdleTests {
         #expect(refresh.isDue(1, now: now.addingTimeInterval(60)))
         refresh.read(at: 1, giving: StoreSnapshot())  // read again: it has ended
         #expect(!refresh.isDue(1, now: now.addingTimeInterval(61)))
+    }
+
+    @Test("a refresh that ends after the read its event caused is shown at the next idle look (another storefront credited the shared wallet)")
+    @MainActor func refreshAfterTheReadIsShown() async throws {
+        let temporary = TemporaryDirectory()
+        let directory = temporary.path
+        let stack = try await StoreStack.open(catalog: Repo.catalog, stateDirectory: directory)
+        let reader = StoreReader(store: stack.store, manager: stack.manager)
+        _ = await reader.read(.all)
+        _ = await reader.look()
+        let reads = reader.reads
+        #expect(await reader.look().count == 1 && reader.reads == reads, "nothing changed: the clock alone")
+        // The other storefront's credit of the wallet both share, and this app's refresh after it, a
+        // moment after the read: the ledger's version is where it was.
+        let other = try ConsumableWallet(path: directory + "/wallet.sqlite")
+        try await other.credit(transactionID: 2_000_000_001, productID: ID.coins, quantity: 1)
+        await stack.manager.refresh()
+        let events = await reader.look()
+        #expect(reader.reads == reads + 1)
+        #expect(events.contains { if case .snapshot(let s) = $0 { s.balances[ID.coins] == 1 } else { false } })
+        await stack.close()
     }
 
     @Test("the clock alone moves the status line's time and nothing else")

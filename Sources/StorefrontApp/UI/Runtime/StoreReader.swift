@@ -12,7 +12,15 @@ final class StoreReader {
     let manager: StoreManager
     /// Reads of the store so far (one per change told, one per idle look that found a change).
     private(set) var reads = 0
-    private var idle = IdleRefresh<LocalAppStore.ChangeVersion>()  // reads at the first look: the launch's version is not known
+    private var idle = IdleRefresh<Seen>()  // reads at the first look: the launch's version is not known
+
+    /// What the idle look compares: the store's version, and how many refreshes the app has made (one
+    /// that ends after the read its event caused changed the app's snapshot alone: another storefront on
+    /// the state directory credited the shared wallet, and the balance stayed 0 until the next commit).
+    struct Seen: Equatable, Sendable {
+        var store: LocalAppStore.ChangeVersion
+        var refreshes: Int
+    }
     private var shownNotifications: [StoreNotification]?
 
     init(store: LocalAppStore, manager: StoreManager) {
@@ -32,7 +40,7 @@ final class StoreReader {
             if notifications != shownNotifications { shownNotifications = notifications; events.append(.notifications(notifications)) }
         }
         // Taken before the rest: a commit during them moves it again, and the next look reads that.
-        let version = changed == .all ? await store.changeVersion() : nil
+        let version = changed == .all ? await seen() : nil
         if changed.contains(.snapshot) {
             let snapshot = await manager.snapshot
             if changed == .all { idle.read(at: version, giving: snapshot) }
@@ -47,10 +55,16 @@ final class StoreReader {
     /// The once-a-second look: everything, when the store changed since the last read of it all
     /// (another process, a renewal the store's own ticks wrote); else the clock alone.
     func look() async -> [Event] {
-        let (version, now) = (await store.changeVersion(), await store.now())
+        let (version, now) = (await seen(), await store.now())
         guard idle.isDue(version, now: now) else { return [.clock(now)] }
         await manager.refresh()
         return await read(.all)
+    }
+
+    /// nil: the store cannot say (a shared ledger out of reach), and the look reads.
+    private func seen() async -> Seen? {
+        guard let store = await store.changeVersion() else { return nil }
+        return Seen(store: store, refreshes: await manager.refreshes)
     }
 }
 
