@@ -42,8 +42,10 @@ final class ConnectionGuard: Sendable {
     func opened(_ connection: OpaquePointer) -> UnsafeMutableRawPointer {
         let client = Self.address(connection)
         let entry = watched.withLock { watched in
-            let sameClient = watched.values.count { $0.client == client }
-            let isOverLimit = sameClient >= limits.maximumConnectionsPerIP || watched.count >= limits.maximumConnections
+            // One the watch has shut down is gone for its client, though MHD closes it a moment later.
+            let open = watched.values.filter { !$0.isCutOff.load(ordering: .relaxed) }
+            let sameClient = open.count { $0.client == client }
+            let isOverLimit = sameClient >= limits.maximumConnectionsPerIP || open.count >= limits.maximumConnections
             let entry = WatchedConnection(descriptor: shim_connection_fd(connection), client: client, isOverLimit: isOverLimit)
             watched[ObjectIdentifier(entry)] = entry
             return entry
@@ -70,6 +72,7 @@ final class ConnectionGuard: Sendable {
                 let since = connection.receivingSince.load(ordering: .relaxed)
                 guard since != 0, since < deadline,
                       connection.receivingSince.compareExchange(expected: since, desired: 0, ordering: .relaxed).exchanged else { continue }
+                connection.isCutOff.store(true, ordering: .relaxed)  // before its client can see it closed
                 shutdown(connection.descriptor, Int32(SHUT_RDWR))
             }
         }
@@ -98,6 +101,8 @@ final class WatchedConnection: Sendable {
     /// Since when (`DispatchTime` nanoseconds) its request (the first, or the next on a kept-alive
     /// connection) has been arriving; 0 while the handler answers it.
     let receivingSince: Atomic<UInt64>
+    /// Shut down by the watch (its request took too long); it no longer counts toward the limits.
+    let isCutOff = Atomic<Bool>(false)
 
     init(descriptor: Int32, client: [UInt8], isOverLimit: Bool) {
         (self.descriptor, self.client, self.isOverLimit) = (descriptor, client, isOverLimit)
