@@ -60,7 +60,7 @@ public protocol TransactionSource: Sendable {
 
 /// Where a source's records stand: while the stamp is the same, so is everything they say. Opaque to the app.
 public struct ChangeStamp: Sendable, Equatable {
-    /// Other connections' commits (`LedgerDatabase.dataVersion`), and the rows this one wrote.
+    /// Other connections' commits (`LedgerDatabase.dataVersion`), and this one's writes (`ownChanges`).
     let version: Int64
     let written: Int64
 }

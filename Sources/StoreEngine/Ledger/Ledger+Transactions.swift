@@ -261,7 +261,7 @@ extension Ledger {
 
     /// Where the ledger stands: another connection's commit or a write of this one moves it.
     func stamp() throws -> ChangeStamp {
-        ChangeStamp(version: try db.dataVersion(), written: db.writes)
+        ChangeStamp(version: try db.dataVersion(), written: db.ownChanges)
     }
 
     func completedCount() throws -> Int {

@@ -51,11 +51,10 @@ protocol LedgerDatabase: AnyObject {
     func takeDiskFull() -> LedgerError?
 
     /// Grows with every change this connection makes (`dataVersion` leaves them out): the two together
-    /// tell a reader that nothing in the ledger changed since it last looked.
+    /// tell a reader that nothing in the ledger changed since it last looked. Inside a write transaction
+    /// it is where the write will leave it once it commits: a store describing its own write to the app
+    /// stamps it inside the write (see `ChangeJournal`).
     var ownChanges: Int64 { get }
-    /// `ownChanges` as a write transaction under way will leave it once it commits, read at any point
-    /// in it: a store describing its own write to the app stamps it inside the write (see `ChangeJournal`).
-    var writes: Int64 { get }
 
     /// How many of `LedgerSchema`'s migrations the ledger has applied (0: none, an empty database),
     /// where this engine's ledgers have always kept their schema version.

@@ -43,7 +43,7 @@ final class ConnectionGuard: Sendable {
         let client = Self.address(connection)
         let entry = watched.withLock { watched in
             // One the watch has shut down is gone for its client, though MHD closes it a moment later.
-            let open = watched.values.filter { !$0.isCutOff.load(ordering: .relaxed) }
+            let open = watched.values.lazy.filter { !$0.isCutOff.load(ordering: .relaxed) }
             let sameClient = open.count { $0.client == client }
             let isOverLimit = sameClient >= limits.maximumConnectionsPerIP || open.count >= limits.maximumConnections
             let entry = WatchedConnection(descriptor: shim_connection_fd(connection), client: client, isOverLimit: isOverLimit)

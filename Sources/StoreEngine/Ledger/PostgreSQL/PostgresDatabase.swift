@@ -19,10 +19,11 @@ final class PostgresDatabase: LedgerDatabase {
     private var ownCommits: Int64 = 0
     /// Statements outside a transaction that may have written (each commits on its own).
     private var ownWrites: Int64 = 0
-    var ownChanges: Int64 { ownCommits + ownWrites }
+    /// A write transaction under way counts as the commit it becomes once it has written.
+    var ownChanges: Int64 { ownCommits + ownWrites + (depth > 0 && wroteInTransaction ? 1 : 0) }
     /// Round trips to the server so far: what a shared ledger costs, counted for the tests that keep it low.
     private(set) var roundTrips = 0
-    /// Whether the write transaction under way has written (see `writes`).
+    /// Whether the write transaction under way has written (see `ownChanges`).
     private var wroteInTransaction = false
     /// Writes waiting for the next statement (see `queue`): prepared, with their arguments as text.
     private var queued: [Statement] = []
@@ -71,7 +72,7 @@ final class PostgresDatabase: LedgerDatabase {
         roundTrips += 1
         let result = PQexec(connection, sql)
         do { try check(result) } catch { PQclear(result); throw error }
-        if writes, depth == 0 { ownWrites += 1 } else if writes { wroteInTransaction = true }
+        if writes { wrote() }
         return result
     }
 
@@ -88,9 +89,14 @@ final class PostgresDatabase: LedgerDatabase {
 
     func queue(_ sql: String, _ arguments: [SQLValue]) throws {
         guard depth > 0 else { try query(sql, arguments); return }
-        wroteInTransaction = true
+        wrote()
         queued.append(Statement(sql: sql, name: try prepared(sql), texts: Self.texts(arguments)))
         if queued.count >= Self.pipelineLimit { PQclear(try sendQueued()) }
+    }
+
+    /// A statement that may have written: outside a transaction it committed on its own.
+    private func wrote() {
+        if depth == 0 { ownWrites += 1 } else { wroteInTransaction = true }
     }
 
     private func run(_ sql: String, _ arguments: [SQLValue]) throws -> [[SQLValue]] {
@@ -103,9 +109,7 @@ final class PostgresDatabase: LedgerDatabase {
         }
         defer { PQclear(result) }
         try check(result)
-        if strncmp(PQcmdStatus(result), "SELECT", 6) != 0 {
-            if depth == 0 { ownWrites += 1 } else { wroteInTransaction = true }
-        }
+        if strncmp(PQcmdStatus(result), "SELECT", 6) != 0 { wrote() }
         let (rows, columns) = (PQntuples(result), PQnfields(result))
         guard rows > 0 else { return [] }
         let integer = (0..<columns).map { [20, 21, 23].contains(PQftype(result, $0)) }  // int8, int2, int4
@@ -234,9 +238,6 @@ final class PostgresDatabase: LedgerDatabase {
             throw error
         }
     }
-
-    /// The write transaction under way counts as the commit it becomes once it has written.
-    var writes: Int64 { ownChanges + (depth > 0 && wroteInTransaction ? 1 : 0) }
 
     func dataVersion() throws -> Int64 {
         // Under the write lock no other connection commits: the count read as it was taken stands.

@@ -212,10 +212,8 @@ public final class SQLiteDatabase: LedgerDatabase {
     /// (a purchase's writes and the refresh after them read it twice each, for their stamps).
     private var snapshotDataVersion: Int64?
 
-    /// Rows this connection inserted, updated or deleted, triggers' included, since it opened.
+    /// Rows this connection inserted, updated or deleted, triggers' included, since it opened (counted as each is written).
     var ownChanges: Int64 { sqlite3_total_changes64(handle) }
-    /// Counted as each row is written.
-    var writes: Int64 { ownChanges }
 
     /// Between statements, never inside a transaction: one begun before the damage was found ends as it began.
     private func refuseWritesIfDamaged() {
