@@ -1,3 +1,5 @@
+import Foundation
+
 /// One terminal cell: a grapheme and its style. The cell to the right of a wide grapheme is a
 /// continuation cell (empty text) that the backend skips, because the terminal fills it.
 public struct Cell: Sendable, Hashable {
@@ -142,32 +144,52 @@ public struct Canvas: Sendable, Hashable {
     /// size, every row is one run (a full redraw). A run never starts on a continuation cell,
     /// so the backend always writes whole graphemes.
     public func changedRuns(from old: Canvas?) -> [Run] {
+        changedSpans(from: old).map { Run(x: $0.x, y: $0.y, cells: Array(cells[($0.y * width + $0.x)..<($0.y * width + $0.x + $0.count)])) }
+    }
+
+    /// Where a run lies, without its cells: the backend reads them in place.
+    public struct Span: Sendable, Hashable {
+        public var x: Int
+        public var y: Int
+        public var count: Int
+    }
+
+    /// `changedRuns`' places. Cells are compared where they lie, by their bits first (the same text
+    /// and style), and a row whose bits are all the same is passed over whole: copying two cells for
+    /// each comparison (a retain and a release of both texts) was most of drawing a frame.
+    public func changedSpans(from old: Canvas?) -> [Span] {
         guard let old, old.width == width, old.height == height else {
-            return (0..<height).map { y in Run(x: 0, y: y, cells: Array(cells[(y * width)..<((y + 1) * width)])) }
+            return (0..<height).map { Span(x: 0, y: $0, count: width) }
         }
-        // Through the buffers: a cell at a time by subscript copied (retained and released) both cells
-        // of every comparison, most of drawing a frame.
         return cells.withUnsafeBufferPointer { new in
             old.cells.withUnsafeBufferPointer { previous in
-                var runs: [Run] = []
+                guard let new = new.baseAddress, let previous = previous.baseAddress else { return [] }
+                func same(_ i: Int) -> Bool {
+                    if memcmp(new + i, previous + i, MemoryLayout<Cell>.size) == 0 { return true }
+                    // Field by field, the text last: a restyle (a sheet dimming the screen) keeps it.
+                    return new[i].style == previous[i].style && new[i].isContinuation == previous[i].isContinuation
+                        && new[i].text == previous[i].text
+                }
+                var spans: [Span] = []
                 for y in 0..<height {
                     let row = y * width
+                    if memcmp(new + row, previous + row, width * MemoryLayout<Cell>.stride) == 0 { continue }
                     var x = 0
                     while x < width {
-                        guard new[row + x] != previous[row + x] else { x += 1; continue }
+                        guard !same(row + x) else { x += 1; continue }
                         var start = x
                         while start > 0 && new[row + start].isContinuation { start -= 1 }
                         var end = x + 1
-                        while end < width && (new[row + end] != previous[row + end] || new[row + end].isContinuation) { end += 1 }
-                        if let last = runs.last, last.y == y, last.x + last.cells.count > start {
-                            runs.removeLast()  // overlapping after stepping back: merge
+                        while end < width && (!same(row + end) || new[row + end].isContinuation) { end += 1 }
+                        if let last = spans.last, last.y == y, last.x + last.count > start {
+                            spans.removeLast()  // overlapping after stepping back: merge
                             start = last.x
                         }
-                        runs.append(Run(x: start, y: y, cells: Array(new[(row + start)..<(row + end)])))
+                        spans.append(Span(x: start, y: y, count: end - start))
                         x = end
                     }
                 }
-                return runs
+                return spans
             }
         }
     }

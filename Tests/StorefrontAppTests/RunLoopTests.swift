@@ -93,6 +93,37 @@ struct RunLoopTests {
         #expect(await app.quit() == 0)
     }
 
+    @Test("A quick answer is drawn once: no spinner frame on the way to \"Purchased\"")
+    @MainActor
+    func quickAnswerDrawsOnce() async throws {
+        let app = try await RunningStorefront()
+        await app.store.update { $0.networkDelay = 0 }
+        app.loop.effectFrameDelay = .seconds(60)  // longer than any purchase, however loaded the machine
+        app.terminal.type(.enter)
+        try await app.waitFor("[ Confirm ]")
+        var drawn: [String] = []
+        app.loop.onFrame = { drawn.append($0.text) }
+        app.terminal.type(.enter)
+        try await app.waitFor("Purchased 100 Coins")
+        #expect(drawn.count == 1 && drawn[0].contains("Purchased 100 Coins"), "frames up to the outcome: \(drawn)")
+        #expect(await app.quit() == 0)
+    }
+
+    @Test("A slow answer shows its spinner after the frame delay, then the outcome")
+    @MainActor
+    func slowAnswerShowsItsSpinner() async throws {
+        let app = try await RunningStorefront()
+        await app.store.update { $0.networkDelay = 2 }
+        app.loop.effectFrameDelay = .milliseconds(10)
+        app.terminal.type(.enter)
+        try await app.waitFor("[ Confirm ]")
+        app.terminal.type(.enter)
+        try await app.waitFor("Purchasing")
+        #expect(!app.terminal.text.contains("Purchased"), "the spinner came first")
+        try await app.waitFor("Purchased 100 Coins")
+        #expect(await app.quit() == 0)
+    }
+
     @Test("A click on [ Confirm ], press then release, buys without waiting for another key")
     @MainActor
     func purchaseByClick() async throws {

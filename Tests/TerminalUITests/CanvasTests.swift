@@ -92,6 +92,24 @@ struct CanvasTests {
         #expect(scene(selected: 2).changedRuns(from: scene(selected: 2)).isEmpty)
     }
 
+    @Test("diff: a restyle alone is a change, equal text in other storage is not, and spans match runs")
+    func diffComparesValues() {
+        var old = Canvas(width: 10, height: 3)
+        old.put("héllo wörld", at: 0, 1)
+        var dimmed = old
+        dimmed.restyle(dimmed.bounds) { $0.dim = true }
+        #expect(dimmed.changedSpans(from: old) == (0..<3).map { Canvas.Span(x: 0, y: $0, count: 10) })
+        // The same text in other bits (é decomposed, as macOS file names have it): equal, so no change.
+        var decomposed = old
+        decomposed.put("e\u{301}", at: 1, 1)
+        #expect(decomposed[1, 1].text.unicodeScalars.count == 2)
+        #expect(decomposed.changedSpans(from: old).isEmpty)
+        var one = old
+        one.put("X", at: 4, 2)
+        #expect(one.changedSpans(from: old) == [Canvas.Span(x: 4, y: 2, count: 1)])
+        #expect(one.changedRuns(from: old) == [Canvas.Run(x: 4, y: 2, cells: [Cell("X")])])
+    }
+
     @Test("diff: a run never starts inside a wide character, and a size change redraws everything")
     func diffWide() {
         var old = Canvas(width: 6, height: 2)

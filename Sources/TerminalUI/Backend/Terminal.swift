@@ -69,6 +69,8 @@ public final class Terminal {
     private let asciiOnly: Bool
     private var colorPairs: [ColorPairKey: Int16] = [:]
     private var previous: Canvas?
+    /// The last style's attributes and pair: runs of one style follow each other.
+    private var lastAttributes: (style: Style, attributes: attr_t, pair: Int16)?
     private var stopped = false
 
     private struct ColorPairKey: Hashable {
@@ -159,30 +161,37 @@ public final class Terminal {
     public func draw(_ canvas: Canvas) {
         guard !stopped else { return }
         if previous == nil { werase(window) }
-        for run in canvas.changedRuns(from: previous) where run.y < size.height {
-            var i = 0
-            while i < run.cells.count, run.x + i < size.width {
-                let cell = run.cells[i]
-                // Printable ASCII of one style goes out as one string: a cell at a time, a full-screen
-                // change (the payment sheet closing) took a millisecond to write.
-                if let byte = Self.printableASCII(cell) {
-                    var bytes = [CChar(byte)]
-                    var end = i + 1
-                    while end < run.cells.count, run.x + end < size.width, run.cells[end].style == cell.style,
-                          let next = Self.printableASCII(run.cells[end]) {
-                        bytes.append(CChar(next))
-                        end += 1
+        let spans = canvas.changedSpans(from: previous)
+        var ascii: [CChar] = []
+        ascii.reserveCapacity(canvas.width)
+        canvas.cells.withUnsafeBufferPointer { cells in
+            for span in spans where span.y < size.height {
+                let row = span.y * canvas.width
+                let end = row + min(span.x + span.count, size.width)
+                var i = row + span.x
+                while i < end {
+                    // Printable ASCII of one style goes out as one string: a cell at a time, a full-screen
+                    // change (the payment sheet closing) took a millisecond to write.
+                    if let byte = Self.printableASCII(cells[i]) {
+                        let style = cells[i].style
+                        ascii.removeAll(keepingCapacity: true)
+                        ascii.append(CChar(byte))
+                        var next = i + 1
+                        while next < end, cells[next].style == style, let byte = Self.printableASCII(cells[next]) {
+                            ascii.append(CChar(byte))
+                            next += 1
+                        }
+                        let (attributes, pair) = attributes(style)
+                        wattr_set(window, attributes, pair, nil)
+                        // Errors only at the bottom-right corner, where the cursor cannot advance: harmless.
+                        mvwaddnstr(window, Int32(span.y), Int32(i - row), ascii, Int32(ascii.count))
+                        // Back to none: ncurses adds the window's attributes to every cell written after, wide ones too.
+                        wattr_set(window, attr_t(A_NORMAL), 0, nil)
+                        i = next
+                    } else {
+                        if !cells[i].isContinuation { write(cells[i], x: i - row, y: span.y) }
+                        i += 1
                     }
-                    let (attributes, pair) = attributes(cell.style)
-                    wattr_set(window, attributes, pair, nil)
-                    // Errors only at the bottom-right corner, where the cursor cannot advance: harmless.
-                    mvwaddnstr(window, Int32(run.y), Int32(run.x + i), bytes, Int32(bytes.count))
-                    // Back to none: ncurses adds the window's attributes to every cell written after, wide ones too.
-                    wattr_set(window, attr_t(A_NORMAL), 0, nil)
-                    i = end
-                } else {
-                    if !cell.isContinuation { write(cell, x: run.x + i, y: run.y) }
-                    i += 1
                 }
             }
         }
@@ -268,13 +277,20 @@ public final class Terminal {
     }
 
     /// A cell's one printable ASCII character (which needs no fallback), if that is what it holds.
-    private static func printableASCII(_ cell: Cell) -> UInt8? {
+    private static func printableASCII(_ cell: borrowing Cell) -> UInt8? {
         guard !cell.isContinuation, cell.text.utf8.count == 1, let byte = cell.text.utf8.first, (0x20..<0x7F).contains(byte) else { return nil }
         return byte
     }
 
     /// The ncurses attributes and colour pair that draw `style`.
     private func attributes(_ style: Style) -> (attr_t, Int16) {
+        if let last = lastAttributes, last.style == style { return (last.attributes, last.pair) }
+        let (attributes, pair) = resolvedAttributes(style)
+        lastAttributes = (style, attributes, pair)
+        return (attributes, pair)
+    }
+
+    private func resolvedAttributes(_ style: Style) -> (attr_t, Int16) {
         let style = style.resolved(for: colorMode)
         var attributes = attr_t(A_NORMAL)
         if style.bold { attributes |= shim_A_BOLD() }

@@ -19,6 +19,8 @@ final class StorefrontLoop<Model: LoopModel> {
         case message(Model.Message)
         /// An effect's own event: one fewer in flight.
         case reply(Event)
+        /// The frame held back for an effect's reply is due (see `holdFrame`).
+        case frameDue
     }
 
     let backend: any TerminalBackend
@@ -28,10 +30,16 @@ final class StorefrontLoop<Model: LoopModel> {
     let companion: (any LoopCompanion<Model>)?
     /// Each frame, as drawn (a recording takes them).
     var onFrame: (Canvas) -> Void = { _ in }
+    /// How long the frame after starting an effect waits for its reply: a quick answer (most are)
+    /// draws once, the outcome, not a spinner frame and then the outcome (twice the drawing on the
+    /// way to it); a slow one shows its spinner before anyone could notice a pause.
+    var effectFrameDelay: Duration = .milliseconds(40)
     private(set) var state: Model
     private let sink: AsyncStream<Input>.Continuation
     private let inputs: AsyncStream<Input>
     private var tasks: [Task<Void, Never>] = []
+    /// A frame is owed once `effectFrameDelay` passes, unless another frame comes first.
+    private var heldFrame = false
 
     init(backend: any TerminalBackend, store: LocalAppStore, manager: StoreManager, state: Model, companion: (any LoopCompanion<Model>)? = nil,
          recorder: SessionRecorder? = nil) {
@@ -50,7 +58,9 @@ final class StorefrontLoop<Model: LoopModel> {
         defer { tasks.forEach { $0.cancel() }; companion?.close(state) }
         let (backend, reader, sink) = (backend, reader, sink)
         // Input ends when the terminal hangs up (the window closed): end the loop, don't spin on.
-        tasks.append(Task { for await _ in backend.inputReady { sink.yield(.event(.inputReady)) }; sink.finish() })
+        // Forwarded off the main actor: one hop to the loop, not two.
+        let inputReady = backend.inputReady
+        tasks.append(Task.detached { for await _ in inputReady { sink.yield(.event(.inputReady)) }; sink.finish() })
         tasks.append(Task {
             for await event in await reader.manager.events() where !event.answersACall {
                 if !event.toldByTheStore { sink.yield(.event(.appEvent(event))) }
@@ -68,10 +78,15 @@ final class StorefrontLoop<Model: LoopModel> {
         })
         for await input in inputs {
             let batch: [LoopInput<Model.Message>]
+            let started = state.app.inFlight
             switch input {
             case .reply(let event):
+                if case .finished(let outcome) = event { await companion?.heard(outcome) }
                 state.app.inFlight -= 1
                 batch = [.event(event)]
+            case .frameDue:
+                if heldFrame { show() }
+                continue
             case .event(.inputReady):  // ncurses is read on the main actor only
                 if let signal = backend.terminationSignal { return 128 + signal }
                 batch = backend.readKeys().map { .event($0 == .resize ? Event.resize(backend.size) : Event.key($0)) }
@@ -94,13 +109,18 @@ final class StorefrontLoop<Model: LoopModel> {
                 companion?.observe(input, state)
                 if state.app.shouldQuit { return 0 }
             }
-            // A tick turns the spinner only: with none on the screen, drawing again would draw the same.
-            if state.app.inFlight > 0 || batch.contains(where: { if case .event(.tick) = $0 { false } else { true } }) { show() }
+            if state.app.inFlight > started {
+                holdFrame()
+            } else if state.app.inFlight > 0 || batch.contains(where: { if case .event(.tick) = $0 { false } else { true } }) {
+                // A tick turns the spinner only: with none on the screen, drawing again would draw the same.
+                show()
+            }
         }
         return backend.terminationSignal.map { 128 + $0 } ?? 0  // input closed: a hang-up, say
     }
 
     private func show() {
+        heldFrame = false
         let canvas = state.view(size: backend.size)
         backend.draw(canvas)
         onFrame(canvas)
@@ -109,14 +129,23 @@ final class StorefrontLoop<Model: LoopModel> {
     /// Runs an effect beside the loop; its reply comes back as an input, then what it changed.
     private func start(_ effect: Effect) {
         state.app.inFlight += 1
-        let (runner, reader, sink, companion) = (runner, reader, sink, companion)
+        let (runner, reader, sink) = (runner, reader, sink)
         // Begun at once off the main actor: a task of its own would wait for the frame being drawn.
-        let work = Task.detached { await runner.run(effect) }
-        Task {
-            let reply = await work.value
-            if case .finished(let outcome) = reply.event { await companion?.heard(outcome) }
-            sink.yield(.reply(reply.event))
+        Task.detached {
+            let reply = await runner.run(effect)
+            sink.yield(.reply(reply.event))  // straight to the loop: the companion hears it there
             sink.yield(.read(await reader.read(reply.changed)))
+        }
+    }
+
+    /// Draws the frame after an effect started only if its reply has not come within `effectFrameDelay`.
+    private func holdFrame() {
+        guard !heldFrame else { return }
+        heldFrame = true
+        let (sink, delay) = (sink, effectFrameDelay)
+        Task.detached {
+            try? await Task.sleep(for: delay)
+            sink.yield(.frameDue)
         }
     }
 
