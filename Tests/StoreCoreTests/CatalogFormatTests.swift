@@ -127,6 +127,19 @@ struct CatalogFormatTests {
         #expect(text == #"{"b":"plain","a":["q\"uote","back\\slash","new\nline","商品"],"n":1.5,"t":true,"z":null}"#)
         #expect(try JSONParser.parse(text) == value)
     }
+
+    @Test("A string is copied whole exactly when none of its bytes needs escaping, wherever in a word the byte lies")
+    func escapeCheckByWords() {
+        for byte in UInt8.min...UInt8.max {
+            for position in 0..<19 {
+                var bytes = [UInt8](repeating: UInt8(ascii: "a"), count: 19)
+                bytes[position] = byte
+                let expected = byte >= 0x20 && byte != UInt8(ascii: "\"") && byte != UInt8(ascii: "\\")
+                #expect(bytes.withUnsafeBufferPointer(JSONValue.needNoEscape) == expected, "byte \(byte) at \(position)")
+            }
+        }
+        #expect([UInt8]().withUnsafeBufferPointer(JSONValue.needNoEscape))
+    }
 }
 
 @Suite("Products and prices")

@@ -37,6 +37,15 @@ import Testing
         #expect(authenticator.check(Self.request(nil), now: Self.now)?.reason == .missingToken)
         #expect(authenticator.check(Self.request("Basic dXNlcjpwYXNz"), now: Self.now)?.reason == .missingToken)
         #expect(authenticator.check(Self.request("Bearer"), now: Self.now)?.reason == .missingToken)
+        #expect(authenticator.check(Self.request(" Bearer \t "), now: Self.now)?.reason == .missingToken)
+    }
+
+    @Test func theSchemeIsCaseInsensitiveAndBlanksAroundTheTokenAreNotPartOfIt() throws {
+        let token = try Self.token()
+        #expect(APIAuthenticator.bearerToken(" \tBEARER \t" + token + " \t") == token)
+        #expect(APIAuthenticator.bearerToken("Bearer a b") == "a b")
+        #expect(APIAuthenticator.bearerToken("Bearerx " + token) == nil)
+        #expect(APIAuthenticator.bearerToken("Bearér " + token) == nil)
     }
 
     @Test(arguments: ["a.b", "a.b.c.d", "!!!.e30.AA", "e30.e30.AA", "eyJhbGciOiJFUzI1NiJ9.!!.AA", String(repeating: "A", count: 10_000)])

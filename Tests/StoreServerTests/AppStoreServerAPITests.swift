@@ -35,6 +35,18 @@ import StorefrontTestSupport
         }
     }
 
+    @Test func aPathArgumentIsPercentDecodedAndOneThatCannotBeIsNoRoute() async throws {
+        let f = try APIFixture()
+        let id = try await f.buy(ID.removeAds)
+        let digits = String(id)
+        let encoded = "%" + String(format: "%02X", digits.utf8.first!) + digits.dropFirst()  // its first digit, percent-encoded
+        let response = await f.get("/inApps/v1/transactions/\(encoded)")
+        #expect(response.status == 200)
+        #expect(try f.transactionID(#require(response.json["signedTransactionInfo"]?.stringValue)) == id)
+        #expect(await f.get("/inApps/v1/transactions/%ZZ\(digits)").status == 404)
+        #expect(await f.get("/inApps/v1/transactions/").status == 404, "an empty argument matches no route")
+    }
+
     // MARK: Get Transaction History
 
     @Test func historyPagesTwentyAtATimeAndItsRevisionLaterGivesOnlyWhatIsNew() async throws {

@@ -424,7 +424,7 @@ extension JSONValue {
     /// Most strings need no escaping: their bytes are copied whole.
     private static func appendQuoted(_ s: String, to out: inout [UInt8]) {
         let copied = s.utf8.withContiguousStorageIfAvailable { bytes -> Bool in
-            guard bytes.allSatisfy(needsNoEscape) else { return false }
+            guard needNoEscape(bytes) else { return false }
             out.append(UInt8(ascii: "\""))
             out.append(contentsOf: bytes)
             out.append(UInt8(ascii: "\""))
@@ -434,6 +434,28 @@ extension JSONValue {
     }
 
     private static func needsNoEscape(_ byte: UInt8) -> Bool { byte >= 0x20 && byte != 0x22 && byte != 0x5C }
+
+    /// Whether no byte needs escaping, eight at a time: a byte below 0x20, a quote or a backslash
+    /// in a word shows as a high bit (the "has a zero byte" test of Bit Twiddling Hacks, exact for
+    /// whether one exists). A signed transaction's 3.7 kB checked a byte at a time was the largest
+    /// part of answering Get Transaction Info.
+    static func needNoEscape(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let base = bytes.baseAddress else { return true }
+        let (ones, highs): (UInt64, UInt64) = (0x0101_0101_0101_0101, 0x8080_8080_8080_8080)
+        func hasZeroByte(_ x: UInt64) -> Bool { (x &- ones) & ~x & highs != 0 }
+        var i = 0
+        while i + 8 <= bytes.count {
+            let word = UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self)
+            let control = (word &- 0x20 &* ones) & ~word & highs != 0
+            if control || hasZeroByte(word ^ (0x22 &* ones)) || hasZeroByte(word ^ (0x5C &* ones)) { return false }
+            i += 8
+        }
+        while i < bytes.count {
+            guard needsNoEscape(base[i]) else { return false }
+            i += 1
+        }
+        return true
+    }
 
     private var isScalar: Bool {
         switch self { case .array, .object: false; default: true }
@@ -449,7 +471,7 @@ extension JSONValue {
         out += "\""
         // Most strings need no escaping: copy them whole. (Checked over the contiguous bytes: iterating
         // the UTF-8 view was a fifth of a simulated year's time outside signing.)
-        if s.utf8.withContiguousStorageIfAvailable({ $0.allSatisfy(needsNoEscape) }) ?? s.utf8.allSatisfy(needsNoEscape) {
+        if s.utf8.withContiguousStorageIfAvailable(needNoEscape) ?? s.utf8.allSatisfy(needsNoEscape) {
             out += s
         } else {
             for scalar in s.unicodeScalars {

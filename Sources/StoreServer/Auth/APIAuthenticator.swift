@@ -76,11 +76,17 @@ public struct APIAuthenticator: Sendable {
     /// What follows `Bearer` (any case) and blanks, without blanks around it; nil when nothing does.
     /// By bytes: Foundation's trimming was a tenth of a request's time under load.
     static func bearerToken(_ authorization: String) -> String? {
+        // Over the bytes by index: the reversed views it took before cost as much as verifying the token.
+        let bytes = Array(authorization.utf8)
         let isBlank = { (byte: UInt8) in byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
-        let bytes = authorization.utf8.drop(while: isBlank)
-        guard let end = bytes.firstIndex(where: isBlank), String(bytes[..<end])?.lowercased() == "bearer" else { return nil }
-        let token = bytes[end...].drop(while: isBlank).reversed().drop(while: isBlank).reversed()
-        return token.isEmpty ? nil : String(decoding: token, as: UTF8.self)
+        var (start, end) = (0, bytes.count)
+        while start < end, isBlank(bytes[start]) { start += 1 }
+        while end > start, isBlank(bytes[end - 1]) { end -= 1 }
+        guard let blank = bytes[start..<end].firstIndex(where: isBlank),
+              String(decoding: bytes[start..<blank], as: UTF8.self).lowercased() == "bearer" else { return nil }
+        var token = blank
+        while token < end, isBlank(bytes[token]) { token += 1 }
+        return token < end ? String(decoding: bytes[token..<end], as: UTF8.self) : nil
     }
 
     private struct Header: Decodable {
