@@ -330,13 +330,18 @@ extension Ledger {
         }
     }
 
-    /// Finishes transaction `id`; whether it was among those `unfinishedCount` counts (asked in the same statement).
+    /// Finishes transaction `id`; whether it was among those `unfinishedCount` counts. PostgreSQL says so in
+    /// the same statement (one round trip); SQLite's RETURNING builds a temporary table for its row, which
+    /// cost more than asking first (an app's purchase was about 4% slower with it).
     @discardableResult
     func setFinished(_ id: Int64) throws -> Bool {
-        try db.query("""
-            DELETE FROM unfinished WHERE id = ? RETURNING
-            (SELECT COUNT(*) FROM transactions t WHERE t.id = unfinished.id AND t.status = 'completed' AND t.jws IS NOT NULL)
-            """, [.int(id)]).first?.first?.int == 1
+        let counted = "(SELECT COUNT(*) FROM transactions t WHERE t.id = unfinished.id AND t.status = 'completed' AND t.jws IS NOT NULL)"
+        guard db.engine == .sqlite else {
+            return try db.query("DELETE FROM unfinished WHERE id = ? RETURNING \(counted)", [.int(id)]).first?.first?.int == 1
+        }
+        let wasCounted = try db.query("SELECT \(counted) FROM unfinished WHERE id = ?", [.int(id)]).first?.first?.int == 1
+        try db.query("DELETE FROM unfinished WHERE id = ?", [.int(id)])
+        return wasCounted
     }
 
     func delete(_ id: Int64) throws {
