@@ -113,7 +113,7 @@ struct RunLoopTests {
     @MainActor
     func slowAnswerShowsItsSpinner() async throws {
         let app = try await RunningStorefront()
-        await app.store.update { $0.networkDelay = 2 }
+        await app.store.update { $0.networkDelay = 0.5 }
         app.loop.effectFrameDelay = .milliseconds(10)
         app.terminal.type(.enter)
         try await app.waitFor("[ Confirm ]")

@@ -38,8 +38,8 @@ final class StorefrontLoop<Model: LoopModel> {
     private let sink: AsyncStream<Input>.Continuation
     private let inputs: AsyncStream<Input>
     private var tasks: [Task<Void, Never>] = []
-    /// A frame is owed once `effectFrameDelay` passes, unless another frame comes first.
-    private var heldFrame = false
+    /// Says when the frame held for an effect's reply is due; none while no frame is held.
+    private var heldFrame: Task<Void, Never>?
 
     init(backend: any TerminalBackend, store: LocalAppStore, manager: StoreManager, state: Model, companion: (any LoopCompanion<Model>)? = nil,
          recorder: SessionRecorder? = nil) {
@@ -55,7 +55,7 @@ final class StorefrontLoop<Model: LoopModel> {
     /// Runs until quit or until input closes; the exit status (128 + a terminating signal).
     /// - Parameter ticks: a quarter second each in the program (the store's clock and the spinner).
     func run(ticks: AsyncStream<Void>) async -> Int32 {
-        defer { tasks.forEach { $0.cancel() }; companion?.close(state) }
+        defer { (tasks + [heldFrame].compactMap { $0 }).forEach { $0.cancel() }; companion?.close(state) }
         let (backend, reader, sink) = (backend, reader, sink)
         // Input ends when the terminal hangs up (the window closed): end the loop, don't spin on.
         // Forwarded off the main actor: one hop to the loop, not two.
@@ -85,7 +85,7 @@ final class StorefrontLoop<Model: LoopModel> {
                 state.app.inFlight -= 1
                 batch = [.event(event)]
             case .frameDue:
-                if heldFrame { show() }
+                if heldFrame != nil { show() }
                 continue
             case .event(.inputReady):  // ncurses is read on the main actor only
                 if let signal = backend.terminationSignal { return 128 + signal }
@@ -120,7 +120,8 @@ final class StorefrontLoop<Model: LoopModel> {
     }
 
     private func show() {
-        heldFrame = false
+        heldFrame?.cancel()
+        heldFrame = nil
         let canvas = state.view(size: backend.size)
         backend.draw(canvas)
         onFrame(canvas)
@@ -140,11 +141,10 @@ final class StorefrontLoop<Model: LoopModel> {
 
     /// Draws the frame after an effect started only if its reply has not come within `effectFrameDelay`.
     private func holdFrame() {
-        guard !heldFrame else { return }
-        heldFrame = true
+        guard heldFrame == nil else { return }
         let (sink, delay) = (sink, effectFrameDelay)
-        Task.detached {
-            try? await Task.sleep(for: delay)
+        heldFrame = Task.detached {
+            guard (try? await Task.sleep(for: delay)) != nil else { return }  // cancelled: the frame came first
             sink.yield(.frameDue)
         }
     }
