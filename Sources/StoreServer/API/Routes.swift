@@ -23,8 +23,9 @@ struct Route: Sendable {
     func arguments(in segments: ArraySlice<Substring>) -> [String]? {
         // The literal segments first: every request is tried against the whole table, and decoding
         // the arguments of routes it does not match was the largest part of routing one.
+        // Byte for byte, as a path is sent (String's == also equates canonically equivalent spellings, and costs more).
         guard segments.count == pattern.count,
-              zip(segments, pattern).allSatisfy({ $1 == "{}" ? !$0.isEmpty : $0 == $1 }) else { return nil }
+              zip(segments, pattern).allSatisfy({ $1 == "{}" ? !$0.isEmpty : $0.utf8.elementsEqual($1.utf8) }) else { return nil }
         var arguments: [String] = []
         for (segment, expected) in zip(segments, pattern) where expected == "{}" {
             // The path arrives as sent: its arguments are percent-decoded here (the query already is).

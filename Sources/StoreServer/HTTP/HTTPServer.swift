@@ -252,7 +252,10 @@ private final class ServerCore: Sendable {
             return .YES
         }
         ConnectionGuard.entry(connection)?.received()
-        let request = HTTPRequest(method: method, path: String(state.target.prefix { $0 != "?" }),
+        // By bytes: the path ends at the first `?`, and reading the target by Characters was a tenth of this.
+        let target = state.target
+        let path = target.utf8.firstIndex(of: UInt8(ascii: "?")).map { String(target[..<$0]) } ?? target
+        let request = HTTPRequest(method: method, path: path,
                                   query: values(connection, MHD_ValueKind.GET_ARGUMENT_KIND),
                                   headers: headers(connection), body: state.body)
         return queue(respond(to: request), on: connection)
