@@ -166,7 +166,7 @@ public struct Canvas: Sendable, Hashable {
                 guard let new = new.baseAddress, let previous = previous.baseAddress else { return [] }
                 func same(_ i: Int) -> Bool {
                     if memcmp(new + i, previous + i, MemoryLayout<Cell>.size) == 0 { return true }
-                    // Field by field, the text last: a restyle (a sheet dimming the screen) keeps it.
+                    // `Cell`'s == field by field, the text last: a restyle (a sheet dimming the screen) keeps it.
                     return new[i].style == previous[i].style && new[i].isContinuation == previous[i].isContinuation
                         && new[i].text == previous[i].text
                 }

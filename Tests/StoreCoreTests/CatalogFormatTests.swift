@@ -135,10 +135,10 @@ struct CatalogFormatTests {
                 var bytes = [UInt8](repeating: UInt8(ascii: "a"), count: 19)
                 bytes[position] = byte
                 let expected = byte >= 0x20 && byte != UInt8(ascii: "\"") && byte != UInt8(ascii: "\\")
-                #expect(bytes.withUnsafeBufferPointer(JSONValue.needNoEscape) == expected, "byte \(byte) at \(position)")
+                #expect(bytes.withUnsafeBufferPointer(JSONValue.noByteNeedsEscape) == expected, "byte \(byte) at \(position)")
             }
         }
-        #expect([UInt8]().withUnsafeBufferPointer(JSONValue.needNoEscape))
+        #expect([UInt8]().withUnsafeBufferPointer(JSONValue.noByteNeedsEscape))
     }
 }
 

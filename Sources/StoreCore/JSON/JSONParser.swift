@@ -424,7 +424,7 @@ extension JSONValue {
     /// Most strings need no escaping: their bytes are copied whole.
     private static func appendQuoted(_ s: String, to out: inout [UInt8]) {
         let copied = s.utf8.withContiguousStorageIfAvailable { bytes -> Bool in
-            guard needNoEscape(bytes) else { return false }
+            guard noByteNeedsEscape(bytes) else { return false }
             out.append(UInt8(ascii: "\""))
             out.append(contentsOf: bytes)
             out.append(UInt8(ascii: "\""))
@@ -439,7 +439,7 @@ extension JSONValue {
     /// in a word shows as a high bit (the "has a zero byte" test of Bit Twiddling Hacks, exact for
     /// whether one exists). A signed transaction's 3.7 kB checked a byte at a time was the largest
     /// part of answering Get Transaction Info.
-    static func needNoEscape(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+    static func noByteNeedsEscape(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         guard let base = bytes.baseAddress else { return true }
         let (ones, highs): (UInt64, UInt64) = (0x0101_0101_0101_0101, 0x8080_8080_8080_8080)
         func hasZeroByte(_ x: UInt64) -> Bool { (x &- ones) & ~x & highs != 0 }
@@ -471,7 +471,7 @@ extension JSONValue {
         out += "\""
         // Most strings need no escaping: copy them whole. (Checked over the contiguous bytes: iterating
         // the UTF-8 view was a fifth of a simulated year's time outside signing.)
-        if s.utf8.withContiguousStorageIfAvailable(needNoEscape) ?? s.utf8.allSatisfy(needsNoEscape) {
+        if s.utf8.withContiguousStorageIfAvailable(noByteNeedsEscape) ?? s.utf8.allSatisfy(needsNoEscape) {
             out += s
         } else {
             for scalar in s.unicodeScalars {

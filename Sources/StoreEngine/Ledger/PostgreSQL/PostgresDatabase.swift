@@ -182,7 +182,7 @@ final class PostgresDatabase: LedgerDatabase {
     private var readsCommitsAtBegin = false
 
     /// The ledger's commit count as last read, while nothing says another connection has committed
-    /// since (see `dataVersion`); nil: read it.
+    /// since (see `dataVersion`; trusted only while listening, when notices can say so); nil: read it.
     private var knownCommits: (count: Int64, localCommits: Int64)?
     /// The commit notices of the ledger's channel reach this connection (see `noticesFromOthers`).
     private var listening = false
@@ -230,7 +230,7 @@ final class PostgresDatabase: LedgerDatabase {
             ownCommits += 1
             let local = localCommits.count.add(1, ordering: .sequentiallyConsistent).newValue
             // Under the lock no one else committed: the count stands at this commit.
-            knownCommits = listening ? commitsAtBegin.map { ($0 + 1, local) } : nil
+            knownCommits = commitsAtBegin.map { ($0 + 1, local) }
             return result
         } catch {
             queued = []  // not sent: they were in what rolls back
@@ -250,7 +250,7 @@ final class PostgresDatabase: LedgerDatabase {
         let local = localCommits.count.load(ordering: .sequentiallyConsistent)
         if let known = knownCommits, othersNoticed == false, known.localCommits == local { return known.count - ownCommits }
         let commits = try query("SELECT n FROM ledger_version").first?.first?.int ?? 0
-        knownCommits = listening ? (commits, local) : nil
+        knownCommits = (commits, local)
         return commits - ownCommits
     }
 
