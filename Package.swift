@@ -20,6 +20,8 @@ let package = Package(
         .systemLibrary(name: "CSQLite", path: "Sources/CSQLite", pkgConfig: "sqlite3"),
         .systemLibrary(name: "CMicroHTTPD", path: "Sources/CMicroHTTPD", pkgConfig: "libmicrohttpd"),
         .systemLibrary(name: "CLibPQ", path: "Sources/CLibPQ", pkgConfig: "libpq"),
+        // SQLite's unix VFS writing each commit's write-ahead-log frames in one write (see wal_batch.c).
+        .target(name: "CWALBatch", dependencies: ["CSQLite"]),
 
         // Domain: catalog, products, prices, transaction models, JSON.
         // Period names come from the toolchain's own ICU (`_FoundationICU`), the one Foundation formats with.
@@ -29,7 +31,7 @@ let package = Package(
         .target(name: "StoreSigning", dependencies: ["CLibCrypto"]),
         // The store side: TransactionSource, LocalAppStore (ledger, clock, signer), ScriptedSource.
         // The ledger runs on SQLite (embedded, the default) or PostgreSQL (libpq), behind one interface.
-        .target(name: "StoreEngine", dependencies: ["StoreCore", "StoreSigning", "CSQLite", "CLibPQ", "CLibCrypto"]),
+        .target(name: "StoreEngine", dependencies: ["StoreCore", "StoreSigning", "CSQLite", "CWALBatch", "CLibPQ", "CLibCrypto"]),
         // The app's check of signed data, as StoreKit's and Apple's server library's: SignedDataVerifier.
         .target(name: "StoreVerification", dependencies: ["StoreCore", "StoreSigning"]),
         // Apple's public StoreKit 2 names and shapes (`Product`, `Transaction`, `AppStore`…) over a

@@ -140,6 +140,81 @@ struct PurchasePathTests {
         for _ in 0..<count { try db.query("INSERT INTO t(body) VALUES (?)", [.text(String(repeating: "x", count: 3500))]) }
     }
 
+    /// What SQLite's own unix VFS (not the ledger's) reads from the file at `path`: `t`'s rows and the integrity check's answer.
+    static func readPlainly(_ path: String) throws -> (rows: Int64, integrity: String) {
+        var db: OpaquePointer?
+        defer { sqlite3_close(db) }
+        struct CannotOpen: Error {}
+        guard sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, "unix") == SQLITE_OK else { throw CannotOpen() }
+        func first(_ sql: String) -> String {
+            var statement: OpaquePointer?
+            defer { sqlite3_finalize(statement) }
+            guard sqlite3_prepare_v2(db, sql, -1, &statement, nil) == SQLITE_OK, sqlite3_step(statement) == SQLITE_ROW,
+                  let text = sqlite3_column_text(statement, 0) else { return "" }
+            return String(cString: text)
+        }
+        return (Int64(first("SELECT COUNT(*) FROM t")) ?? -1, first("PRAGMA integrity_check"))
+    }
+
+    /// SQLite writes each log frame in two writes, its header and its page: a purchase's seven-page commit
+    /// was fourteen, 20 µs against 5 µs for the same bytes in one.
+    @Test("a commit's write-ahead-log frames reach the file in one write, there for another process when the commit returns")
+    func commitFramesInOneWrite() async throws {
+        try await pagedDatabase { db, path in
+            try writePages(1, to: db)
+            let before = try #require(db.logWrites, "the ledger's log is not written through the batching VFS")
+            try db.transaction { try writePages(5, to: db) }
+            let after = try #require(db.logWrites)
+            #expect(after.frames - before.frames >= 5)
+            #expect(after.writes - before.writes == 1, "\(after.frames - before.frames) frames in \(after.writes - before.writes) writes")
+            #expect(try Self.readPlainly(path) == (6, "ok"))
+        }
+    }
+
+    @Test("a commit larger than the frames held at once is written in pieces, and reads back whole")
+    func largeCommitInPieces() async throws {
+        try await pagedDatabase { db, path in
+            try writePages(1, to: db)
+            let before = try #require(db.logWrites)
+            try db.transaction { try writePages(400, to: db) }  // 1.6 MB of pages, past the 1 MB held
+            let after = try #require(db.logWrites)
+            #expect(after.writes - before.writes >= 2)
+            #expect(try Self.readPlainly(path) == (401, "ok"))
+        }
+    }
+
+    /// A transaction larger than the page cache writes frames before it commits; rolled back, SQLite
+    /// writes the next commit's over them.
+    @Test("frames a rolled-back transaction spilled to the log leave it whole for the next commit, also after reopening")
+    func spilledFramesRolledBack() async throws {
+        try await pagedDatabase { db, path in
+            try writePages(1, to: db)
+            try db.execute("PRAGMA cache_size=10")
+            let before = try #require(db.logWrites)
+            struct RolledBack: Error {}
+            #expect(throws: RolledBack.self) { try db.transaction { try writePages(100, to: db); throw RolledBack() } }
+            #expect(try #require(db.logWrites).frames > before.frames, "the transaction never spilled")
+            try writePages(2, to: db)
+            #expect(try Self.readPlainly(path) == (3, "ok"))
+        }
+        // The log recovered by a connection that opens it anew, as after a crash.
+        let directory = try createdTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = directory + "/t.sqlite"
+        do {
+            let db = try Self.pagedTable(path)
+            try db.execute("PRAGMA cache_size=10")
+            struct RolledBack: Error {}
+            _ = try? db.transaction { try writePages(100, to: db); throw RolledBack() }
+            try writePages(3, to: db)
+            let copy = directory + "/copy.sqlite"
+            // The file and its log as a crash would leave them (closing would checkpoint the log away).
+            try FileManager.default.copyItem(atPath: path, toPath: copy)
+            try FileManager.default.copyItem(atPath: path + "-wal", toPath: copy + "-wal")
+            #expect(try Self.readPlainly(copy) == (3, "ok"))
+        }
+    }
+
     /// SQLite's automatic checkpoint synced the log and the file inside the commit that filled the log:
     /// one purchase in about 125 waited 0.2–4.6 ms for it.
     @Test("a commit that fills the write-ahead log leaves its checkpoint to a thread beside it, which empties the log")

@@ -1,4 +1,5 @@
 import CSQLite
+import CWALBatch
 import Foundation
 
 /// A minimal SQLite connection; its failures are the ledger's kinds (`LedgerError`, see `error`).
@@ -28,7 +29,7 @@ public final class SQLiteDatabase: LedgerDatabase {
         // No mutex of SQLite's around every call: one actor owns the connection, so calls never overlap
         // (taking and releasing it, several times a statement, was 6% of a simulated year's time in SQLite).
         let flags = (readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) | SQLITE_OPEN_NOMUTEX
-        let rc = sqlite3_open_v2(path ?? ":memory:", &db, flags, nil)
+        let rc = sqlite3_open_v2(path ?? ":memory:", &db, flags, Self.batchesLog ? storefront_wal_batch_name : nil)
         guard rc == SQLITE_OK, let db else {
             let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open"
             if let db { sqlite3_close(db) }
@@ -55,6 +56,11 @@ public final class SQLiteDatabase: LedgerDatabase {
     var checkpoints: Int { checkpointer?.checkpoints ?? 0 }
     var checkpointsInCommits: Int { checkpointer?.checkpointsInCommits ?? 0 }
     var logRestarts: Int { checkpointer?.restarts ?? 0 }
+    /// The writes made to this connection's write-ahead log, and the frames they carried (tests); nil before it has one.
+    var logWrites: (writes: Int, frames: Int)? {
+        var (writes, frames): (Int64, Int64) = (0, 0)
+        return storefront_wal_batch_counts(handle, &writes, &frames) == 1 ? (Int(writes), Int(frames)) : nil
+    }
 
     /// SQLite's hook after each commit, in place of its automatic checkpoint (which is itself such a hook).
     private func checkpointsAfterCommits(_ on: Bool) {
@@ -70,6 +76,9 @@ public final class SQLiteDatabase: LedgerDatabase {
     /// Set once, before the first connection initializes SQLite: allocations without memory
     /// statistics take no global mutex (taking and releasing it was 3% of a simulated year's time in SQLite).
     private static let configured: Void = { _ = shim_sqlite_disable_memstatus() }()
+
+    /// The unix VFS writing a commit's log frames in one write, when it registered (else SQLite's default).
+    private static let batchesLog = storefront_wal_batch_register() == SQLITE_OK
 
     deinit {
         for statement in statements.values { sqlite3_finalize(statement) }
