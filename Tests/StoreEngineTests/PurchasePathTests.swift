@@ -140,12 +140,22 @@ struct PurchasePathTests {
         for _ in 0..<count { try db.query("INSERT INTO t(body) VALUES (?)", [.text(String(repeating: "x", count: 3500))]) }
     }
 
-    /// What SQLite's own unix VFS (not the ledger's) reads from the file at `path`: `t`'s rows and the integrity check's answer.
-    static func readPlainly(_ path: String) throws -> (rows: Int64, integrity: String) {
-        var db: OpaquePointer?
-        defer { sqlite3_close(db) }
-        struct CannotOpen: Error {}
-        guard sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, "unix") == SQLITE_OK else { throw CannotOpen() }
+    /// A connection to the file at `path` through SQLite's own unix VFS, not the ledger's: as another process sees it.
+    final class PlainConnection {
+        private var db: OpaquePointer?
+        struct Failed: Error, CustomStringConvertible { let description: String }
+
+        init(_ path: String) throws {
+            guard sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, "unix") == SQLITE_OK else { throw Failed(description: "cannot open \(path)") }
+            sqlite3_busy_timeout(db, 5000)
+        }
+        deinit { sqlite3_close(db) }
+
+        func execute(_ sql: String) throws {
+            guard sqlite3_exec(db, sql, nil, nil, nil) == SQLITE_OK else { throw Failed(description: String(cString: sqlite3_errmsg(db))) }
+        }
+
+        /// The first column of the first row of `sql`, as text.
         func first(_ sql: String) -> String {
             var statement: OpaquePointer?
             defer { sqlite3_finalize(statement) }
@@ -153,7 +163,34 @@ struct PurchasePathTests {
                   let text = sqlite3_column_text(statement, 0) else { return "" }
             return String(cString: text)
         }
-        return (Int64(first("SELECT COUNT(*) FROM t")) ?? -1, first("PRAGMA integrity_check"))
+    }
+
+    /// What another process reads from the file at `path`: `t`'s rows and the integrity check's answer.
+    static func readPlainly(_ path: String) throws -> (rows: Int64, integrity: String) {
+        let plain = try PlainConnection(path)
+        return (Int64(plain.first("SELECT COUNT(*) FROM t")) ?? -1, plain.first("PRAGMA integrity_check"))
+    }
+
+    /// The file and its log as a crash of every process would leave them, in `copy`.
+    static func crashCopy(of path: String, to copy: String) throws {
+        try FileManager.default.copyItem(atPath: path, toPath: copy)
+        try FileManager.default.copyItem(atPath: path + "-wal", toPath: copy + "-wal")
+    }
+
+    /// 2000 rows of a kilobyte each, checkpointed (the log is empty), and a page cache of 10 pages, so a
+    /// transaction changing a few hundred rows writes frames to the log before it commits.
+    func spillingTable(_ body: (_ db: SQLiteDatabase, _ path: String) throws -> Void) throws {
+        let directory = try createdTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = directory + "/t.sqlite"
+        let db = try SQLiteDatabase(path: path)
+        try db.execute("""
+            CREATE TABLE t(id INTEGER PRIMARY KEY, v INTEGER NOT NULL, pad BLOB);
+            WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 2000) INSERT INTO t SELECT i, 0, zeroblob(1000) FROM c;
+            PRAGMA wal_checkpoint(TRUNCATE);
+            PRAGMA cache_size = 10;
+            """)
+        try body(db, path)
     }
 
     /// SQLite writes each log frame in two writes, its header and its page: a purchase's seven-page commit
@@ -208,10 +245,60 @@ struct PurchasePathTests {
             _ = try? db.transaction { try writePages(100, to: db); throw RolledBack() }
             try writePages(3, to: db)
             let copy = directory + "/copy.sqlite"
-            // The file and its log as a crash would leave them (closing would checkpoint the log away).
-            try FileManager.default.copyItem(atPath: path, toPath: copy)
-            try FileManager.default.copyItem(atPath: path + "-wal", toPath: copy + "-wal")
+            try Self.crashCopy(of: path, to: copy)  // closing would checkpoint the log away
             #expect(try Self.readPlainly(copy) == (3, "ok"))
+        }
+    }
+
+    /// A page a transaction changes again after spilling it is rewritten in place, and SQLite then
+    /// rewrites the checksums of every frame from there, the commit frame's header last, with no page
+    /// after it: held, that header waited for a page that never came while the commit was published.
+    @Test("a transaction that changes spilled pages again is in the file when its commit returns, as a crash would find it")
+    func rewrittenFramesInTheFileAtCommit() throws {
+        try spillingTable { db, path in
+            try db.transaction {
+                try db.execute("UPDATE t SET v = 1 WHERE id <= 600; UPDATE t SET v = 2 WHERE id <= 300; INSERT INTO t(id, v) VALUES (5000, 3)")
+            }
+            let copy = path + ".copy"
+            try Self.crashCopy(of: path, to: copy)
+            let plain = try PlainConnection(copy)
+            #expect(plain.first("SELECT SUM(v) FROM t") == "\(300 * 2 + 300 + 3)")
+            #expect(plain.first("PRAGMA integrity_check") == "ok")
+        }
+    }
+
+    /// Frames held for a transaction that rolled back were written later, over frames another writer
+    /// had committed at the same place in the log since.
+    @Test("frames a rolled-back transaction spilled never land on another writer's commit")
+    func rolledBackFramesDropped() throws {
+        try spillingTable { db, path in
+            struct RolledBack: Error {}
+            #expect(throws: RolledBack.self) { try db.transaction { try db.execute("UPDATE t SET v = 666 WHERE id <= 600"); throw RolledBack() } }
+            let other = try PlainConnection(path)
+            try other.execute("UPDATE t SET v = 1 WHERE id <= 300")
+            #expect(try db.query("SELECT SUM(v) FROM t") == [[.int(300)]])  // a read on the first connection
+            let after = try PlainConnection(path)
+            #expect(after.first("SELECT SUM(v) FROM t") == "300")
+            #expect(after.first("SELECT COUNT(*) FROM t WHERE v = 666") == "0")
+            #expect(after.first("PRAGMA integrity_check") == "ok")
+        }
+    }
+
+    /// SQLite rolls back only the statement of a full disk; frames spilled before it and lost with the
+    /// failed write would then have been committed by the transaction's COMMIT, as if in the file.
+    @Test("after a failed write of held frames the transaction cannot commit, and the file stays whole")
+    func failedWriteFailsTheTransaction() throws {
+        try spillingTable { db, path in
+            try db.execute("BEGIN; UPDATE t SET v = 1 WHERE id <= 600")
+            db.failNextLogWrite()
+            #expect(throws: (any Error).self) { try db.execute("UPDATE t SET v = v + 1 WHERE id <= 600") }
+            #expect(throws: (any Error).self) { try db.execute("COMMIT") }
+            try? db.execute("ROLLBACK")
+            let plain = try PlainConnection(path)
+            #expect(plain.first("SELECT SUM(v) FROM t") == "0")
+            #expect(plain.first("PRAGMA integrity_check") == "ok")
+            try db.execute("UPDATE t SET v = 1 WHERE id <= 10")
+            #expect(plain.first("SELECT SUM(v) FROM t") == "10", "the connection writes again once the transaction is over")
         }
     }
 

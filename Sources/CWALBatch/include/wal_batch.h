@@ -14,4 +14,8 @@ extern const char *const storefront_wal_batch_name;
 /// (tests); 0 when `db` has no log open through it.
 int storefront_wal_batch_counts(sqlite3 *db, long long *writes, long long *frames);
 
+/// Makes the next write of what `db`'s log holds fail as a full disk would (tests); 0 when `db` has no
+/// log open through this VFS.
+int storefront_wal_batch_fail_next_flush(sqlite3 *db);
+
 #endif

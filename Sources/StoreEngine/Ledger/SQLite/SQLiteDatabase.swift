@@ -61,6 +61,8 @@ public final class SQLiteDatabase: LedgerDatabase {
         var (writes, frames): (Int64, Int64) = (0, 0)
         return storefront_wal_batch_counts(handle, &writes, &frames) == 1 ? (Int(writes), Int(frames)) : nil
     }
+    /// The next write of the frames the log holds fails as on a full disk (tests).
+    func failNextLogWrite() { _ = storefront_wal_batch_fail_next_flush(handle) }
 
     /// SQLite's hook after each commit, in place of its automatic checkpoint (which is itself such a hook).
     private func checkpointsAfterCommits(_ on: Bool) {
