@@ -146,7 +146,7 @@ struct PurchasePathTests {
         struct Failed: Error, CustomStringConvertible { let description: String }
 
         init(_ path: String) throws {
-            guard sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, "unix") == SQLITE_OK else { throw Failed(description: "cannot open \(path)") }
+            guard sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, "unix") == SQLITE_OK else { throw Failed(description: "cannot open \(path)") }
             sqlite3_busy_timeout(db, 5000)
         }
         deinit { sqlite3_close(db) }
@@ -349,17 +349,26 @@ struct PurchasePathTests {
 
     @Test("while the integrity check reads, commits do not checkpoint; once it ends, they do again")
     func checkpointsWaitForTheIntegrityCheck() async throws {
-        try await pagedDatabase { db, path in
-            db.integrityCheck = IntegrityCheck(path: path)
-            // In one transaction, which keeps the check it began with even if the check ends meanwhile.
-            try db.transaction { try writePages(1100, to: db) }
-            try await Task.sleep(for: .milliseconds(100))
-            #expect(db.checkpoints == 0)
-            while db.integrityCheck?.outcome == .running { try await Task.sleep(for: .milliseconds(10)) }
-            try writePages(1, to: db)
-            #expect(db.integrityCheck == nil)
-            #expect(await eventually { db.checkpoints == 1 })
-        }
+        let directory = try createdTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = directory + "/t.sqlite"
+        // 12 MB for the check to read, so it is still running when the transaction begins (on an empty
+        // file it could end first: then nothing holds the checkpoints back, as under ThreadSanitizer).
+        try PlainConnection(path).execute("""
+            PRAGMA journal_mode = WAL; CREATE TABLE t(id INTEGER PRIMARY KEY, body TEXT);
+            WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 3000) INSERT INTO t(body) SELECT printf('%3500d', i) FROM c;
+            PRAGMA wal_checkpoint(TRUNCATE);
+            """)
+        let db = try SQLiteDatabase(path: path)
+        db.integrityCheck = IntegrityCheck(path: path)
+        // In one transaction, which keeps the check it began with even if the check ends meanwhile.
+        try db.transaction { try writePages(1100, to: db) }
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(db.checkpoints == 0)
+        while db.integrityCheck?.outcome == .running { try await Task.sleep(for: .milliseconds(10)) }
+        try writePages(1, to: db)
+        #expect(db.integrityCheck == nil)
+        #expect(await eventually { db.checkpoints == 1 })
     }
 
     @Test("a wallet made with the product index loses it at open, and keeps its credits")
