@@ -6,9 +6,9 @@
 // process can look for a frame that is not in the file yet.
 //
 // What keeps that true (each rule has a test in PurchasePathTests):
-// - Only appends are held: a write below the furthest byte written since the log's header (a page a
-//   transaction changes twice, the checksums SQLite then rewrites, the commit frame's among them) first
-//   writes what is held, then goes straight to the file.
+// - Only a transaction's appends are held, until its commit frame: a write below the furthest byte the
+//   transaction wrote (a page it changes twice, the checksums SQLite then rewrites, the commit frame's
+//   among them), or after its commit frame, first writes what is held, then goes straight to the file.
 // - Anything else done to the log (a read, a sync, its size, a truncation, closing it) writes what is
 //   held first, and so does the database file's memory barrier, which SQLite crosses before it publishes.
 // - Frames still held when the writer's lock is released were never published (a transaction rolled
@@ -16,7 +16,8 @@
 // - A write that failed fails every write and read after it until the writer's lock is released, so
 //   SQLite rolls the transaction back whole rather than commit frames that never reached the file.
 // A crash loses only frames of a commit not yet published, as a crash between SQLite's own writes does;
-// recovery ignores them either way.
+// recovery ignores them either way. Written for the ledger's settings: WAL, NORMAL locking (under
+// locking_mode=EXCLUSIVE SQLite takes no shared-memory locks, so nothing held would ever be dropped).
 #include "wal_batch.h"
 #include <pthread.h>
 #include <stdlib.h>
@@ -49,8 +50,9 @@ struct WALFile {
     unsigned char *held;      // bytes for [heldStart, heldStart + heldLength)
     sqlite3_int64 heldStart;
     int heldLength, heldCapacity;
-    sqlite3_int64 end;        // the furthest byte written since the log's header: where appends begin
+    sqlite3_int64 end;        // the furthest byte the transaction under way wrote: where its appends begin
     sqlite3_int64 commitPage; // offset of the commit frame's page, once its header was held; else -1
+    int committed;            // the commit frame is written: what SQLite writes after it goes straight through
     int failed;               // a write failed: the transaction must not commit
     int failNextFlush;        // tests
     long long writes, frames; // writes made to the file, frames SQLite wrote (tests)
@@ -81,10 +83,13 @@ static int flush(WALFile *f) {
     return rc;
 }
 
-/// What is held belongs to no published commit: dropped, and the failure that came with it forgotten.
+/// The writer's lock released: what is held belongs to no published commit, and is dropped; the next
+/// transaction appends wherever the log then ends (another writer may have started it over).
 static void forget(WALFile *f) {
     f->heldLength = 0;
     f->commitPage = -1;
+    f->end = 0;
+    f->committed = 0;
     f->failed = 0;
 }
 
@@ -112,7 +117,7 @@ static int walWrite(sqlite3_file *file, const void *data, int amount, sqlite3_in
     WALFile *f = (WALFile *)file;
     if (f->failed) return SQLITE_IOERR_WRITE;
     if (offset == 0 && amount == WAL_HEADER) f->end = 0;  // the log starts over, from its header
-    if (offset < f->end) {
+    if (offset < f->end || f->committed) {
         int rc = flush(f);
         return rc != SQLITE_OK ? rc : writeThrough(f, data, amount, offset);
     }
@@ -126,7 +131,11 @@ static int walWrite(sqlite3_file *file, const void *data, int amount, sqlite3_in
         if (h[4] | h[5] | h[6] | h[7]) f->commitPage = offset + WAL_FRAME_HEADER;
         return SQLITE_OK;
     }
-    if (offset == f->commitPage || f->heldLength >= WAL_BATCH_LIMIT) return flush(f);
+    if (offset == f->commitPage) {
+        f->committed = 1;  // what follows (padding frames under synchronous=FULL) must not wait for the barrier
+        return flush(f);
+    }
+    if (f->heldLength >= WAL_BATCH_LIMIT) return flush(f);
     return SQLITE_OK;
 }
 

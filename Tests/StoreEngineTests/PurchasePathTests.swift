@@ -284,6 +284,19 @@ struct PurchasePathTests {
         }
     }
 
+    @Test("after a transaction that spilled rolls back, the next commit's frames are one write again")
+    func batchingResumesAfterARollback() throws {
+        try spillingTable { db, _ in
+            try db.execute("UPDATE t SET v = 1 WHERE id = 1")  // the log's first commit (its header, synced)
+            struct RolledBack: Error {}
+            _ = try? db.transaction { try db.execute("UPDATE t SET v = 666 WHERE id <= 600"); throw RolledBack() }
+            let before = try #require(db.logWrites)
+            try db.transaction { try db.execute("UPDATE t SET v = 1 WHERE id <= 3") }
+            let after = try #require(db.logWrites)
+            #expect(after.writes - before.writes == 1, "\(after.frames - before.frames) frames in \(after.writes - before.writes) writes")
+        }
+    }
+
     /// SQLite rolls back only the statement of a full disk; frames spilled before it and lost with the
     /// failed write would then have been committed by the transaction's COMMIT, as if in the file.
     @Test("after a failed write of held frames the transaction cannot commit, and the file stays whole")
