@@ -147,7 +147,9 @@ public struct JWSVerifier: Sendable {
             if let chainLength, x5c.count != chainLength {
                 return failure(.invalidCertificateChain, "x5c holds \(x5c.count) certificate\(x5c.count == 1 ? "" : "s"); the App Store's chain has exactly \(chainLength) (leaf, intermediate, root)", header, payload)
             }
-            switch validateChain(x5c, at: seconds) {
+            // At `instant`, not OpenSSL's own now: time(2) reads a clock that lags Date's by a few
+            // milliseconds after each second begins, so a certificate made then read as not yet valid.
+            switch validateChain(x5c, at: instant) {
             case .success(let entry):
                 leafKey = entry.leafKey
                 let key = Array(part(0..<headerEnd))

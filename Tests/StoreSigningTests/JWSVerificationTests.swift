@@ -110,6 +110,22 @@ struct RealTokenTests {
                       .invalidCertificateChain)
     }
 
+    /// OpenSSL's own "now" is time(2), which lags the clock Date reads by about 4 ms after each second
+    /// begins here: a certificate made in those milliseconds, valid from that second, was "not yet valid".
+    @Test("A certificate made as a second begins verifies at once at the verification time now")
+    func certificateMadeAsASecondBegins() throws {
+        for _ in 0..<3 {
+            let next = (Date().timeIntervalSince1970 + 1).rounded(.down)
+            Thread.sleep(until: Date(timeIntervalSince1970: next - 0.002))
+            while Date().timeIntervalSince1970 < next {}
+            let key = try SigningKey.generate()
+            let certificate = try Certificate.selfSigned(key: key, commonName: "Made Now")
+            let token = try JWSSigner(key: key, chain: [certificate]).sign(payload: Data(#"{"a":1}"#.utf8))
+            let result = JWSVerifier(trustedRoots: [certificate]).verify(token, at: .now)
+            #expect(result.isVerified, "\(result.error?.description ?? "")")
+        }
+    }
+
     @Test("Strict mode accepts the real Apple chain and our own self-signed certificate")
     func strictModeAcceptsWellFormedChains() throws {
         let real = try Fixtures.token("real-sandbox-TEST-notification.jws")
