@@ -5,14 +5,16 @@
 // the commit in the log's index (which it does only after that write returns), so no reader in any
 // process can look for a frame that is not in the file yet.
 //
-// What keeps that true (each rule has a test in PurchasePathTests):
+// What keeps that true (the tests are in PurchasePathTests, and a stress run with kill -9 of mixed
+// processes passed when this was reviewed):
 // - Only a transaction's appends are held, until its commit frame: a write below the furthest byte the
 //   transaction wrote (a page it changes twice, the checksums SQLite then rewrites, the commit frame's
 //   among them), or after its commit frame, first writes what is held, then goes straight to the file.
-// - Anything else done to the log (a read, a sync, its size, a truncation, closing it) writes what is
-//   held first, and so does the database file's memory barrier, which SQLite crosses before it publishes.
-// - Frames still held when the writer's lock is released were never published (a transaction rolled
-//   back after spilling them): they are dropped, or they would land on frames another writer put there.
+// - Anything else done to the log (a read, a sync, its size, a truncation) writes what is held first,
+//   and so does the database file's memory barrier, which SQLite crosses before it publishes.
+// - Frames still held when the writer's lock is released, or the log closed, were never published (a
+//   transaction rolled back after spilling them): they are dropped, or they would land on frames another
+//   writer put there.
 // - A write that failed fails every write and read after it until the writer's lock is released, so
 //   SQLite rolls the transaction back whole rather than commit frames that never reached the file.
 // A crash loses only frames of a commit not yet published, as a crash between SQLite's own writes does;
@@ -55,7 +57,7 @@ struct WALFile {
     int committed;            // the commit frame is written: what SQLite writes after it goes straight through
     int failed;               // a write failed: the transaction must not commit
     int failNextFlush;        // tests
-    long long writes, frames; // writes made to the file, frames SQLite wrote (tests)
+    long long writes, frames; // writes made to the file, frames SQLite appended (tests)
 };
 
 static sqlite3_vfs *unixVFS;

@@ -54,6 +54,20 @@ final class RunningStorefront {
         }
     }
 
+    /// The frames drawn from Confirm on the payment sheet of the first product until "Purchased", as
+    /// drawn rather than the screen as polled (a loaded machine polled too seldom to see a spinner).
+    func framesConfirming(networkDelay: TimeInterval, frameDelay: Duration) async throws -> [String] {
+        await store.update { $0.networkDelay = networkDelay }
+        loop.effectFrameDelay = frameDelay
+        terminal.type(.enter)
+        try await waitFor("[ Confirm ]")
+        var drawn: [String] = []
+        loop.onFrame = { drawn.append($0.text) }
+        terminal.type(.enter)
+        try await waitFor("Purchased 100 Coins")
+        return drawn
+    }
+
     /// The cell a label starts at on the screen.
     func position(of label: String) throws -> (x: Int, y: Int) {
         let lines = terminal.text.components(separatedBy: "\n")
@@ -97,14 +111,8 @@ struct RunLoopTests {
     @MainActor
     func quickAnswerDrawsOnce() async throws {
         let app = try await RunningStorefront()
-        await app.store.update { $0.networkDelay = 0 }
-        app.loop.effectFrameDelay = .seconds(60)  // longer than any purchase, however loaded the machine
-        app.terminal.type(.enter)
-        try await app.waitFor("[ Confirm ]")
-        var drawn: [String] = []
-        app.loop.onFrame = { drawn.append($0.text) }
-        app.terminal.type(.enter)
-        try await app.waitFor("Purchased 100 Coins")
+        // The frame delay longer than any purchase, however loaded the machine.
+        let drawn = try await app.framesConfirming(networkDelay: 0, frameDelay: .seconds(60))
         #expect(drawn.count == 1 && drawn[0].contains("Purchased 100 Coins"), "frames up to the outcome: \(drawn)")
         #expect(await app.quit() == 0)
     }
@@ -113,16 +121,7 @@ struct RunLoopTests {
     @MainActor
     func slowAnswerShowsItsSpinner() async throws {
         let app = try await RunningStorefront()
-        await app.store.update { $0.networkDelay = 2 }
-        app.loop.effectFrameDelay = .milliseconds(10)
-        app.terminal.type(.enter)
-        try await app.waitFor("[ Confirm ]")
-        // The frames as drawn, not the screen as polled: a loaded machine (CI) ran this test's polling
-        // seldom enough to miss a spinner shown for half a second.
-        var drawn: [String] = []
-        app.loop.onFrame = { drawn.append($0.text) }
-        app.terminal.type(.enter)
-        try await app.waitFor("Purchased 100 Coins")
+        let drawn = try await app.framesConfirming(networkDelay: 2, frameDelay: .milliseconds(10))
         let spinner = drawn.firstIndex { $0.contains("Purchasing") }, outcome = drawn.firstIndex { $0.contains("Purchased 100 Coins") }
         #expect(spinner != nil && outcome != nil && spinner! < outcome!, "the spinner came first: \(drawn)")
         #expect(await app.quit() == 0)

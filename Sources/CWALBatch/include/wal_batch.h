@@ -10,7 +10,7 @@ int storefront_wal_batch_register(void);
 /// The name to pass to sqlite3_open_v2.
 extern const char *const storefront_wal_batch_name;
 
-/// The writes made to `db`'s write-ahead log through this VFS so far, and the frames SQLite wrote to it
+/// The writes made to `db`'s write-ahead log through this VFS so far, and the frames SQLite appended to it
 /// (tests); 0 when `db` has no log open through it.
 int storefront_wal_batch_counts(sqlite3 *db, long long *writes, long long *frames);
 

@@ -56,7 +56,7 @@ public final class SQLiteDatabase: LedgerDatabase {
     var checkpoints: Int { checkpointer?.checkpoints ?? 0 }
     var checkpointsInCommits: Int { checkpointer?.checkpointsInCommits ?? 0 }
     var logRestarts: Int { checkpointer?.restarts ?? 0 }
-    /// The writes made to this connection's write-ahead log, and the frames they carried (tests); nil before it has one.
+    /// The writes made to this connection's write-ahead log, and the frames appended to it (tests); nil before it has one.
     var logWrites: (writes: Int, frames: Int)? {
         var (writes, frames): (Int64, Int64) = (0, 0)
         return storefront_wal_batch_counts(handle, &writes, &frames) == 1 ? (Int(writes), Int(frames)) : nil
