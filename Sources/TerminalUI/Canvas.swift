@@ -43,6 +43,11 @@ public struct Canvas: Sendable, Hashable {
     public mutating func put(_ text: String, at x: Int, _ y: Int, maxWidth: Int? = nil, style: Style = .plain) -> Int {
         guard y >= 0, y < height else { return 0 }
         let limit = min(width, maxWidth.map { x + max(0, $0) } ?? width)
+        return putPrintableASCII(text, at: x, y, limit: limit, style: style) ?? putCharacters(text, at: x, y, limit: limit, style: style)
+    }
+
+    /// `put` of any text, a grapheme at a time.
+    mutating func putCharacters(_ text: String, at x: Int, _ y: Int, limit: Int, style: Style) -> Int {
         var col = x
         for c in text {
             let w = DisplayWidth.of(c)
@@ -50,7 +55,7 @@ public struct Canvas: Sendable, Hashable {
             if col >= limit { break }
             if col + w > limit || col < 0 {
                 // Does not fit (right edge) or starts off-canvas (left edge): blank the visible part.
-                for i in max(col, 0)..<min(col + w, limit) { set(Cell(" ", style: style), x: i, y: y) }
+                for i in max(col, 0)..<max(min(col + w, limit), 0) { set(Cell(" ", style: style), x: i, y: y) }
                 col += w
                 continue
             }
@@ -61,10 +66,24 @@ public struct Canvas: Sendable, Hashable {
         return max(0, min(col, limit) - x)
     }
 
+    /// `put` of printable ASCII, most of every frame: a cell a byte, without breaking graphemes (which
+    /// was most of drawing a frame); nil, having written nothing, for any other text.
+    mutating func putPrintableASCII(_ text: String, at x: Int, _ y: Int, limit: Int, style: Style) -> Int? {
+        var text = text
+        return text.withUTF8 { bytes -> Int? in
+            guard bytes.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) else { return nil }
+            let end = min(limit, x + bytes.count)
+            guard end > max(x, 0) else { return max(0, min(x + bytes.count, limit) - x) }
+            for col in max(x, 0)..<end { set(Cell(String(UnicodeScalar(bytes[col - x])), style: style), x: col, y: y) }
+            return end - x
+        }
+    }
+
     /// Fills `rect` (clipped to the canvas) with `character` in `style`.
     public mutating func fill(_ rect: Rect, style: Style = .plain, character: Character = " ") {
         let (xs, ys) = clip(rect)
-        for y in ys { for x in xs { set(Cell(String(character), style: style), x: x, y: y) } }
+        let cell = Cell(String(character), style: style)
+        for y in ys { for x in xs { set(cell, x: x, y: y) } }
     }
 
     /// Changes the style of the cells in `rect` and keeps their text (e.g. to highlight a row).

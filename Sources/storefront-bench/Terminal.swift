@@ -6,7 +6,13 @@ import TerminalUI
 final class PseudoTerminal: Sendable {
     let master: Int32
     let slave: Int32
-    private let output = Mutex<[UInt8]>([])
+    private let output = Mutex<Output>(Output())
+    /// What arrived, and when each piece did: a marker's instant is its last byte's arrival, read on
+    /// the reader thread, not when a waiting thread woke to look (a wake-up more, 0.1 ms here).
+    private struct Output {
+        var bytes: [UInt8] = []
+        var arrivals: [(end: Int, at: ContinuousClock.Instant)] = []
+    }
     /// Signalled whenever output arrives, so a wait wakes at once rather than on a poll's tick.
     private let arrived = DispatchSemaphore(value: 0)
 
@@ -27,21 +33,31 @@ final class PseudoTerminal: Sendable {
             while true {
                 let count = read(master, &buffer, buffer.count)
                 if count <= 0 { break }
-                output.withLock { $0.append(contentsOf: buffer[0..<count]) }
+                let now = ContinuousClock.now
+                output.withLock {
+                    $0.bytes.append(contentsOf: buffer[0..<count])
+                    $0.arrivals.append(($0.bytes.count, now))
+                }
                 arrived.signal()
             }
         }
         reader.start()
     }
 
-    var bytes: Int { output.withLock { $0.count } }
-    var text: String { output.withLock { String(decoding: $0, as: UTF8.self) } }
+    var bytes: Int { output.withLock { $0.bytes.count } }
+    var text: String { output.withLock { String(decoding: $0.bytes, as: UTF8.self) } }
 
-    /// The instant `marker` was first seen in what arrived after byte `offset`; nil when `limit` passed first.
+    /// The instant `marker` arrived whole in what came after byte `offset`; nil when `limit` passed first.
     func waitFor(_ marker: String, after offset: Int, within limit: Duration = .seconds(20)) -> ContinuousClock.Instant? {
         let (needle, deadline) = (Array(marker.utf8), ContinuousClock.now + limit)
         while true {
-            if output.withLock({ $0[min(offset, $0.count)...].firstRange(of: needle) != nil }) { return .now }
+            let seen = output.withLock { output -> ContinuousClock.Instant? in
+                guard let found = output.bytes[min(offset, output.bytes.count)...].firstRange(of: needle) else { return nil }
+                var piece = output.arrivals.count - 1  // the piece that completed it: from the newest back
+                while piece > 0, output.arrivals[piece - 1].end >= found.upperBound { piece -= 1 }
+                return output.arrivals[piece].at
+            }
+            if let seen { return seen }
             guard ContinuousClock.now < deadline else { return nil }
             _ = arrived.wait(timeout: .now() + .milliseconds(50))
         }

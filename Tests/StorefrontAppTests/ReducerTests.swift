@@ -196,6 +196,20 @@ import StorefrontTestSupport
         #expect(Format.dateTime(Date(timeIntervalSince1970: 1_796_105_696), seconds: true) == "2026-12-01 06:14:56")
     }
 
+    @Test("the clock's remembered minute reads as Foundation formats each date, in any order, before 1970 and to the second")
+    func rememberedMinuteIsFoundations() {
+        let style = Date.VerbatimFormatStyle(
+            format: "\(year: .defaultDigits)-\(month: .twoDigits)-\(day: .twoDigits) \(hour: .twoDigits(clock: .twentyFourHour, hourCycle: .zeroBased)):\(minute: .twoDigits):\(second: .twoDigits)",
+            timeZone: .gmt, calendar: Calendar(identifier: .gregorian))
+        let instants: [TimeInterval] = [1_796_105_696, 1_796_105_699.999, 1_796_105_700, 1_796_105_659.5, 0, -0.25, -61, -86_400 * 400 - 1, 4_102_444_799.9]
+        for since1970 in instants + instants.reversed() + instants.map({ $0 + 60 }) {
+            let date = Date(timeIntervalSince1970: since1970)
+            let expected = date.formatted(style)
+            #expect(Format.dateTime(date, seconds: true) == expected, "\(since1970)")
+            #expect(Format.dateTime(date) == String(expected.dropLast(3)), "\(since1970)")
+        }
+    }
+
     @Test("a catalog of one product says \"1 product\", not \"1 products\"")
     func oneProductIsSingular() async throws {
         var state = try await fixtureState(purchases: false)

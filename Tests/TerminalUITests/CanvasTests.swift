@@ -12,6 +12,28 @@ struct CanvasTests {
         #expect(canvas.put("x", at: 0, 5) == 0)  // off-canvas row
     }
 
+    @Test("printable ASCII is put a byte a cell exactly as graphemes are put, at every edge and beside wide characters")
+    func asciiAsGraphemes() {
+        for text in ["", "a", "Hello", "$0.99 × 1".replacingOccurrences(of: "×", with: "x")] {
+            for x in -3...8 {
+                for limit in [-1, 0, 2, 5, 7, 8] {
+                    for wideAt in [nil, 0, 3, 6] {
+                        var background = Canvas(width: 8, height: 1)
+                        if let wideAt { background.put("商", at: wideAt, 0) }
+                        var (fast, general) = (background, background)
+                        let written = fast.putPrintableASCII(text, at: x, 0, limit: limit, style: .bold)
+                        #expect(written == general.putCharacters(text, at: x, 0, limit: limit, style: .bold), "\(text) at \(x), limit \(limit)")
+                        #expect(fast == general, "\(text) at \(x), limit \(limit), wide at \(String(describing: wideAt))")
+                    }
+                }
+            }
+        }
+        var canvas = Canvas(width: 4, height: 1)
+        #expect(canvas.putPrintableASCII("a\u{7}", at: 0, 0, limit: 4, style: .plain) == nil)  // a control: the general path
+        #expect(canvas.putPrintableASCII("café", at: 0, 0, limit: 4, style: .plain) == nil)
+        #expect(canvas == Canvas(width: 4, height: 1))
+    }
+
     @Test("put never splits a wide character at the right edge: it becomes a space")
     func wideAtEdge() {
         var canvas = Canvas(width: 5, height: 1)
@@ -26,6 +48,8 @@ struct CanvasTests {
     func wideAtLeftEdge() {
         var canvas = Canvas(width: 4, height: 1)
         canvas.put("商ab", at: -1, 0)
+        #expect(canvas.lines == [" ab"])
+        #expect(canvas.put("商ab", at: -5, 0, maxWidth: 2) == 2)  // ends left of the canvas (crashed on an inverted range): nothing drawn
         #expect(canvas.lines == [" ab"])
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Dates in UTC with a fixed pattern, so the store clock reads the same on every machine and in goldens.
 enum Format {
@@ -12,10 +13,23 @@ enum Format {
 
     /// `seconds`: under a time rate, where a period lasts seconds, they are worth showing.
     static func dateTime(_ date: Date, seconds: Bool = false) -> String {
-        let minutes = date.formatted(Date.VerbatimFormatStyle(
+        let since1970 = date.timeIntervalSince1970
+        let minute = (since1970 / 60).rounded(.down)
+        let minutes = lastMinute.withLock { last in
+            if last.minute != minute { last = (minute, formattedMinute(date)) }
+            return last.text
+        }
+        guard seconds else { return minutes }
+        let second = Int(since1970 - minute * 60)  // 0...59, a minute being 60 seconds in UTC
+        return minutes + (second < 10 ? ":0\(second)" : ":\(second)")
+    }
+
+    /// The minute the status line shows on every frame: formatting it again was a sixth of drawing one.
+    private static let lastMinute = Mutex<(minute: Double, text: String)>((.nan, ""))
+
+    static func formattedMinute(_ date: Date) -> String {
+        date.formatted(Date.VerbatimFormatStyle(
             format: "\(year: .defaultDigits)-\(month: .twoDigits)-\(day: .twoDigits) \(hour: .twoDigits(clock: .twentyFourHour, hourCycle: .zeroBased)):\(minute: .twoDigits)",
             timeZone: .gmt, calendar: Calendar(identifier: .gregorian)))
-        guard seconds else { return minutes }
-        return minutes + date.formatted(Date.VerbatimFormatStyle(format: ":\(second: .twoDigits)", timeZone: .gmt, calendar: Calendar(identifier: .gregorian)))
     }
 }
