@@ -30,6 +30,36 @@ struct LedgerReadersTests {
         await store.shutdown()
     }
 
+    @Test func readersAreOpenedOnlyWhileOthersAreBusyAndWithAllBusyTheActorAnswers() async throws {
+        let directory = try createdTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let store = try LocalAppStore(catalog: Repo.instantCatalog, stateDirectory: directory)
+        guard case .success(let coins) = try await store.purchase("com.lumenquest.coins.100", options: PurchaseOptions(), answer: .confirm) else {
+            Issue.record("no purchase"); return
+        }
+        let id = try #require(await store.ledgerEntries().first?.id)
+        let readers = try #require(store.serverReaders)
+        for _ in 0..<3 { #expect(readers.read { try $0.completedToken(id) } == coins) }
+        #expect(readers.opened == 1, "one at a time: one connection")
+
+        // Each read holding its reader while the next asks: every slot taken, then none left.
+        func nested(_ depth: Int) -> [String?] {
+            guard depth > 0 else { return [] }
+            return readers.read { ledger in [try ledger.completedToken(id)] + nested(depth - 1) } ?? [nil]
+        }
+        #expect(nested(LedgerReaders.limit + 1) == Array(repeating: coins, count: LedgerReaders.limit) + [nil])
+        #expect(readers.opened == LedgerReaders.limit)
+        #expect(await store.serverSignedTransaction(id: id) == coins, "and each slot is free again")
+
+        // Many threads at once (as 64 clients' connection threads): every one answered, by a slot or the actor.
+        let answers = await withTaskGroup(of: [String?].self) { group in
+            for _ in 0..<16 { group.addTask { var got: [String?] = []; for _ in 0..<50 { got.append(await store.serverSignedTransaction(id: id)) }; return got } }
+            return await group.reduce(into: []) { $0 += $1 }
+        }
+        #expect(answers.count == 800 && answers.allSatisfy { $0 == coins })
+        await store.shutdown()
+    }
+
     @Test func aLedgerInMemoryHasNoReadersAndIsAnsweredByTheActor() async throws {
         let store = try LocalAppStore(catalog: Repo.instantCatalog, stateDirectory: nil)
         #expect(store.serverReaders == nil)

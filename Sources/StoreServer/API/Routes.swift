@@ -4,14 +4,16 @@ struct Route: Sendable {
     typealias Answer = @Sendable (AppStoreServerAPI, [String], HTTPRequest) async throws -> HTTPResponse
 
     var method: String
-    var pattern: [Substring]
+    /// Each segment of the path: its bytes, or nil for an argument (`{}`), compared as bytes without
+    /// asking again which it is (that was a third of matching a request against the table).
+    var pattern: [[UInt8]?]
     var answer: Answer
 
     init(_ method: String, _ path: String, _ answer: @escaping Answer) {
         self.method = method
-        self.pattern = path.split(separator: "/")
+        self.pattern = path.split(separator: "/").map { $0 == "{}" ? nil : Array($0.utf8) }
         self.answer = answer
-        literalSegments = pattern.filter { $0 != "{}" }.count
+        literalSegments = pattern.count { $0 != nil }
     }
 
     /// How many segments are spelled out: where two routes match a path, the more literal one wins
@@ -25,9 +27,9 @@ struct Route: Sendable {
         // the arguments of routes it does not match was the largest part of routing one.
         // Byte for byte, as a path is sent (String's == also equates canonically equivalent spellings, and costs more).
         guard segments.count == pattern.count,
-              zip(segments, pattern).allSatisfy({ $1 == "{}" ? !$0.isEmpty : $0.utf8.elementsEqual($1.utf8) }) else { return nil }
+              zip(segments, pattern).allSatisfy({ $1.map($0.utf8.elementsEqual) ?? !$0.isEmpty }) else { return nil }
         var arguments: [String] = []
-        for (segment, expected) in zip(segments, pattern) where expected == "{}" {
+        for (segment, expected) in zip(segments, pattern) where expected == nil {
             // The path arrives as sent: its arguments are percent-decoded here (the query already is).
             guard let decoded = segment.utf8.contains(UInt8(ascii: "%")) ? String(segment).removingPercentEncoding : String(segment) else { return nil }
             arguments.append(decoded)
