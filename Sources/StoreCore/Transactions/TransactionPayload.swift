@@ -102,34 +102,44 @@ public struct TransactionPayload: Hashable, Sendable {
     public var price: Decimal { Decimal(priceMilliunits) / 1000 }
 
     public var json: JSONValue {
-        var m: [(String, JSONValue)] = [
-            ("transactionId", .string(String(transactionID))),
-            ("originalTransactionId", .string(String(originalTransactionID))),
-        ]
-        if let w = webOrderLineItemID { m.append(("webOrderLineItemId", .string(w))) }
-        m += [("bundleId", .string(bundleID)), ("productId", .string(productID))]
-        if let g = subscriptionGroupID { m.append(("subscriptionGroupIdentifier", .string(g))) }
-        m += [("purchaseDate", .ms(purchaseDate)), ("originalPurchaseDate", .ms(originalPurchaseDate))]
-        if let e = expirationDate { m.append(("expiresDate", .ms(e))) }
-        m += [("quantity", .int(quantity)), ("type", .string(productType.signedName))]
-        if let t = appAccountToken { m.append(("appAccountToken", .string(t.uuidString.lowercased()))) }
-        m += [("inAppOwnershipType", .string(ownership.rawValue)), ("signedDate", .ms(signedDate))]
-        if let r = revocationReason { m.append(("revocationReason", .int(r.rawValue))) }
-        if let d = revocationDate { m.append(("revocationDate", .ms(d))) }
-        if let t = revocationType { m.append(("revocationType", .string(t.rawValue))) }
-        if let p = revocationPercentage { m.append(("revocationPercentage", .int(p))) }
-        if isUpgraded { m.append(("isUpgraded", .bool(true))) }
-        if let o = offerType { m.append(("offerType", .int(o.signedValue))) }
-        if let o = offerID { m.append(("offerIdentifier", .string(o))) }
-        if let o = offerPaymentMode { m.append(("offerDiscountType", .string(o.signedName))) }
-        if let o = offerPeriod { m.append(("offerPeriod", .string(o.iso))) }
-        if let b = billingPlanType { m.append(("billingPlanType", .string(b.signedName))) }
-        if let c = commitment { m.append(("commitmentInfo", c.json)) }
-        m += [("environment", .string(environment)), ("transactionReason", .string(reason.rawValue)),
-              ("storefront", .string(storefront)), ("storefrontId", .string(storefrontID)),
-              ("price", .number(String(priceMilliunits))), ("currency", .string(currency)),
-              ("appTransactionId", .string(appTransactionID))]
-        return .object(m.map { (key: $0.0, value: $0.1) })
+        // One array at its size, labelled as `.object` holds it: built of pieces and relabelled after, it was
+        // four arrays a payload, and a simulated year encodes one for every renewal.
+        var m: [(key: String, value: JSONValue)] = []
+        m.reserveCapacity(32)
+        func add(_ key: String, _ value: JSONValue) { m.append((key, value)) }
+        add("transactionId", .string(String(transactionID)))
+        add("originalTransactionId", .string(String(originalTransactionID)))
+        if let w = webOrderLineItemID { add("webOrderLineItemId", .string(w)) }
+        add("bundleId", .string(bundleID))
+        add("productId", .string(productID))
+        if let g = subscriptionGroupID { add("subscriptionGroupIdentifier", .string(g)) }
+        add("purchaseDate", .ms(purchaseDate))
+        add("originalPurchaseDate", .ms(originalPurchaseDate))
+        if let e = expirationDate { add("expiresDate", .ms(e)) }
+        add("quantity", .int(quantity))
+        add("type", .string(productType.signedName))
+        if let t = appAccountToken { add("appAccountToken", .string(t.uuidString.lowercased())) }
+        add("inAppOwnershipType", .string(ownership.rawValue))
+        add("signedDate", .ms(signedDate))
+        if let r = revocationReason { add("revocationReason", .int(r.rawValue)) }
+        if let d = revocationDate { add("revocationDate", .ms(d)) }
+        if let t = revocationType { add("revocationType", .string(t.rawValue)) }
+        if let p = revocationPercentage { add("revocationPercentage", .int(p)) }
+        if isUpgraded { add("isUpgraded", .bool(true)) }
+        if let o = offerType { add("offerType", .int(o.signedValue)) }
+        if let o = offerID { add("offerIdentifier", .string(o)) }
+        if let o = offerPaymentMode { add("offerDiscountType", .string(o.signedName)) }
+        if let o = offerPeriod { add("offerPeriod", .string(o.iso)) }
+        if let b = billingPlanType { add("billingPlanType", .string(b.signedName)) }
+        if let c = commitment { add("commitmentInfo", c.json) }
+        add("environment", .string(environment))
+        add("transactionReason", .string(reason.rawValue))
+        add("storefront", .string(storefront))
+        add("storefrontId", .string(storefrontID))
+        add("price", .number(String(priceMilliunits)))
+        add("currency", .string(currency))
+        add("appTransactionId", .string(appTransactionID))
+        return .object(m)
     }
 
     /// Decodes a payload; nil when a required key is missing or has the wrong type
