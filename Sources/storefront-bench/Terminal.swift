@@ -50,6 +50,7 @@ final class PseudoTerminal: Sendable {
     /// The instant `marker` arrived whole in what came after byte `offset`; nil when `limit` passed first.
     func waitFor(_ marker: String, after offset: Int, within limit: Duration = .seconds(20)) -> ContinuousClock.Instant? {
         let (needle, deadline) = (Array(marker.utf8), ContinuousClock.now + limit)
+        guard !needle.isEmpty else { return .now }
         while true {
             let seen = output.withLock { output -> ContinuousClock.Instant? in
                 guard let found = output.bytes[min(offset, output.bytes.count)...].firstRange(of: needle) else { return nil }

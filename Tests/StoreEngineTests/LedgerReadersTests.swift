@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import StoreCore
 @testable import StoreEngine
 import StorefrontTestSupport
@@ -49,14 +50,35 @@ struct LedgerReadersTests {
         }
         #expect(nested(LedgerReaders.limit + 1) == Array(repeating: coins, count: LedgerReaders.limit) + [nil])
         #expect(readers.opened == LedgerReaders.limit)
-        #expect(await store.serverSignedTransaction(id: id) == coins, "and each slot is free again")
+        #expect(readers.read { try $0.completedToken(id) } == coins, "and each slot is free again")
+        #expect(readers.opened == LedgerReaders.limit, "reopening none")
 
-        // Many threads at once (as 64 clients' connection threads): every one answered, by a slot or the actor.
-        let answers = await withTaskGroup(of: [String?].self) { group in
-            for _ in 0..<16 { group.addTask { var got: [String?] = []; for _ in 0..<50 { got.append(await store.serverSignedTransaction(id: id)) }; return got } }
-            return await group.reduce(into: []) { $0 += $1 }
+        // Every slot held by another thread (as connection threads mid-request): the store's actor answers.
+        let (holding, release) = (DispatchSemaphore(value: 0), DispatchSemaphore(value: 0))
+        let holders = (0..<LedgerReaders.limit).map { _ in
+            Thread { _ = readers.read { _ in holding.signal(); release.wait() } }
         }
-        #expect(answers.count == 800 && answers.allSatisfy { $0 == coins })
+        holders.forEach { $0.start() }
+        for _ in holders { holding.wait() }
+        #expect(readers.read { try $0.completedToken(id) } == nil, "every slot is taken")
+        #expect(await store.serverSignedTransaction(id: id) == coins, "answered by the actor")
+        for _ in holders { release.signal() }
+
+        // Threads at once, more than there are slots (connection threads are threads, not tasks): each
+        // read is answered whole by a reader of its own, or refused.
+        let answers = Mutex<[String?]>([])
+        let done = DispatchSemaphore(value: 0)
+        for _ in 0..<8 {
+            Thread {
+                var got: [String?] = []
+                for _ in 0..<200 { got.append(readers.read { try $0.completedToken(id) } ?? nil) }
+                answers.withLock { $0 += got }
+                done.signal()
+            }.start()
+        }
+        for _ in 0..<8 { done.wait() }
+        let all = answers.withLock { $0 }
+        #expect(all.count == 1600 && all.allSatisfy { $0 == nil || $0 == coins } && all.contains(coins))
         await store.shutdown()
     }
 

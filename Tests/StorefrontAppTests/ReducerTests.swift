@@ -201,7 +201,8 @@ import StorefrontTestSupport
         let style = Date.VerbatimFormatStyle(
             format: "\(year: .defaultDigits)-\(month: .twoDigits)-\(day: .twoDigits) \(hour: .twoDigits(clock: .twentyFourHour, hourCycle: .zeroBased)):\(minute: .twoDigits):\(second: .twoDigits)",
             timeZone: .gmt, calendar: Calendar(identifier: .gregorian))
-        let instants: [TimeInterval] = [1_796_105_696, 1_796_105_699.999, 1_796_105_700, 1_796_105_659.5, 0, -0.25, -61, -86_400 * 400 - 1, 4_102_444_799.9]
+        let instants: [TimeInterval] = [1_796_105_696, 1_796_105_699.999, 1_796_105_700, 1_796_105_659.5, 0, -0.25, -61, -86_400 * 400 - 1, 4_102_444_799.9,
+                                        1e15, -1e15]  // far out, Foundation's own (it cannot format an infinite date at all)
         for since1970 in instants + instants.reversed() + instants.map({ $0 + 60 }) {
             let date = Date(timeIntervalSince1970: since1970)
             let expected = date.formatted(style)

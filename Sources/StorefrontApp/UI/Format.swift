@@ -14,6 +14,11 @@ enum Format {
     /// `seconds`: under a time rate, where a period lasts seconds, they are worth showing.
     static func dateTime(_ date: Date, seconds: Bool = false) -> String {
         let since1970 = date.timeIntervalSince1970
+        // Beyond a few hundred thousand years Foundation's calendar is no longer exact arithmetic: its own answer.
+        guard since1970.isFinite, abs(since1970) < 1e13 else {
+            return formattedMinute(date) + (seconds ? date.formatted(Date.VerbatimFormatStyle(
+                format: ":\(second: .twoDigits)", timeZone: .gmt, calendar: Calendar(identifier: .gregorian))) : "")
+        }
         let minute = (since1970 / 60).rounded(.down)
         let minutes = lastMinute.withLock { last in
             if last.minute != minute { last = (minute, formattedMinute(date)) }
