@@ -23,49 +23,52 @@ let package = Package(
         // SQLite's unix VFS writing each commit's write-ahead-log frames in one write (see wal_batch.c).
         .target(name: "CWALBatch", dependencies: ["CSQLite"]),
 
+        // The project's one lock: a pthread mutex, whose waiters sleep and which ThreadSanitizer sees.
+        .target(name: "Locking"),
+
         // Domain: catalog, products, prices, transaction models, JSON.
         // Period names come from the toolchain's own ICU (`_FoundationICU`), the one Foundation formats with.
-        .target(name: "StoreCore", resources: [.copy("Catalog/catalog.schema.json")],
+        .target(name: "StoreCore", dependencies: ["Locking"], resources: [.copy("Catalog/catalog.schema.json")],
                 linkerSettings: [.linkedLibrary("_FoundationICU", .when(platforms: [.linux]))]),
         // ES256 JWS and X.509, through libcrypto.
         .target(name: "StoreSigning", dependencies: ["CLibCrypto"]),
         // The store side: TransactionSource, LocalAppStore (ledger, clock, signer), ScriptedSource.
         // The ledger runs on SQLite (embedded, the default) or PostgreSQL (libpq), behind one interface.
-        .target(name: "StoreEngine", dependencies: ["StoreCore", "StoreSigning", "CSQLite", "CWALBatch", "CLibPQ", "CLibCrypto"]),
+        .target(name: "StoreEngine", dependencies: ["Locking", "StoreCore", "StoreSigning", "CSQLite", "CWALBatch", "CLibPQ", "CLibCrypto"]),
         // The app's check of signed data, as StoreKit's and Apple's server library's: SignedDataVerifier.
         .target(name: "StoreVerification", dependencies: ["StoreCore", "StoreSigning"]),
         // Apple's public StoreKit 2 names and shapes (`Product`, `Transaction`, `AppStore`…) over a
         // `TransactionSource`, verifying every JWS as StoreKit does; an app imports only this (and Foundation).
-        .target(name: "StoreKit", dependencies: ["StoreCore", "StoreSigning", "StoreEngine", "StoreVerification"]),
+        .target(name: "StoreKit", dependencies: ["Locking", "StoreCore", "StoreSigning", "StoreEngine", "StoreVerification"]),
         // Apple's `SKTestSession` over `LocalAppStore` and its tester controls.
-        .target(name: "StoreKitTest", dependencies: ["StoreKit", "StoreCore", "StoreEngine", "StoreVerification"]),
+        .target(name: "StoreKitTest", dependencies: ["Locking", "StoreKit", "StoreCore", "StoreEngine", "StoreVerification"]),
         // The app side: StoreManager, an app written on the StoreKit API.
         .target(name: "StoreClient", dependencies: ["StoreCore", "StoreSigning", "StoreEngine", "StoreVerification", "StoreKit"]),
         // The App Store's server side, beside the app side: notifications V2 delivered from the ledger's
         // outbox (Foundation's URL loading) and the App Store Server API served over libmicrohttpd.
-        .target(name: "StoreServer", dependencies: ["StoreCore", "StoreSigning", "StoreEngine", "CMicroHTTPD", "CLibCrypto"]),
+        .target(name: "StoreServer", dependencies: ["Locking", "StoreCore", "StoreSigning", "StoreEngine", "CMicroHTTPD", "CLibCrypto"]),
         // Cell grid, display width, widgets, ncurses backend.
-        .target(name: "TerminalUI", dependencies: ["CNcursesW"]),
+        .target(name: "TerminalUI", dependencies: ["Locking", "CNcursesW"]),
         // Screens, state, reducer, render, key map, commands.
-        .target(name: "StorefrontApp", dependencies: ["StoreCore", "StoreSigning", "StoreEngine", "StoreClient", "StoreVerification", "StoreServer", "TerminalUI"]),
+        .target(name: "StorefrontApp", dependencies: ["Locking", "StoreCore", "StoreSigning", "StoreEngine", "StoreClient", "StoreVerification", "StoreServer", "TerminalUI"]),
         .executableTarget(name: "storefront", dependencies: ["StorefrontApp"]),
         // Speed and memory targets, measured against baselines in the same run.
-        .executableTarget(name: "storefront-bench", dependencies: ["StorefrontApp", "StoreVerification", "StoreKit", "CLibCrypto", "CSQLite", "CLibPQ", "CMicroHTTPD"]),
+        .executableTarget(name: "storefront-bench", dependencies: ["Locking", "StorefrontApp", "StoreVerification", "StoreKit", "CLibCrypto", "CSQLite", "CLibPQ", "CMicroHTTPD"]),
 
         // Only the tests use these; no product ships them. The fixtures every test target shares
         // (repository paths, manual time, the PostgreSQL test server, the fast loop's tags), and the
         // app the crash tests SIGKILL (ReliabilityTests finds it beside the test bundle).
-        .target(name: "StorefrontTestSupport", dependencies: ["StoreCore", "StoreEngine", "TerminalUI", "CLibPQ"], path: "Tests/Support"),
+        .target(name: "StorefrontTestSupport", dependencies: ["Locking", "StoreCore", "StoreEngine", "TerminalUI", "CLibPQ"], path: "Tests/Support"),
         .executableTarget(name: "storefront-crash-worker", dependencies: ["StoreClient", "StorefrontTestSupport"], path: "Tests/CrashWorker"),
 
         .testTarget(name: "StoreCoreTests", dependencies: ["StoreCore", "StorefrontTestSupport"]),
         .testTarget(name: "StoreSigningTests", dependencies: ["StoreSigning", "StorefrontTestSupport"]),
-        .testTarget(name: "StoreEngineTests", dependencies: ["StoreEngine", "StoreClient", "StoreVerification", "StoreSigning", "StorefrontTestSupport"]),
-        .testTarget(name: "StoreServerTests", dependencies: ["StoreServer", "StoreEngine", "StoreClient", "StoreVerification", "StoreSigning", "StorefrontTestSupport"]),
+        .testTarget(name: "StoreEngineTests", dependencies: ["Locking", "StoreEngine", "StoreClient", "StoreVerification", "StoreSigning", "StorefrontTestSupport"]),
+        .testTarget(name: "StoreServerTests", dependencies: ["Locking", "StoreServer", "StoreEngine", "StoreClient", "StoreVerification", "StoreSigning", "StorefrontTestSupport"]),
         .testTarget(name: "ReliabilityTests", dependencies: ["StorefrontApp", "StoreVerification", "StorefrontTestSupport"]),
-        .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI", "StorefrontTestSupport"]),
-        .testTarget(name: "StorefrontAppTests", dependencies: ["StorefrontApp", "StorefrontTestSupport"], exclude: ["Screens"]),
-        .testTarget(name: "StoreKitTests", dependencies: ["StoreKit", "StoreKitTest", "StoreCore", "StoreEngine", "StorefrontTestSupport"]),
+        .testTarget(name: "TerminalUITests", dependencies: ["Locking", "TerminalUI", "StorefrontTestSupport"]),
+        .testTarget(name: "StorefrontAppTests", dependencies: ["Locking", "StorefrontApp", "StorefrontTestSupport"], exclude: ["Screens"]),
+        .testTarget(name: "StoreKitTests", dependencies: ["Locking", "StoreKit", "StoreKitTest", "StoreCore", "StoreEngine", "StorefrontTestSupport"]),
         .testTarget(name: "BenchTests", dependencies: ["storefront-bench"]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,7 +1,7 @@
 import Foundation
 import StoreCore
 import StoreEngine
-import Synchronization
+import Locking
 
 extension Product.SubscriptionInfo.Status {
     /// Each status as it changes: a renewal, an expiry, a grace period or billing retry starting or ending,
@@ -59,7 +59,7 @@ public struct StatusFingerprint: Hashable, Sendable {
 
 /// The statuses the app last read through one connection, by subscription: where `Status.updates` starts.
 final class SeenStatuses: Sendable {
-    private let byKey = Mutex<[String: StatusFingerprint]>([:])
+    private let byKey = Locked<[String: StatusFingerprint]>([:])
 
     func seen() -> [String: StatusFingerprint] { byKey.withLock { $0 } }
 

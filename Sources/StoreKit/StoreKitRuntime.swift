@@ -2,7 +2,7 @@ import Foundation
 import StoreVerification
 import StoreCore
 import StoreEngine
-import Synchronization
+import Locking
 
 /// The store the app talks to and the root it trusts: what StoreKit's daemon is on a device.
 /// Every signed token the API hands out is verified here first, as StoreKit does.
@@ -62,8 +62,8 @@ import Synchronization
 
 /// One StoreKit per process, as on a device: `SKTestSession` installs its store here, and the API reads it.
 @_spi(Storefront) public enum StoreKitRuntime {
-    private static let installed = Mutex<StoreConnection?>(nil)
-    private static let triedEnvironment = Mutex(false)
+    private static let installed = Locked<StoreConnection?>(nil)
+    private static let triedEnvironment = Locked(false)
 
     /// Makes `connection` the store the app talks to; the one before closes, ending its `Transaction.updates`.
     public static func install(_ connection: StoreConnection?) {
@@ -140,7 +140,7 @@ final class FinishQueue: Sendable {
         /// Finishes waiting for the write in progress to end, and who to tell once they are written.
         var waiting: [(id: Int64, written: CheckedContinuation<Bool, Never>)] = []
     }
-    private let state = Mutex(State())
+    private let state = Locked(State())
     private let write: nonisolated(nonsending) @Sendable ([Int64]) async -> Void
 
     /// `write`: finishes these transactions in the store, in one call.
@@ -185,7 +185,7 @@ final class FinishQueue: Sendable {
 final class EntitlementVerifications: Sendable {
     // Verifies under the lock: listings run one after another in practice (an app refreshing), and a
     // second waits for the first's results rather than verifying the same tokens again.
-    private let cache = Mutex(VerificationCache<TransactionPayload>())
+    private let cache = Locked(VerificationCache<TransactionPayload>())
 
     func startListing() { cache.withLock { $0.startRefresh() } }
 

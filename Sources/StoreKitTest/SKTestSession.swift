@@ -2,7 +2,7 @@ import Foundation
 import StoreCore
 import StoreEngine
 @_spi(Storefront) import StoreKit
-import Synchronization
+import Locking
 
 /// StoreKitTest's `SKTestSession`: the test environment a team's tests drive, over Storefront's local App Store.
 /// There is one environment per process, as in Xcode: a new session puts a fresh store from its file in
@@ -41,7 +41,7 @@ public final class SKTestSession: Sendable {
         get { dialogsDisabled.withLock { $0 } }
         set { dialogsDisabled.withLock { $0 = newValue } }
     }
-    private let dialogsDisabled = Mutex(true)
+    private let dialogsDisabled = Locked(true)
 
     public var askToBuyEnabled: Bool {
         get { setting(\.askToBuy) }
@@ -102,7 +102,7 @@ public final class SKTestSession: Sendable {
         }
     }
     private var failureCode: SKError.Code { chosenFailure.withLock { $0 } }
-    private let chosenFailure = Mutex(SKError.Code.unknown)
+    private let chosenFailure = Locked(SKError.Code.unknown)
 
     static func failure(for code: SKError.Code) -> StoreFailure {
         switch code {
@@ -166,7 +166,7 @@ func wait<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) throws 
 }
 
 private final class Outcome<T: Sendable>: Sendable {
-    private let value = Mutex<Result<T, any Error>?>(nil)
+    private let value = Locked<Result<T, any Error>?>(nil)
     func set(_ result: Result<T, any Error>) { value.withLock { $0 = result } }
     func get() throws -> T { try value.withLock { $0! }.get() }
 }

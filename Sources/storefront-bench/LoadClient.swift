@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import Locking
 
 /// Keep-alive HTTP/1.1 clients, one thread and one blocking socket each, sending one request after
 /// another to a loopback port: light enough that the server, not the client, is what is measured.
@@ -21,7 +21,7 @@ enum LoadClient {
     /// `clients` connections at once, each sending `request` until `seconds` have passed (with `once`,
     /// each sends one request and leaves).
     static func run(port: UInt16, request: String, clients: Int, seconds: Double, once: Bool = false) -> Tally {
-        let total = Mutex(Tally())
+        let total = Locked(Tally())
         let started = DispatchSemaphore(value: 0), go = DispatchGroup(), done = DispatchGroup()
         go.enter()
         let bytes = Array(request.utf8)

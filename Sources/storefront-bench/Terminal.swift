@@ -1,12 +1,12 @@
 import Foundation
-import Synchronization
+import Locking
 import TerminalUI
 
 /// A pseudo-terminal whose output is read (and counted) by a thread of its own, so writers never block.
 final class PseudoTerminal: Sendable {
     let master: Int32
     let slave: Int32
-    private let output = Mutex<Output>(Output())
+    private let output = Locked<Output>(Output())
     /// What arrived, and when each piece did: a marker's instant is its last byte's arrival, read on
     /// the reader thread, not when a waiting thread woke to look (a wake-up more, 0.1 ms here).
     private struct Output {

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import Locking
 import StoreCore
 @testable import StoreEngine
 import StorefrontTestSupport
@@ -66,7 +66,7 @@ struct LedgerReadersTests {
 
         // Threads at once, more than there are slots (connection threads are threads, not tasks): each
         // read is answered whole by a reader of its own, or refused.
-        let answers = Mutex<[String?]>([])
+        let answers = Locked<[String?]>([])
         let done = DispatchSemaphore(value: 0)
         for _ in 0..<8 {
             Thread {

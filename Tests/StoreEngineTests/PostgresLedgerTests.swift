@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import Synchronization
+import Locking
 import StoreCore
 import StoreClient
 @testable import StoreEngine
@@ -285,7 +285,7 @@ struct PostgresLedgerTests {
     func changeFeedIgnoresOwnCommits() async throws {
         let location = try PostgresTestServer.freshLedger()
         let (own, other) = (try Ledger(postgres: location), try Ledger(postgres: location))
-        let wakes = Mutex(0)
+        let wakes = Locked(0)
         let feed = try #require(own.wake { wakes.withLock { $0 += 1 } })
         defer { feed.stop() }
         let rows = LedgerSpeedTests()

@@ -1,6 +1,6 @@
 import Foundation
 @testable import StoreKit
-import Synchronization
+import Locking
 import Testing
 
 extension StoreKitSuites {
@@ -10,8 +10,8 @@ extension StoreKitSuites {
     struct FinishQueueTests {
         /// What the store was asked to write, and when each caller got its answer.
         final class Store: Sendable {
-            let writes = Mutex<[[Int64]]>([])
-            let returned = Mutex<[(id: Int64, writtenBefore: Bool)]>([])
+            let writes = Locked<[[Int64]]>([])
+            let returned = Locked<[(id: Int64, writtenBefore: Bool)]>([])
 
             func write(_ ids: [Int64]) async {
                 try? await Task.sleep(for: .milliseconds(20))  // a write takes a while: the others arrive meanwhile

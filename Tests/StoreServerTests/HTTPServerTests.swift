@@ -3,7 +3,7 @@ import Foundation
 import FoundationNetworking
 #endif
 import StoreCore
-import Synchronization
+import Locking
 import Testing
 @testable import StoreServer
 import StorefrontTestSupport
@@ -95,7 +95,7 @@ struct Echo: Codable, Equatable {
     @Test func aDeclaredBodyOverTheLimitGets413AsAppStoreJSONBeforeItIsSent() async throws {
         var limits = HTTPServer.Limits()
         limits.maximumBodyBytes = 100
-        let handled = Mutex(0)
+        let handled = Locked(0)
         try await Self.withServer(limits: limits, handler: { request in
             handled.withLock { $0 += 1 }
             return await Echo.handler(request)

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import Locking
 import Testing
 import StorefrontTestSupport
 import StoreCore
@@ -19,7 +19,7 @@ struct HostileBackendTests {
 
     @Test(arguments: [301, 302, 303, 307, 308])
     func aRedirectIsAFailedAttemptAndIsNotFollowed(status: Int) async throws {
-        let followed = Mutex<[String]>([])
+        let followed = Locked<[String]>([])
         let backend = try HTTPServer.start(port: 0) { request in
             guard request.path == "/notify" else {
                 followed.withLock { $0.append("\(request.method) \(request.path) \(request.body.count) bytes") }

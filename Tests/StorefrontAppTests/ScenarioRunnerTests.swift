@@ -1,12 +1,12 @@
 import Foundation
-import Synchronization
+import Locking
 import Testing
 import StoreCore
 @testable import StorefrontApp
 
 /// Lines a command printed.
 final class Lines: Sendable {
-    let lines = Mutex<[String]>([])
+    let lines = Locked<[String]>([])
     func append(_ line: String) { lines.withLock { $0.append(line) } }
     var text: String { lines.withLock { $0.joined(separator: "\n") } }
     var last: String? { lines.withLock { $0.last } }

@@ -1,7 +1,7 @@
 import CLibPQ
 import Foundation
 import StoreEngine
-import Synchronization
+import Locking
 
 /// The PostgreSQL server the tests run the ledger on: the one `STOREFRONT_TEST_POSTGRES` names
 /// (a URL), else a throwaway cluster this test process starts with `.ci/postgres` on a free
@@ -49,7 +49,7 @@ public enum PostgresTestServer {
         }
     }
 
-    private static let ledgers = Mutex<[String: PostgresLocation]>([:])
+    private static let ledgers = Locked<[String: PostgresLocation]>([:])
 
     /// Runs one statement on the server's database (not a ledger) through libpq itself: StoreEngine's
     /// connection is internal to it, and this module builds without `@testable` (as `swift build -c release` does).

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import Locking
 import Testing
 @testable import TerminalUI
 
@@ -36,7 +36,7 @@ struct InputWatcherTests {
         pty.resize(Size(width: 80, height: 24))
         let watcher = InputWatcher(inputFD: pty.slave, outputFD: pty.slave)
         watcher.saw(Size(width: 80, height: 24))
-        let wakes = Mutex(0)
+        let wakes = Locked(0)
         let counter = Task { for await _ in watcher.stream { wakes.withLock { $0 += 1 } } }
         watcher.start()
         defer { watcher.stop(); counter.cancel() }

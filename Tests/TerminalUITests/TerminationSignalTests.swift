@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import Locking
 import Testing
 @testable import TerminalUI
 
@@ -16,7 +16,7 @@ extension SignalHandlerSuites {
             defer { pty.close() }
             await MainActor.run { TerminalRestore.install() }
             let watcher = InputWatcher(inputFD: pty.slave, outputFD: pty.slave, wakeFD: TerminalRestore.wakeDescriptors.read)
-            let wakes = Mutex(0)
+            let wakes = Locked(0)
             let counter = Task { for await _ in watcher.stream { wakes.withLock { $0 += 1 } } }
             watcher.start()
             defer { watcher.stop(); counter.cancel() }

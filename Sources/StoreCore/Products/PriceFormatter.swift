@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import Locking
 
 /// Formats prices as the App Store shows them: the storefront's currency in the customer's locale,
 /// through Foundation's `Decimal.FormatStyle.Currency` (which groups Indian rupees as ₹1,25,000.00).
@@ -35,7 +35,7 @@ public enum PriceFormatter {
         var prices: [Decimal: String] = [:]
     }
 
-    private static let formats = Mutex<[Key: Format]>([:])
+    private static let formats = Locked<[Key: Format]>([:])
 }
 
 #if canImport(_FoundationICU)

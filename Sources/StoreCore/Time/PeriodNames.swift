@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import Locking
 #if canImport(_FoundationICU)
 import _FoundationICU
 #endif
@@ -21,7 +21,7 @@ public enum PeriodNames {
 
     private struct Key: Hashable { var period: Period; var locale: String; var unitOnly: Bool }
     /// Opening an ICU formatter costs more than drawing a row: every name is made once.
-    private static let cache = Mutex<[Key: String]>([:])
+    private static let cache = Locked<[Key: String]>([:])
 
     private static func cached(_ period: Period, _ locale: String, unitOnly: Bool) -> String? {
         let key = Key(period: period, locale: locale, unitOnly: unitOnly)

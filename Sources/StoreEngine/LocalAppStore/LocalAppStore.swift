@@ -1,7 +1,7 @@
 import Foundation
 import StoreCore
 import StoreSigning
-import Synchronization
+import Locking
 
 /// The embedded simulated App Store: a ledger that survives a crash, a clock that can run fast, a signer, and
 /// StoreKit's rules for purchases, Ask to Buy, interrupted purchases, offers, codes, refunds and
@@ -318,7 +318,7 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
         return value
     }
 
-    private static let knownMilliunits = Mutex<[Decimal: Int64]>([:])
+    private static let knownMilliunits = Locked<[Decimal: Int64]>([:])
 
     // MARK: Signing and handing out
 

@@ -2,7 +2,7 @@ import Dispatch
 import Foundation
 import StoreCore
 import StoreSigning
-import Synchronization
+import Locking
 
 /// Signs tokens on another core while a catch-up goes on building the next renewals. A simulated
 /// year is mostly signing; done beside the payloads and inserts rather than between them, it
@@ -11,7 +11,7 @@ import Synchronization
 final class SigningPipeline: Sendable {
     private let signer: JWSSigner
     private let queue = DispatchQueue(label: "storefront.signing")
-    private let signed = Mutex<[(id: Int64, result: Result<String, any Error>)]>([])
+    private let signed = Locked<[(id: Int64, result: Result<String, any Error>)]>([])
 
     init(_ signer: JWSSigner) { self.signer = signer }
 
@@ -24,7 +24,7 @@ final class SigningPipeline: Sendable {
         }
     }
 
-    private let rendered = Mutex<[Int: String]>([:])
+    private let rendered = Locked<[Int: String]>([:])
 
     /// Makes text on the same core (a notification's renewal info: see `LocalAppStore.enqueueNotification`).
     func render(as slot: Int, _ make: @escaping @Sendable () -> String) {

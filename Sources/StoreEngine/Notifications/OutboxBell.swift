@@ -1,3 +1,4 @@
+import Locking
 import Synchronization
 
 /// Rung when a notification may have become due: this store wrote one to the outbox (or queued one
@@ -5,7 +6,7 @@ import Synchronization
 /// a notification leaves as soon as its event is committed. Rung inside the write, before the commit:
 /// a sender that wakes asks the store, whose actor finishes the commit first.
 public final class OutboxBell: Sendable {
-    private let listeners = Mutex<[Int: AsyncStream<Void>.Continuation]>([:])
+    private let listeners = Locked<[Int: AsyncStream<Void>.Continuation]>([:])
     private let nextID = Atomic<Int>(0)
 
     public init() {}

@@ -1,5 +1,6 @@
 import Foundation
 import StoreSigning
+import Locking
 
 /// Why a request was not let in: for the log. The client only ever sees `AuthFailure.response`.
 public struct AuthFailure: Error, Sendable, Equatable, CustomStringConvertible {
@@ -169,10 +170,10 @@ public struct APIAuthenticator: Sendable {
 
 /// The last few tokens whose signature and claims (all but their times) passed, with their times.
 /// The same bytes always pass the same checks, so a token found here needs only its times checked.
-/// Every request takes its lock: a `BlockingLock`.
+/// Every request takes its lock (a `Locked`, whose waiters sleep).
 final class VerifiedTokens: Sendable {
     static let capacity = 16
-    private let tokens = BlockingLock<[(token: String, issued: Double?, expires: Double?)]>([])
+    private let tokens = Locked<[(token: String, issued: Double?, expires: Double?)]>([])
 
     func times(of token: String) -> (issued: Double?, expires: Double?)? {
         tokens.withLock { tokens in tokens.first { $0.token == token }.map { ($0.issued, $0.expires) } }

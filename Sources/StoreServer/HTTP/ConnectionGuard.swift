@@ -1,6 +1,7 @@
 import CMicroHTTPD
 import Dispatch
 import Foundation
+import Locking
 import Synchronization
 
 /// What libmicrohttpd does not bound: how long a request may take to arrive whole, and how a client
@@ -18,7 +19,7 @@ import Synchronization
 final class ConnectionGuard: Sendable {
     private let limits: HTTPServer.Limits
     /// Every open connection, by its `WatchedConnection`'s identity: taken on open, close and the watch's look.
-    private let watched = Mutex<[ObjectIdentifier: WatchedConnection]>([:])
+    private let watched = Locked<[ObjectIdentifier: WatchedConnection]>([:])
     /// Signalled to stop the watch, a thread that looks every quarter of the deadline (at most a second).
     private let stopping = DispatchSemaphore(value: 0)
 

@@ -1,7 +1,7 @@
 import CMicroHTTPD
 import Dispatch
 import Foundation
-import Synchronization
+import Locking
 
 /// An HTTP/1.1 server over libmicrohttpd (MHD): MHD reads, parses and bounds every request; an
 /// `HTTPHandler` answers it.
@@ -65,7 +65,7 @@ public final class HTTPServer: Sendable {
     /// `http://127.0.0.1:8080`, `http://[::1]:8080`: what a client's base URL is.
     public var baseURL: String { "http://" + ListenSocket.endpoint(host, port) }
     private let core: ServerCore
-    private let state: Mutex<State>
+    private let state: Locked<State>
 
     private enum State {
         case running(Daemon)
@@ -81,7 +81,7 @@ public final class HTTPServer: Sendable {
         self.port = socket.port
         self.isEveryInterface = socket.isEveryInterface
         self.core = core
-        state = Mutex(.running(daemon))
+        state = Locked(.running(daemon))
     }
 
     /// Starts serving `host` (loopback by default) on `port` (0: any free port).
@@ -222,7 +222,7 @@ private final class ServerCore: Sendable {
     let handler: HTTPHandler
     let limits: HTTPServer.Limits
     let connections: ConnectionGuard
-    private let waiting = BlockingLock<(stopping: Bool, executors: [ObjectIdentifier: ConnectionExecutor])>((false, [:]))
+    private let waiting = Locked<(stopping: Bool, executors: [ObjectIdentifier: ConnectionExecutor])>((false, [:]))
 
     init(handler: @escaping HTTPHandler, limits: HTTPServer.Limits) {
         self.handler = handler
@@ -356,7 +356,7 @@ private final class ConnectionExecutor: TaskExecutor {
         var answer: HTTPResponse?
         var handedOver = false
     }
-    private let state = Mutex(State())
+    private let state = Locked(State())
     private let wake = DispatchSemaphore(value: 0)
 
     func enqueue(_ job: consuming ExecutorJob) {

@@ -3,7 +3,7 @@ import Foundation
 import FoundationNetworking
 #endif
 import StoreEngine
-import Synchronization
+import Locking
 
 /// One notification POST as the App Store makes it: redirects are not followed (a 3xx is the
 /// backend's failure, retried like any other), and the answer ends with its status line and headers:
@@ -15,7 +15,7 @@ import Synchronization
 /// they were handled: 1.4 GB in 2.6 s. Without one, the body is dropped where it is read, and the
 /// headers are watched for instead.
 final class NotificationPost: NSObject, URLSessionTaskDelegate, Sendable {
-    private let inFlight = Mutex<[Int: CheckedContinuation<String, Never>]>([:])
+    private let inFlight = Locked<[Int: CheckedContinuation<String, Never>]>([:])
 
     /// How long an attempt may take, headers and all.
     private let timeout: TimeInterval

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import Locking
 
 /// Dates in UTC with a fixed pattern, so the store clock reads the same on every machine and in goldens.
 enum Format {
@@ -30,7 +30,7 @@ enum Format {
     }
 
     /// The minute the status line shows on every frame: formatting it again was a sixth of drawing one.
-    private static let lastMinute = Mutex<(minute: Double, text: String)>((.nan, ""))
+    private static let lastMinute = Locked<(minute: Double, text: String)>((.nan, ""))
 
     static func formattedMinute(_ date: Date) -> String {
         date.formatted(Date.VerbatimFormatStyle(

@@ -1,6 +1,6 @@
 import Dispatch
 import Foundation
-import Synchronization
+import Locking
 
 /// Tells the main actor when keys can be read, without touching ncurses (which is not
 /// thread-safe): a dedicated thread `poll()`s the input descriptor and yields into an
@@ -14,7 +14,7 @@ final class InputWatcher: Sendable {
     private let continuation: AsyncStream<Void>.Continuation
     private let inputFD: Int32
     private let outputFD: Int32
-    private let state = Mutex(State())
+    private let state = Locked(State())
     private let drainedSignal = DispatchSemaphore(value: 0)
 
     private struct State {

@@ -1,4 +1,4 @@
-import Synchronization
+import Locking
 
 /// A modal sheet: a centred, bordered box that clears what is under it, with a title,
 /// wrapped body text and a row of buttons (the selected one in reverse video).
@@ -64,7 +64,7 @@ public struct Sheet: Sendable, Equatable {
 
     /// The last layout worked out: a frame asks for the same sheet's three times (the key map, the
     /// footer, the drawing), and wrapping its body each time was a tenth of a frame.
-    private static let lastLayout = Mutex<(sheet: Sheet, area: Rect, layout: Layout)?>(nil)
+    private static let lastLayout = Locked<(sheet: Sheet, area: Rect, layout: Layout)?>(nil)
 
     private func layout(in area: Rect) -> Layout {
         if let last = Self.lastLayout.withLock({ $0 }), last.area == area, last.sheet == self { return last.layout }

@@ -1,5 +1,6 @@
 import CLibPQ
 import Foundation
+import Locking
 import Synchronization
 
 /// A ledger on PostgreSQL through libpq. Writers take a transaction-scoped advisory lock (one per
@@ -342,7 +343,7 @@ final class PostgresDatabase: LedgerDatabase {
 /// The commits this process made to one ledger (see `PostgresDatabase.localCommits`), shared by its connections.
 final class LocalCommits: Sendable {
     let count = Atomic<Int64>(0)
-    private static let byLedger = Mutex<[String: LocalCommits]>([:])
+    private static let byLedger = Locked<[String: LocalCommits]>([:])
 
     static func of(_ location: PostgresLocation) -> LocalCommits {
         byLedger.withLock { known in

@@ -1,5 +1,6 @@
 import CSQLite
 import Dispatch
+import Locking
 import Synchronization
 
 /// Copies a database's write-ahead log back into its file on a thread and a connection of its own, so
@@ -27,7 +28,7 @@ final class Checkpointer: Sendable {
     /// commit after a whole checkpoint writes it from its start.
     private let copied = Atomic<Int32>(0)
     /// Opened on the first checkpoint; used on `queue` only, so its lock is never waited for.
-    private let connection = Mutex<OpaquePointer?>(nil)
+    private let connection = Locked<OpaquePointer?>(nil)
     private let count = Atomic<Int>(0)
     private let commitCount = Atomic<Int>(0)
     private let restartCount = Atomic<Int>(0)

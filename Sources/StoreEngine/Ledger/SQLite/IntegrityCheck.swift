@@ -1,6 +1,6 @@
 import CSQLite
 import Foundation
-import Synchronization
+import Locking
 
 /// SQLite's `PRAGMA quick_check` of a ledger file, on a read-only connection and a thread of its own:
 /// it reads every page, about a second for a million transactions, so a ledger too large to check
@@ -11,7 +11,7 @@ final class IntegrityCheck: Sendable {
         case damaged(LedgerError)
     }
 
-    private let state = Mutex<(outcome: Outcome, connection: Interrupter?)>((.running, nil))
+    private let state = Locked<(outcome: Outcome, connection: Interrupter?)>((.running, nil))
     private let done = DispatchSemaphore(value: 0)
 
     init(path: String) {

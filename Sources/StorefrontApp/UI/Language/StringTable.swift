@@ -1,6 +1,6 @@
 import Foundation
 import StoreCore
-import Synchronization
+import Locking
 
 /// What the customer reads, in their language: one table per language (a file each, beside this
 /// one), chosen once from the locale (`StringTable.for`), so a sentence is never half in another
@@ -63,7 +63,7 @@ extension StringTable {
 
     /// The tables that can be chosen: an incomplete one never is.
     private static let complete = all.filter(\.isComplete)
-    private static let lastChosen = Mutex<(locale: String, table: StringTable)?>(nil)
+    private static let lastChosen = Locked<(locale: String, table: StringTable)?>(nil)
 
     /// "ja_JP" → "ja", "zh_TW" → "zh-Hant", "zh-Hans-CN" → "zh-Hans", "pt_BR" → "pt-BR", "pt_PT" → "pt-PT".
     static func tableID(_ locale: String) -> String {
