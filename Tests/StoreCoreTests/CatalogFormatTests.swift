@@ -238,6 +238,15 @@ struct PayloadDecodingTests {
         let fractional = try JSONParser.parse(#"{"transactionId":7.9,"originalTransactionId":"1","productId":"p","type":"Consumable","purchaseDate":1,"signedDate":1}"#)
         #expect(TransactionPayload(json: fractional)?.transactionID == 7)
     }
+
+    @Test("a date beyond what a double holds (1e400 ms) is no date: the payload lacks it, nothing formats infinity")
+    func infiniteDates() throws {
+        let json = try JSONParser.parse(#"{"transactionId":"7","originalTransactionId":"1","productId":"p","type":"Consumable","purchaseDate":1e400,"signedDate":1}"#)
+        #expect(json["purchaseDate"]?.date == nil)
+        #expect(TransactionPayload(json: json) == nil, "purchaseDate is required")
+        let expiring = try JSONParser.parse(#"{"transactionId":"7","originalTransactionId":"1","productId":"p","type":"Consumable","purchaseDate":1,"signedDate":1,"expiresDate":-1e400}"#)
+        #expect(TransactionPayload(json: expiring)?.expirationDate == nil)
+    }
 }
 
 @Suite("Calendar arithmetic")

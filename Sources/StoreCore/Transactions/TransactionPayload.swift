@@ -180,8 +180,9 @@ extension JSONValue {
     static func ms(_ date: Date) -> JSONValue { .number(String(Int64((date.timeIntervalSince1970 * 1000).rounded()))) }
     static func int(_ value: Int) -> JSONValue { .number(String(value)) }
 
-    /// A date from milliseconds since 1970 (Xcode writes fractional milliseconds).
-    public var date: Date? { doubleValue.map { Date(timeIntervalSince1970: $0 / 1000) } }
+    /// A date from milliseconds since 1970 (Xcode writes fractional milliseconds); nil beyond what a
+    /// double holds (`1e400` parses as infinity, which no formatter takes: Foundation traps).
+    public var date: Date? { doubleValue.flatMap { $0.isFinite ? Date(timeIntervalSince1970: $0 / 1000) : nil } }
 
     /// An integer written as a number or a string (Apple writes transaction IDs as strings).
     var int64Text: Int64? {
