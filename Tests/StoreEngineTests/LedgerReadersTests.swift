@@ -54,15 +54,16 @@ struct LedgerReadersTests {
         #expect(readers.opened == LedgerReaders.limit, "reopening none")
 
         // Every slot held by another thread (as connection threads mid-request): the store's actor answers.
-        let (holding, release) = (DispatchSemaphore(value: 0), DispatchSemaphore(value: 0))
+        let (holding, release, released) = (DispatchSemaphore(value: 0), DispatchSemaphore(value: 0), DispatchSemaphore(value: 0))
         let holders = (0..<LedgerReaders.limit).map { _ in
-            Thread { _ = readers.read { _ in holding.signal(); release.wait() } }
+            Thread { _ = readers.read { _ in holding.signal(); release.wait() }; released.signal() }
         }
         holders.forEach { $0.start() }
         for _ in holders { holding.wait() }
         #expect(readers.read { try $0.completedToken(id) } == nil, "every slot is taken")
         #expect(await store.serverSignedTransaction(id: id) == coins, "answered by the actor")
         for _ in holders { release.signal() }
+        for _ in holders { released.wait() }  // given back: under load they woke after the threads below had all finished
 
         // Threads at once, more than there are slots (connection threads are threads, not tasks): each
         // read is answered whole by a reader of its own, or refused.
