@@ -4,6 +4,7 @@ import StoreKit
 import StoreKitTest
 import StorefrontTestSupport
 import Testing
+import Locking
 
 /// Apple's StoreKit API, member by member, over a session on Apple's own SKDemo configuration.
 extension StoreKitSuites {
@@ -195,17 +196,9 @@ struct StoreObservationTests {
 
     @Test func observableTracksAccessAndChange() {
         let store = ModernStore()
-        let changed = Mutexed(false)
-        withObservationTracking { _ = store.purchased } onChange: { changed.set(true) }
+        let changed = Locked(false)
+        withObservationTracking { _ = store.purchased } onChange: { changed.withLock { $0 = true } }
         store.purchased.append("nonconsumable.car")
-        #expect(changed.get())
-    }
-
-    final class Mutexed<T: Sendable>: @unchecked Sendable {  // @unchecked: every access holds `lock`
-        private let lock = NSLock()
-        private var value: T
-        init(_ value: T) { self.value = value }
-        func set(_ new: T) { lock.withLock { value = new } }
-        func get() -> T { lock.withLock { value } }
+        #expect(changed.withLock { $0 })
     }
 }

@@ -3,6 +3,7 @@ import StoreKit
 @_spi(Storefront) import StoreKitTest
 import StorefrontTestSupport
 import Testing
+import Locking
 
 /// The calls that show one of the App Store's sheets (payment, refund request, manage subscriptions, messages),
 /// answered by the scene's customer, and the updates that tell the app what the customer did there.
@@ -39,10 +40,10 @@ struct StoreKitSheetTests {
 
     @Test func aRefundRequestSubmittedIsReceivedOnceAndASecondIsADuplicate() async throws {
         let car = try await buy("nonconsumable.car")
-        let asked = Box<StoreSheet?>(nil)
-        let scene = UIWindowScene { sheet in asked.set(sheet); return .requestRefund(reason: "I didn't receive it") }
+        let asked = Locked<StoreSheet?>(nil)
+        let scene = UIWindowScene { sheet in asked.withLock { $0 = sheet }; return .requestRefund(reason: "I didn't receive it") }
         #expect(try await car.beginRefundRequest(in: scene) == .success)
-        guard case .refundRequest(let id) = asked.get() else { Issue.record("no refund sheet: \(String(describing: asked.get()))"); return }
+        guard case .refundRequest(let id) = asked.withLock({ $0 }) else { Issue.record("no refund sheet: \(String(describing: asked.withLock({ $0 })))"); return }
         #expect(id == car.id)
         await #expect(throws: Transaction.RefundRequestError.duplicateRequest) {
             try await Transaction.beginRefundRequest(for: car.id, in: UIWindowScene())
@@ -87,9 +88,9 @@ struct StoreKitSheetTests {
         var all: [Transaction] = []
         for await result in Transaction.all { all.append(result.unsafePayloadValue) }
         #expect(all.isEmpty)
-        let asked = Box<StoreSheet?>(nil)
-        let bought = try await car.purchase(confirmIn: UIWindowScene { sheet in asked.set(sheet); return .confirm })
-        guard case .success(.verified(let transaction)) = bought, case .payment(let shown) = asked.get() else { Issue.record("\(bought)"); return }
+        let asked = Locked<StoreSheet?>(nil)
+        let bought = try await car.purchase(confirmIn: UIWindowScene { sheet in asked.withLock { $0 = sheet }; return .confirm })
+        guard case .success(.verified(let transaction)) = bought, case .payment(let shown) = asked.withLock({ $0 }) else { Issue.record("\(bought)"); return }
         #expect(transaction.productID == car.id && shown.id == car.id)
     }
 
@@ -182,13 +183,4 @@ struct StoreKitPlanTests {
         #expect(back.offer?.type == .promotional && back.offer?.id == "pro.yearly.comeback" && back.price == Decimal(string: "19.99"))
     }
 }
-}
-
-/// A value a sheet's customer records, read back by the test.
-final class Box<T: Sendable>: @unchecked Sendable {  // @unchecked: every access holds `lock`
-    private let lock = NSLock()
-    private var value: T
-    init(_ value: T) { self.value = value }
-    func set(_ new: T) { lock.withLock { value = new } }
-    func get() -> T { lock.withLock { value } }
 }
