@@ -13,7 +13,7 @@ import Darwin
 ///
 /// Unchecked Sendable: `value` is read and written only inside `withLock`, under `mutex`; like
 /// `Mutex`, what goes in and comes out is `sending`, so no reference to it stays outside.
-public final class Locked<Value: ~Copyable>: @unchecked Sendable {
+public final class Locked<Value>: @unchecked Sendable {
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
     private var value: Value
 
@@ -27,7 +27,7 @@ public final class Locked<Value: ~Copyable>: @unchecked Sendable {
         mutex.deallocate()
     }
 
-    public func withLock<Result: ~Copyable, E: Error>(_ body: (inout sending Value) throws(E) -> sending Result) throws(E) -> sending Result {
+    public func withLock<Result, E: Error>(_ body: (inout sending Value) throws(E) -> sending Result) throws(E) -> sending Result {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
         return try body(&value)

@@ -41,13 +41,14 @@ enum StoreEventLog {
     /// The line for one notification, at the time the event itself happened; nil for what an action
     /// of the customer's or the tester's made (its own status line says it).
     static func line(_ n: StoreNotification, rate: TimeRate) -> Line? {
-        // What needs no line is known by its type, its signed payloads (three JSON documents) unread: a
-        // purchase's, read after every purchase, were a tenth of the storefront's work in a purchase loop.
-        guard toldTypes.contains(n.type) else { return nil }
-        let (transaction, renewal) = payloads(n)
-        let product = transaction?.productID ?? n.productID ?? "a subscription"
-        let expires = transaction?.expirationDate
-        let retryEnd = expires.map { BillingRetry.end(after: $0, rate: rate) }
+        // Read only by a case that tells a line: a purchase's signed payloads (three JSON documents), read
+        // after every purchase, were a tenth of the storefront's work in a purchase loop.
+        lazy var decoded = payloads(n)
+        lazy var transaction = decoded.0
+        lazy var renewal = decoded.1
+        lazy var product = transaction?.productID ?? n.productID ?? "a subscription"
+        lazy var expires = transaction?.expirationDate
+        lazy var retryEnd = expires.map { BillingRetry.end(after: $0, rate: rate) }
         func until(_ date: Date?) -> String { date.map { " until " + Format.dateTime($0, seconds: rate != .realTime) } ?? "" }
         func at(_ date: Date?) -> Date { min(date ?? n.createdDate, n.createdDate) }
         switch (n.type, n.subtype) {
@@ -68,9 +69,6 @@ enum StoreEventLog {
             return nil
         }
     }
-
-    /// The notification types `line` tells: the cases of its switch.
-    static let toldTypes: Set = ["DID_RENEW", "DID_FAIL_TO_RENEW", "GRACE_PERIOD_EXPIRED", "EXPIRED"]
 
     static func reason(_ subtype: String?) -> String {
         switch subtype {
