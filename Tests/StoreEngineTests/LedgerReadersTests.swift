@@ -31,6 +31,22 @@ struct LedgerReadersTests {
         await store.shutdown()
     }
 
+    @Test func aTokenReadBesideTheActorIsTheRowsNewOneOnceTheRowChanges() async throws {
+        let directory = try createdTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let store = try LocalAppStore(catalog: Repo.instantCatalog, stateDirectory: directory)
+        guard case .success(let coins) = try await store.purchase("com.lumenquest.coins.100", options: PurchaseOptions(), answer: .confirm) else {
+            Issue.record("no purchase"); return
+        }
+        let id = try #require(await store.ledgerEntries().first?.id)
+        for _ in 0..<2 { #expect(await store.serverSignedTransaction(id: id) == coins, "kept while the row is unchanged") }
+        try await store.refund(transactionID: id, prorated: false, reason: .other)
+        let refunded = try #require(await store.serverTransaction(id: id)?.jws)
+        #expect(refunded != coins, "a refund signs the transaction again")
+        #expect(await store.serverSignedTransaction(id: id) == refunded, "the refunded token, not the one kept")
+        await store.shutdown()
+    }
+
     @Test func readersAreOpenedOnlyWhileOthersAreBusyAndWithAllBusyTheActorAnswers() async throws {
         let directory = try createdTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }

@@ -172,7 +172,7 @@ extension Ledger {
     }
 
     /// The token of row `id` from its stored form, rebuilt once while the row is unchanged (see `rebuiltTokens`).
-    private func rebuiltToken(_ id: Int64, stored: String) throws -> String {
+    func rebuiltToken(_ id: Int64, stored: String) throws -> String {
         try keptToken(id, stored: stored) {
             let payload = try db.query("SELECT payload FROM transactions WHERE id = ?", [.int(id)]).first?.first?.text
             return try checkedToken(stored, payload: payload, id: id)
@@ -183,7 +183,7 @@ extension Ledger {
     private func keptToken(_ id: Int64, stored: String, rebuild: () throws -> String) rethrows -> String {
         if let rebuilt = rebuiltTokens[id], rebuilt.stored == stored { return rebuilt.token }
         let token = try rebuild()
-        if rebuiltTokens.count >= 20_000 { rebuiltTokens = [:] }
+        if rebuiltTokens.count >= rebuiltTokenLimit { rebuiltTokens = [:] }
         rebuiltTokens[id] = (stored, token)
         return token
     }

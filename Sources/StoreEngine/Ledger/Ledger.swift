@@ -36,6 +36,8 @@ final class Ledger {
     /// (the payload's base64) was a third of a refresh with a thousand subscriptions. A changed row
     /// has another stored form, so it is rebuilt; bounded, as a refresh needs only the current ones.
     var rebuiltTokens: [Int64: (stored: String, token: String)] = [:]
+    /// How many `rebuiltTokens` are kept before they are dropped and made again.
+    var rebuiltTokenLimit = 20_000
 
     /// The newest rows' payloads as `allRows(limit:)` last decoded them, by transaction ID with the JSON
     /// they came from: the storefront reads the newest 300 after every purchase, and decoding them

@@ -55,8 +55,9 @@ final class LedgerReaders: Sendable {
 extension Ledger {
     /// A completed transaction's token; nil when there is none by that ID, or it is not completed.
     func completedToken(_ id: Int64) throws -> String? {
-        guard let columns = try db.query("SELECT jws, payload, status FROM transactions WHERE id = ?", [.int(id)]).first,
-              columns[2].text == LedgerEntry.Status.completed.rawValue, let stored = columns[0].text else { return nil }
-        return token(stored, payload: columns[1].text ?? "")
+        guard let columns = try db.query("SELECT jws, status FROM transactions WHERE id = ?", [.int(id)]).first,
+              columns[1].text == LedgerEntry.Status.completed.rawValue, let stored = columns[0].text else { return nil }
+        // Its payload is read and encoded once while the row is unchanged (a changed row is signed again).
+        return try rebuiltToken(id, stored: stored)
     }
 }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// One route of the App Store Server API: a method and a path whose `{}` segments are the answer's
 /// arguments, in order (`/inApps/v1/messaging/default/{}/{}` → product ID, locale).
 struct Route: Sendable {
@@ -20,27 +22,43 @@ struct Route: Sendable {
     /// (`extend/mass` over `extend/{}`, `image/list` over `image/{}`).
     let literalSegments: Int
 
-    /// The arguments of a path split at its slashes (`segments(of:)`) when it matches (none for a path
-    /// without any); nil otherwise.
-    func arguments(in segments: ArraySlice<Substring>) -> [String]? {
-        // The literal segments first: every request is tried against the whole table, and decoding
-        // the arguments of routes it does not match was the largest part of routing one.
-        // Byte for byte, as a path is sent (String's == also equates canonically equivalent spellings, and costs more).
-        guard segments.count == pattern.count,
-              zip(segments, pattern).allSatisfy({ $1.map($0.utf8.elementsEqual) ?? !$0.isEmpty }) else { return nil }
+    /// Whether a path whose segments lie at `segments` in `path` is this route's: every literal segment
+    /// byte for byte, as a path is sent (String's == also equates canonically equivalent spellings, and
+    /// costs more), and an argument where the pattern has one.
+    func matches(_ segments: [Range<Int>], in path: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard segments.count == pattern.count else { return false }
+        for (i, range) in segments.enumerated() {
+            guard let literal = pattern[i] else {
+                if range.isEmpty { return false }
+                continue
+            }
+            guard range.count == literal.count, literal.elementsEqual(path[range]) else { return false }
+        }
+        return true
+    }
+
+    /// The arguments of a path this route matches, percent-decoded (the query already is); nil when one
+    /// does not decode.
+    func arguments(_ segments: [Range<Int>], in path: UnsafeBufferPointer<UInt8>) -> [String]? {
         var arguments: [String] = []
-        for (segment, expected) in zip(segments, pattern) where expected == nil {
-            // The path arrives as sent: its arguments are percent-decoded here (the query already is).
-            guard let decoded = segment.utf8.contains(UInt8(ascii: "%")) ? String(segment).removingPercentEncoding : String(segment) else { return nil }
+        for (i, range) in segments.enumerated() where pattern[i] == nil {
+            let segment = String(decoding: UnsafeBufferPointer(rebasing: path[range]), as: UTF8.self)
+            guard let decoded = segment.utf8.contains(UInt8(ascii: "%")) ? segment.removingPercentEncoding : segment else { return nil }
             arguments.append(decoded)
         }
         return arguments
     }
 
-    /// A path's segments after its leading slash, split once for the whole table.
-    static func segments(of path: String) -> ArraySlice<Substring> {
-        // By bytes: a slash is one, and splitting by Characters was a tenth of routing.
-        ArraySlice(path.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false).dropFirst().map { Substring($0) })
+    /// Where a path's segments lie, after its leading slash: split once for the whole table.
+    static func segments(of path: UnsafeBufferPointer<UInt8>) -> [Range<Int>] {
+        var segments: [Range<Int>] = []
+        var start = path.first == UInt8(ascii: "/") ? 1 : 0
+        for (i, byte) in path.enumerated().dropFirst(start) where byte == UInt8(ascii: "/") {
+            segments.append(start..<i)
+            start = i + 1
+        }
+        if start <= path.count, !path.isEmpty { segments.append(start..<path.count) }
+        return segments
     }
 }
 
@@ -51,15 +69,20 @@ enum RouteMatch {
     case wrongMethod(allowed: [String])
     case none
 
+    /// The routes are compared on the path's bytes in place, and only the one chosen decodes its
+    /// arguments: routing a request was more than reading its transaction from the ledger.
     init(_ request: HTTPRequest, in routes: [Route]) {
-        let segments = Route.segments(of: request.path)
-        let paths = routes.compactMap { route in route.arguments(in: segments).map { (route, $0) } }
-        if let (route, arguments) = paths.filter({ $0.0.method == request.method }).max(by: { $0.0.literalSegments < $1.0.literalSegments }) {
-            self = .found(route, arguments: arguments)
-        } else if paths.isEmpty {
-            self = .none
-        } else {
-            self = .wrongMethod(allowed: Set(paths.map(\.0.method)).sorted())
+        var path = request.path
+        self = path.withUTF8 { path in
+            let segments = Route.segments(of: path)
+            // A path whose argument does not decode is no route's (only a path with a `%` can have one).
+            let encoded = path.contains(UInt8(ascii: "%"))
+            let paths = routes.filter { $0.matches(segments, in: path) && (!encoded || $0.arguments(segments, in: path) != nil) }
+            if let route = paths.filter({ $0.method == request.method }).max(by: { $0.literalSegments < $1.literalSegments }),
+               let arguments = route.arguments(segments, in: path) {
+                return .found(route, arguments: arguments)
+            }
+            return paths.isEmpty ? .none : .wrongMethod(allowed: Set(paths.map(\.method)).sorted())
         }
     }
 }

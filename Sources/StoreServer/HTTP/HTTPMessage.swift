@@ -42,7 +42,8 @@ public struct HTTPResponse: Sendable, Equatable {
 
     /// A JSON body with `content-type: application/json` (Apple's client parses errors only with it).
     public static func json(_ status: Int, _ text: String) -> HTTPResponse {
-        HTTPResponse(status: status, headers: ["content-type": "application/json"], body: Data(text.utf8))
+        var text = text  // its bytes copied at once (through the generic UTF-8 view, a cast and a loop)
+        return HTTPResponse(status: status, headers: ["content-type": "application/json"], body: text.withUTF8 { Data($0) })
     }
 }
 

@@ -301,9 +301,9 @@ private final class ServerCore: Sendable {
 
     private func queue(_ response: HTTPResponse, on connection: OpaquePointer) -> MHD_Result {
         let response = (100...999).contains(response.status) ? response : Self.invalid
-        var body = response.body
-        let created = body.withUnsafeMutableBytes {
-            MHD_create_response_from_buffer($0.count, $0.baseAddress, MHD_ResponseMemoryMode.RESPMEM_MUST_COPY)
+        // MHD copies the body and writes nothing into it (mutable bytes would have copied it once more).
+        let created = response.body.withUnsafeBytes {
+            MHD_create_response_from_buffer($0.count, UnsafeMutableRawPointer(mutating: $0.baseAddress), MHD_ResponseMemoryMode.RESPMEM_MUST_COPY)
         }
         guard let created else { return .NO }
         defer { MHD_destroy_response(created) }
