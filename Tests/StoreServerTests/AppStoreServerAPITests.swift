@@ -47,6 +47,18 @@ import StorefrontTestSupport
         #expect(await f.get("/inApps/v1/transactions/").status == 404, "an empty argument matches no route")
     }
 
+    @Test func aPathMatchesARouteSegmentBySegmentExactlyAsSent() async throws {
+        let f = try APIFixture()
+        let id = try await f.buy(ID.removeAds)
+        #expect(await f.get("/inApps/v1/transactions/\(id)").status == 200)
+        for other in ["/inApps/v1/transactions/\(id)/", "//inApps/v1/transactions/\(id)", "/inApps/v1//transactions/\(id)",
+                      "/inapps/v1/transactions/\(id)", "/inApps/v1/transaction/\(id)", "/inApps/v1/transactions", "/", ""] {
+            let response = await f.get(other)
+            #expect(response.status == 404, "\(other.debugDescription)")
+            #expect(response.errorCode != 4_040_010, "no route, not an unknown transaction: \(other.debugDescription)")
+        }
+    }
+
     // MARK: Get Transaction History
 
     @Test func historyPagesTwentyAtATimeAndItsRevisionLaterGivesOnlyWhatIsNew() async throws {
