@@ -20,7 +20,7 @@ struct CatchUpBatchTests {
         batch.hold(Self.notification("DID_RENEW"), renewalInfo: { "{\"renewal\":1}" })
         batch.hold(Self.notification("TEST"), renewalInfo: nil)
         batch.hold(Self.notification("EXPIRED"), renewalInfo: { "{\"renewal\":3}" })
-        let (signatures, notifications) = try batch.finish()
+        let (signatures, notifications) = try batch.take()
         #expect(signatures.map(\.id) == Array(1...20))
         let verifier = JWSVerifier(trustedRoots: [Self.identity.certificate])
         let token = try Self.identity.signer.sign(payload: Data(payloads[4].utf8))
@@ -28,5 +28,14 @@ struct CatchUpBatchTests {
         #expect(verifier.verify("\(header).\(body).\(signatures[4].signature)", at: .now).isVerified)
         #expect(notifications.map(\.type) == ["DID_RENEW", "TEST", "EXPIRED"])
         #expect(notifications.map(\.renewalPayload) == ["{\"renewal\":1}", nil, "{\"renewal\":3}"])
+
+        // What came after, alone, its renewal info in its own slots.
+        batch.sign("{\"transactionId\":\"21\"}", for: 21)
+        batch.hold(Self.notification("DID_RENEW"), renewalInfo: { "{\"renewal\":4}" })
+        #expect(batch.queued == 1)
+        let (later, laterNotifications) = try batch.take()
+        #expect(later.map(\.id) == [21])
+        #expect(laterNotifications.map(\.renewalPayload) == ["{\"renewal\":4}"])
+        #expect(batch.queued == 0)
     }
 }

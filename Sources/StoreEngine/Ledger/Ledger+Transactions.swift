@@ -322,12 +322,15 @@ extension Ledger {
         signatures[id] = signature
     }
 
-    /// Inserts the rows waiting for their signatures, in the order they were made.
+    /// Inserts the rows waiting for their signatures, in the order they were made, and lets them go:
+    /// from then on the batch reads them from the ledger, as its own uncommitted writes.
     func insertSignedRows() throws {
         for (id, payload) in unsignedRows {
             guard let row = batchRows?[id] else { continue }  // deleted in the batch
             try db.queue(Self.insertSQL, values(row, payloadJSON: payload, signature: signatures[id]))
+            batchRows?[id] = nil
         }
+        (unsignedRows, signatures) = ([], [:])
     }
 
     /// Finishes transaction `id`; whether it was among those `unfinishedCount` counts. PostgreSQL says so in

@@ -64,15 +64,23 @@ extension LocalAppStore {
                     batch.eventDate = RenewalSchedule.dueDate(old).flatMap { $0 == .distantPast ? nil : min($0, now) }
                     try save(next, from: old)
                 })
+                // Between subscriptions: the next renewal of this one would look for its last in what was held.
+                if batch.queued >= catchUpChunk { try write(batch) }
             }
-            let (signatures, notifications) = try batch.finish()
-            for signed in signatures {
-                // Broken as `asSigned` breaks a whole token's signature, while invalid signatures are on.
-                ledger.setSignature(String(asSigned("." + signed.signature).dropFirst()), for: signed.id)
-            }
-            for row in notifications { try ledger.insertNotification(row) }
+            try write(batch)
         }
         pumpEvents()
+    }
+
+    /// Writes what a catch-up holds so far: its renewals, signed, and its notifications (still inside its transaction).
+    private func write(_ batch: CatchUpBatch) throws {
+        let (signatures, notifications) = try batch.take()
+        for signed in signatures {
+            // Broken as `asSigned` breaks a whole token's signature, while invalid signatures are on.
+            ledger.setSignature(String(asSigned("." + signed.signature).dropFirst()), for: signed.id)
+        }
+        for row in notifications { try ledger.insertNotification(row) }
+        try ledger.insertSignedRows()
     }
 
     /// A renewal: a new transaction on the same original ID, for the auto-renew product (a pending

@@ -39,6 +39,8 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
     var health = LedgerHealth()
     /// Set during a catch-up: renewals are signed beside it, and its notifications held, until it commits.
     var batch: CatchUpBatch?
+    /// How many renewals a catch-up holds before it writes them (tests make it small).
+    var catchUpChunk = CatchUpBatch.chunk
 
     /// Opens a store. `stateDirectory` nil keeps everything in memory (`--ephemeral`); `ledger` nil is the
     /// state directory's; a PostgreSQL one holds the ledger and the signing identity instead (the state directory is not used).

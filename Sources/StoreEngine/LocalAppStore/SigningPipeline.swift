@@ -34,15 +34,18 @@ final class SigningPipeline: Sendable {
         }
     }
 
-    /// Waits for everything rendered; the text by slot.
-    func renderedTexts() -> [Int: String] {
+    /// Waits for everything submitted and rendered, and hands it over: each transaction's signature (or
+    /// the first error), and the texts by slot. The next call returns only what came after.
+    func take() throws -> (signatures: [(id: Int64, signature: String)], texts: [Int: String]) {
         queue.sync {}
-        return rendered.withLock { $0 }
-    }
-
-    /// Waits for everything submitted; each transaction's signature, or the first error.
-    func finish() throws -> [(id: Int64, signature: String)] {
-        queue.sync {}
-        return try signed.withLock { try $0.map { ($0.id, try $0.result.get()) } }
+        let texts = rendered.withLock { texts in
+            defer { texts = [:] }
+            return texts
+        }
+        let results = signed.withLock { signed in
+            defer { signed = [] }
+            return signed
+        }
+        return (try results.map { ($0.id, try $0.result.get()) }, texts)
     }
 }
