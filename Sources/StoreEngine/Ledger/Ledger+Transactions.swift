@@ -234,6 +234,7 @@ extension Ledger {
         let sql = "SELECT \(Self.columns) FROM transactions ORDER BY id DESC LIMIT ?"
         guard let limit, limit <= 1000 else { return try rows(sql, [.limit(limit)]) }
         var decoded: [Int64: (json: String, payload: TransactionPayload)] = [:]
+        decoded.reserveCapacity(limit)
         let rows = try rows(sql, [.limit(limit)], decode: { text, id in
             guard let id else { return Self.decode(text) }
             if let kept = decodedNewest[id], kept.json == text { decoded[id] = kept; return kept.payload }

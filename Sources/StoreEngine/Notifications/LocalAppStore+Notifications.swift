@@ -88,6 +88,7 @@ extension LocalAppStore {
         read([]) {
             let states = try ledger.newestNotificationStates(limit: limit)
             var known = notificationsRead
+            notificationsRead = [:]  // the only reference, so adding to it copies nothing
             if let oldestChanged = states.filter({ known[$0.seq].map(Self.state) != $0 }).map(\.seq).min() {
                 for row in try ledger.notifications(from: oldestChanged) { known[row.seq] = try notification(row) }
             }
