@@ -31,14 +31,19 @@ struct LedgerReadersTests {
         await store.shutdown()
     }
 
-    @Test func aTokenReadBesideTheActorIsTheRowsNewOneOnceTheRowChanges() async throws {
+    /// A store on a ledger file of its own, with a consumable bought: the store, its directory, the token and its ID.
+    static func storeWithCoins() async throws -> (LocalAppStore, directory: String, coins: String, id: Int64) {
         let directory = try createdTemporaryDirectory()
-        defer { try? FileManager.default.removeItem(atPath: directory) }
         let store = try LocalAppStore(catalog: Repo.instantCatalog, stateDirectory: directory)
         guard case .success(let coins) = try await store.purchase("com.lumenquest.coins.100", options: PurchaseOptions(), answer: .confirm) else {
-            Issue.record("no purchase"); return
+            throw TestControlError("the purchase did not succeed")
         }
-        let id = try #require(await store.ledgerEntries().first?.id)
+        return (store, directory, coins, try #require(await store.ledgerEntries().first?.id))
+    }
+
+    @Test func aTokenReadBesideTheActorIsTheRowsNewOneOnceTheRowChanges() async throws {
+        let (store, directory, coins, id) = try await Self.storeWithCoins()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
         for _ in 0..<2 { #expect(await store.serverSignedTransaction(id: id) == coins, "kept while the row is unchanged") }
         try await store.refund(transactionID: id, prorated: false, reason: .other)
         let refunded = try #require(await store.serverTransaction(id: id)?.jws)
@@ -48,13 +53,8 @@ struct LedgerReadersTests {
     }
 
     @Test func readersAreOpenedOnlyWhileOthersAreBusyAndWithAllBusyTheActorAnswers() async throws {
-        let directory = try createdTemporaryDirectory()
+        let (store, directory, coins, id) = try await Self.storeWithCoins()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let store = try LocalAppStore(catalog: Repo.instantCatalog, stateDirectory: directory)
-        guard case .success(let coins) = try await store.purchase("com.lumenquest.coins.100", options: PurchaseOptions(), answer: .confirm) else {
-            Issue.record("no purchase"); return
-        }
-        let id = try #require(await store.ledgerEntries().first?.id)
         let readers = try #require(store.serverReaders)
         for _ in 0..<3 { #expect(readers.read { try $0.completedToken(id) } == coins) }
         #expect(readers.opened == 1, "one at a time: one connection")
