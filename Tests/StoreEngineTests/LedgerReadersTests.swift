@@ -44,11 +44,17 @@ struct LedgerReadersTests {
     @Test func aTokenReadBesideTheActorIsTheRowsNewOneOnceTheRowChanges() async throws {
         let (store, directory, coins, id) = try await Self.storeWithCoins()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        for _ in 0..<2 { #expect(await store.serverSignedTransaction(id: id) == coins, "kept while the row is unchanged") }
+        let readers = try #require(store.serverReaders)
+        for _ in 0..<2 { #expect(readers.read { try $0.completedToken(id) } == coins) }
+        #expect(readers.read { $0.rebuiltTokens.count } == 1, "rebuilt once, then kept while the row is unchanged")
+        #expect(readers.read { $0.rebuiltTokenLimit } == LedgerReaders.keptTokens, "a reader keeps a few, not the store's thousands")
         try await store.refund(transactionID: id, prorated: false, reason: .other)
         let refunded = try #require(await store.serverTransaction(id: id)?.jws)
         #expect(refunded != coins, "a refund signs the transaction again")
-        #expect(await store.serverSignedTransaction(id: id) == refunded, "the refunded token, not the one kept")
+        #expect(readers.read { try $0.completedToken(id) } == refunded, "the refunded token, not the one kept")
+        // A refund committed between reading the row's stored form and its payload: no token that pairs them.
+        #expect(readers.read { try $0.token(id, storedAs: Ledger.signature(of: coins)) } == nil)
+        #expect(readers.read { try $0.token(id, storedAs: Ledger.signature(of: refunded)) } == refunded)
         await store.shutdown()
     }
 

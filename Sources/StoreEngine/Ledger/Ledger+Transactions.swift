@@ -172,7 +172,7 @@ extension Ledger {
     }
 
     /// The token of row `id` from its stored form, rebuilt once while the row is unchanged (see `rebuiltTokens`).
-    func rebuiltToken(_ id: Int64, stored: String) throws -> String {
+    private func rebuiltToken(_ id: Int64, stored: String) throws -> String {
         try keptToken(id, stored: stored) {
             let payload = try db.query("SELECT payload FROM transactions WHERE id = ?", [.int(id)]).first?.first?.text
             return try checkedToken(stored, payload: payload, id: id)
@@ -180,7 +180,7 @@ extension Ledger {
     }
 
     /// Row `id`'s token as `rebuild` makes it, made once while the row's stored form is unchanged (see `rebuiltTokens`).
-    private func keptToken(_ id: Int64, stored: String, rebuild: () throws -> String) rethrows -> String {
+    func keptToken(_ id: Int64, stored: String, rebuild: () throws -> String) rethrows -> String {
         if let rebuilt = rebuiltTokens[id], rebuilt.stored == stored { return rebuilt.token }
         let token = try rebuild()
         if rebuiltTokens.count >= rebuiltTokenLimit { rebuiltTokens = [:] }
@@ -190,7 +190,7 @@ extension Ledger {
 
     /// The token from its stored form, read without its row: a payload that is not a transaction (`{}`)
     /// would make a token no verifier accepts, so it is damage, as in `rows`.
-    private func checkedToken(_ stored: String, payload: String?, id: Int64?) throws -> String {
+    func checkedToken(_ stored: String, payload: String?, id: Int64?) throws -> String {
         guard let payload, let json = try? JSONParser.parse(payload), TransactionPayload(json: json) != nil else {
             throw damagedRow("transactions", key: id, "its payload is not a transaction")
         }

@@ -13,6 +13,8 @@ final class LedgerReaders: Sendable {
     private let tokenPrefix: String
     private let slots: [Slot]
     static let limit = 4
+    /// The tokens each reader keeps rebuilt (about 4 kB each): a backend asks again about what it was just told of.
+    static let keptTokens = 512
 
     /// nil for a ledger that is not a SQLite file (in memory, PostgreSQL).
     init?(_ location: LedgerLocation, tokenPrefix: String) {
@@ -28,7 +30,9 @@ final class LedgerReaders: Sendable {
         for slot in slots where slot.take() {
             defer { slot.give() }
             if slot.ledger == nil, case .sqlite(let path) = location, let db = try? SQLiteDatabase(path: path, readOnly: true) {
-                slot.ledger = Ledger(database: db, location: location, tokenPrefix: tokenPrefix)
+                let ledger = Ledger(database: db, location: location, tokenPrefix: tokenPrefix)
+                ledger.rebuiltTokenLimit = Self.keptTokens
+                slot.ledger = ledger
                 opens.add(1, ordering: .relaxed)
             }
             guard let ledger = slot.ledger else { return nil }
@@ -57,7 +61,21 @@ extension Ledger {
     func completedToken(_ id: Int64) throws -> String? {
         guard let columns = try db.query("SELECT jws, status FROM transactions WHERE id = ?", [.int(id)]).first,
               columns[1].text == LedgerEntry.Status.completed.rawValue, let stored = columns[0].text else { return nil }
-        // Its payload is read and encoded once while the row is unchanged (a changed row is signed again).
-        return try rebuiltToken(id, stored: stored)
+        return try token(id, storedAs: stored)
     }
+
+    /// Row `id`'s token from `stored`, the row's stored form as just read; it throws when the row no longer
+    /// has it. Each statement here sees the ledger as it is then, and a commit between two reads (a refund)
+    /// would otherwise pair the new payload with the old signature. Its payload is read and encoded once
+    /// while the row is unchanged (a changed row is signed again).
+    func token(_ id: Int64, storedAs stored: String) throws -> String {
+        try keptToken(id, stored: stored) {
+            let payload = try db.query("SELECT payload FROM transactions WHERE id = ? AND jws = ?", [.int(id), .text(stored)])
+            guard let text = payload.first?.first?.text else { throw RowChanged() }
+            return try checkedToken(stored, payload: text, id: id)
+        }
+    }
+
+    /// The row changed between two reads: the caller asks the store's actor instead.
+    private struct RowChanged: Error {}
 }

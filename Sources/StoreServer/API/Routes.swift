@@ -49,15 +49,17 @@ struct Route: Sendable {
         return arguments
     }
 
-    /// Where a path's segments lie, after its leading slash: split once for the whole table.
+    /// Where a path's segments lie, after its leading slash: split once for the whole table. A path
+    /// without one (not a path a client sends) has none, so no route's.
     static func segments(of path: UnsafeBufferPointer<UInt8>) -> [Range<Int>] {
+        guard path.first == UInt8(ascii: "/") else { return [] }
         var segments: [Range<Int>] = []
-        var start = path.first == UInt8(ascii: "/") ? 1 : 0
-        for (i, byte) in path.enumerated().dropFirst(start) where byte == UInt8(ascii: "/") {
+        var start = 1
+        for (i, byte) in path.enumerated().dropFirst() where byte == UInt8(ascii: "/") {
             segments.append(start..<i)
             start = i + 1
         }
-        if start <= path.count, !path.isEmpty { segments.append(start..<path.count) }
+        segments.append(start..<path.count)
         return segments
     }
 }
