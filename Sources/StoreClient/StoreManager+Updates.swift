@@ -84,7 +84,7 @@ extension StoreManager {
     func refreshAfterUpdates() {
         guard !updatesRefreshQueued else { return }
         updatesRefreshQueued = true
-        Task {
+        updatesRefresh = Task {
             await Task.yield()  // the updates already waiting go first
             updatesRefreshQueued = false
             await refresh()

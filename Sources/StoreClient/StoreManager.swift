@@ -54,6 +54,8 @@ public actor StoreManager {
     var isLaunched = false
     /// Whether a refresh for the updates handled is queued, not yet begun.
     var updatesRefreshQueued = false
+    /// The last refresh queued for updates (see `refreshAfterUpdates`), for `stop` to wait for.
+    var updatesRefresh: Task<Void, Never>?
     /// QA: the app dies after delivering the next transaction, before `finish()` (a crash a tester reproduces).
     var crashesBeforeFinish = false
     /// The app died that way: it no longer listens or finishes anything.
@@ -133,13 +135,15 @@ public actor StoreManager {
         }
     }
 
-    /// Stops listening and waits for the update being handled, if any: a program that exits
-    /// while a verification runs on another thread crashes in OpenSSL's exit-time cleanup.
+    /// Stops listening and waits for the update being handled, if any, and the refresh it queued: a
+    /// program that exits while a verification runs on another thread crashes in OpenSSL's exit-time
+    /// cleanup (a worker on a shared ledger did, refreshing after another machine's purchase).
     public func stop() async {
         let running = listener
         stopListening()
         await running?.value
         await delivering?.value
+        await updatesRefresh?.value
     }
 
     func stopListening() {
