@@ -172,15 +172,26 @@ extension Ledger {
     }
 
     /// The token of row `id` from its stored form, rebuilt once while the row is unchanged (see `rebuiltTokens`).
-    private func rebuiltToken(_ id: Int64, stored: String) throws -> String {
+    /// The payload is read with the stored form the caller just read: a statement outside a read transaction
+    /// sees the ledger as it is then, and a commit between the two reads (a refund, another process's)
+    /// would pair the new payload with the old signature. Then the row is read whole again.
+    func rebuiltToken(_ id: Int64, stored: String) throws -> String {
         try keptToken(id, stored: stored) {
-            let payload = try db.query("SELECT payload FROM transactions WHERE id = ?", [.int(id)]).first?.first?.text
-            return try checkedToken(stored, payload: payload, id: id)
+            if let payload = try db.query("SELECT payload FROM transactions WHERE id = ? AND jws = ?", [.int(id), .text(stored)]).first?.first?.text {
+                return try checkedToken(stored, payload: payload, id: id)
+            }
+            guard let row = try db.query("SELECT jws, payload FROM transactions WHERE id = ?", [.int(id)]).first, let now = row[0].text else {
+                throw RowChanged()
+            }
+            return try checkedToken(now, payload: row[1].text, id: id)
         }
     }
 
+    /// A row deleted, or left without a token, between two reads: the caller reads again.
+    struct RowChanged: Error {}
+
     /// Row `id`'s token as `rebuild` makes it, made once while the row's stored form is unchanged (see `rebuiltTokens`).
-    func keptToken(_ id: Int64, stored: String, rebuild: () throws -> String) rethrows -> String {
+    private func keptToken(_ id: Int64, stored: String, rebuild: () throws -> String) rethrows -> String {
         if let rebuilt = rebuiltTokens[id], rebuilt.stored == stored { return rebuilt.token }
         let token = try rebuild()
         if rebuiltTokens.count >= rebuiltTokenLimit { rebuiltTokens = [:] }
@@ -190,7 +201,7 @@ extension Ledger {
 
     /// The token from its stored form, read without its row: a payload that is not a transaction (`{}`)
     /// would make a token no verifier accepts, so it is damage, as in `rows`.
-    func checkedToken(_ stored: String, payload: String?, id: Int64?) throws -> String {
+    private func checkedToken(_ stored: String, payload: String?, id: Int64?) throws -> String {
         guard let payload, let json = try? JSONParser.parse(payload), TransactionPayload(json: json) != nil else {
             throw damagedRow("transactions", key: id, "its payload is not a transaction")
         }

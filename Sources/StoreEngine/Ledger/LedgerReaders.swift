@@ -61,21 +61,6 @@ extension Ledger {
     func completedToken(_ id: Int64) throws -> String? {
         guard let columns = try db.query("SELECT jws, status FROM transactions WHERE id = ?", [.int(id)]).first,
               columns[1].text == LedgerEntry.Status.completed.rawValue, let stored = columns[0].text else { return nil }
-        return try token(id, storedAs: stored)
+        return try rebuiltToken(id, stored: stored)
     }
-
-    /// Row `id`'s token from `stored`, the row's stored form as just read; it throws when the row no longer
-    /// has it. Each statement here sees the ledger as it is then, and a commit between two reads (a refund)
-    /// would otherwise pair the new payload with the old signature. Its payload is read and encoded once
-    /// while the row is unchanged (a changed row is signed again).
-    func token(_ id: Int64, storedAs stored: String) throws -> String {
-        try keptToken(id, stored: stored) {
-            let payload = try db.query("SELECT payload FROM transactions WHERE id = ? AND jws = ?", [.int(id), .text(stored)])
-            guard let text = payload.first?.first?.text else { throw RowChanged() }
-            return try checkedToken(stored, payload: text, id: id)
-        }
-    }
-
-    /// The row changed between two reads: the caller asks the store's actor instead.
-    private struct RowChanged: Error {}
 }
