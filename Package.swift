@@ -30,8 +30,10 @@ let package = Package(
         // Period names come from the toolchain's own ICU (`_FoundationICU`), the one Foundation formats with.
         .target(name: "StoreCore", dependencies: ["Locking"], resources: [.copy("Catalog/catalog.schema.json")],
                 linkerSettings: [.linkedLibrary("_FoundationICU", .when(platforms: [.linux]))]),
+        // OpenSSL without its exit-time cleanup, set before anything reaches libcrypto (see crypto_setup.c).
+        .target(name: "CCryptoSetup", dependencies: ["CLibCrypto"]),
         // ES256 JWS and X.509, through libcrypto.
-        .target(name: "StoreSigning", dependencies: ["CLibCrypto"]),
+        .target(name: "StoreSigning", dependencies: ["CLibCrypto", "CCryptoSetup"]),
         // The store side: TransactionSource, LocalAppStore (ledger, clock, signer), ScriptedSource.
         // The ledger runs on SQLite (embedded, the default) or PostgreSQL (libpq), behind one interface.
         .target(name: "StoreEngine", dependencies: ["Locking", "StoreCore", "StoreSigning", "CSQLite", "CWALBatch", "CLibPQ", "CLibCrypto"]),

@@ -3,6 +3,7 @@ import StoreEngine
 
 // storefront-crash-worker --state DIR --seed N [--count N] [--non-consumables N] [--ledger URL]
 // The app Tests/ReliabilityTests/CrashSafetyTests.swift starts and SIGKILLs; only the tests use it.
+// storefront-crash-worker --exit-while-signing: exits while two threads sign and verify (ProcessExitTests).
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 func option(_ name: String) -> String? {
@@ -21,6 +22,8 @@ Thread.detachNewThread {
     while getppid() == parent { sleep(1) }
     exit(0)
 }
+
+if arguments.first == "--exit-while-signing" { ExitWhileSigning.run() }
 
 guard let state = option("--state"), let seed = option("--seed").flatMap(UInt64.init) else {
     fail("usage: storefront-crash-worker --state DIR --seed N [--count N] [--non-consumables N] [--ledger URL]")

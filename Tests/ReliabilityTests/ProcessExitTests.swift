@@ -32,6 +32,27 @@ struct ProcessExitTests {
         }
     }
 
+    /// The rule under the two tests around it, for any thread and any program on the package (an app's
+    /// test process too): OpenSSL's atexit cleanup freed its locks under the signing thread (SIGSEGV in
+    /// 2 of 3 exits before CCryptoSetup turned it off).
+    @Test("A program that exits while other threads sign and verify ends with its own status, not a crash")
+    func exitWhileSigning() throws {
+        guard FileManager.default.isExecutableFile(atPath: Repo.crashWorkerBinary) else {
+            throw WorkerError(description: "\(Repo.crashWorkerBinary) is missing: run `swift build` before `swift test`")
+        }
+        for attempt in 0..<10 {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: Repo.crashWorkerBinary)
+            process.arguments = ["--exit-while-signing"]
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            process.waitUntilExit()
+            #expect(process.terminationReason == .exit && process.terminationStatus == 0,
+                    "attempt \(attempt): \(process.terminationReason == .exit ? "exit" : "signal") \(process.terminationStatus)")
+            if process.terminationReason != .exit { break }
+        }
+    }
+
     /// What the end-to-end test above catches now and then, pinned down: nothing is handled after `stop()` returns.
     @Test("StoreManager.stop waits for the update being handled and handles none after it")
     func stopWaitsForUpdates() async throws {
