@@ -38,8 +38,22 @@ extension Product {
         }
     }
 
-    public struct SubscriptionPeriod: Hashable, Sendable {
-        public enum Unit: Hashable, Sendable, CaseIterable { case day, week, month, year }
+    public struct SubscriptionPeriod: Hashable, Sendable, CustomDebugStringConvertible {
+        public enum Unit: Hashable, Sendable, CaseIterable, CustomDebugStringConvertible {
+            case day, week, month, year
+
+            /// The unit's name in the customer's language, capitalized as StoreKit gives it ("Month", "Monat"):
+            /// apps lowercase it after a price ("$4.99/month").
+            public var localizedDescription: String {
+                let locale = Locale.current
+                return PeriodNames.per(Period(1, period), locale: locale.identifier).capitalized(with: locale)
+            }
+
+            public var debugDescription: String { switch self { case .day: "day"; case .week: "week"; case .month: "month"; case .year: "year" } }
+
+            var period: Period.Unit { switch self { case .day: .day; case .week: .week; case .month: .month; case .year: .year } }
+        }
+
         public let value: Int
         public let unit: Unit
 
@@ -47,6 +61,29 @@ extension Product {
             value = period.value
             unit = switch period.unit { case .day: .day; case .week: .week; case .month: .month; case .year: .year }
         }
+
+        private init(_ value: Int, _ unit: Unit) {
+            self.value = value
+            self.unit = unit
+        }
+
+        // The periods App Store Connect sells, to compare with (`period == .yearly`).
+        public static var everyThreeDays: Self { Self(3, .day) }
+        public static var weekly: Self { Self(1, .week) }
+        public static var everyTwoWeeks: Self { Self(2, .week) }
+        public static var monthly: Self { Self(1, .month) }
+        public static var everyTwoMonths: Self { Self(2, .month) }
+        public static var everyThreeMonths: Self { Self(3, .month) }
+        public static var everySixMonths: Self { Self(6, .month) }
+        public static var yearly: Self { Self(1, .year) }
+
+        /// One period from `referenceDate`: a month from February 1 ends on March 1, from January 31 on the
+        /// last day of February (the calendar's arithmetic, as a renewal's).
+        public func dateRange(referenceDate: Date = .now) -> Range<Date> {
+            referenceDate..<Period(value, unit.period).advance(referenceDate)
+        }
+
+        public var debugDescription: String { "\(value) \(unit.debugDescription)" }
     }
 
     /// An introductory, promotional or win-back offer on a subscription.

@@ -64,6 +64,16 @@ public struct Transaction: Identifiable, Hashable, Sendable, SignedValue, Custom
     public var jsonRepresentation: Data { parts.payload }
     public var debugDescription: String { String(decoding: jsonRepresentation, as: UTF8.self) }
 
+    /// The status of this subscription in its group now (the one it began, not a family member's):
+    /// nil for anything but an auto-renewable subscription, or when the store cannot say.
+    public var subscriptionStatus: Product.SubscriptionInfo.Status? {
+        get async {
+            guard productType == .autoRenewable, let groupID = subscriptionGroupID,
+                  let signed = try? await store.call({ try await $0.subscriptionStatuses(groupID: groupID) }) else { return nil }
+            return store.statuses(signed).first { $0.transaction.unsafePayloadValue.originalID == originalID }
+        }
+    }
+
     /// Tells the App Store the app delivered what was bought; until then the transaction comes back
     /// in `updates` at every launch and stays in `unfinished`.
     nonisolated(nonsending) public func finish() async {

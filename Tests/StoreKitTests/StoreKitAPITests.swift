@@ -95,6 +95,41 @@ struct StoreKitAPITests {
         #expect(try status.renewalInfo.payloadValue.currentProductID == pro.id)
     }
 
+    @Test func aTransactionsSubscriptionStatusIsItsSubscriptionsInItsGroupAndNilForAnythingElse() async throws {
+        let pro = try await buy("subscription.pro")
+        let status = try #require(await pro.subscriptionStatus)
+        #expect(status.state == .subscribed)
+        #expect(status.transaction.unsafePayloadValue.originalID == pro.originalID)
+        try session.expireSubscription(productIdentifier: pro.productID)
+        #expect(await pro.subscriptionStatus?.state == .expired, "the status now, not the one when the transaction was signed")
+        #expect(await (try buy("nonconsumable.car")).subscriptionStatus == nil)
+    }
+
+    @Test func subscriptionPeriodsCompareWithStoreKitsNamedPeriods() async throws {
+        let pro = try #require(try await product("subscription.pro").subscription)
+        #expect(pro.subscriptionPeriod == .monthly)
+        #expect(pro.subscriptionPeriod != .yearly)
+        #expect(try #require(pro.introductoryOffer).period == .everyTwoMonths)
+        let named: [Product.SubscriptionPeriod] = [.everyThreeDays, .weekly, .everyTwoWeeks, .monthly, .everyTwoMonths, .everyThreeMonths,
+                                                   .everySixMonths, .yearly]
+        #expect(named.map(\.debugDescription) == ["3 day", "1 week", "2 week", "1 month", "2 month", "3 month", "6 month", "1 year"])
+    }
+
+    @Test func aSubscriptionPeriodsDateRangeIsOnePeriodOnTheCalendar() throws {
+        func date(_ text: String) throws -> Date { try Date(text, strategy: .iso8601) }
+        let february = try date("2026-02-01T10:00:00Z")
+        #expect(Product.SubscriptionPeriod.monthly.dateRange(referenceDate: february) == february..<(try date("2026-03-01T10:00:00Z")))
+        let endOfJanuary = try date("2026-01-31T10:00:00Z")
+        #expect(Product.SubscriptionPeriod.monthly.dateRange(referenceDate: endOfJanuary).upperBound == (try date("2026-02-28T10:00:00Z")))
+        #expect(Product.SubscriptionPeriod.weekly.dateRange(referenceDate: february).upperBound == (try date("2026-02-08T10:00:00Z")))
+    }
+
+    @Test func aPeriodUnitsLocalizedDescriptionIsItsCapitalizedName() {
+        // Apple's sample code lowercases it after a price: "$4.99/month".
+        #expect(Product.SubscriptionPeriod.Unit.allCases.map { $0.localizedDescription.lowercased() } == ["day", "week", "month", "year"])
+        #expect(Product.SubscriptionPeriod.Unit.month.localizedDescription == "Month")
+    }
+
     @Test func aPurchaseMadeOutsideTheAppArrivesThroughUpdates() async throws {
         var updates = Transaction.updates.makeAsyncIterator()
         let bought = try await session.buyProduct(identifier: "nonconsumable.racecar")
