@@ -122,6 +122,10 @@ extension StoreTestControls {
 
 extension StoreTestControls {
     public func ledgerEntries() async -> [LedgerEntry] { await ledgerEntries(limit: nil) }
+
+    public func buyOutsideApp(productID: String, familyShared: Bool) async throws {
+        _ = try await buyOutsideApp(productID: productID, familyShared: familyShared, options: PurchaseOptions())
+    }
 }
 
 /// What the customer did at the payment sheet.
@@ -139,6 +143,11 @@ public struct PurchaseOptions: Sendable, Equatable {
     public var billingPlan: BillingPlanType = .upFront
     /// `.introductoryOfferEligibility(compactJWS:)`: the team's server's word on the introductory offer.
     public var introductoryOfferEligibility: String?
+    /// `.purchaseDate(_:renewalBehavior:)`, a test environment's: the purchase as made then (now or in the past).
+    public var purchaseDate: Date?
+    /// With `purchaseDate`: false, a subscription bought so has auto-renew off at once, one period only
+    /// (`.cancelImmediately`); true, it renews from then until now (`.renewUntilNow`).
+    public var renewsAfterFirstPeriod = true
 
     public init(quantity: Int = 1, appAccountToken: UUID? = nil, promotionalOffer: (id: String, signature: String?)? = nil,
                 winBackOfferID: String? = nil, simulatesAskToBuy: Bool = false, billingPlan: BillingPlanType = .upFront) {
@@ -154,7 +163,8 @@ public struct PurchaseOptions: Sendable, Equatable {
         a.quantity == b.quantity && a.appAccountToken == b.appAccountToken && a.promotionalOffer?.id == b.promotionalOffer?.id
             && a.promotionalOffer?.signature == b.promotionalOffer?.signature && a.winBackOfferID == b.winBackOfferID
             && a.simulatesAskToBuy == b.simulatesAskToBuy && a.billingPlan == b.billingPlan
-            && a.introductoryOfferEligibility == b.introductoryOfferEligibility
+            && a.introductoryOfferEligibility == b.introductoryOfferEligibility && a.purchaseDate == b.purchaseDate
+            && a.renewsAfterFirstPeriod == b.renewsAfterFirstPeriod
     }
 }
 
@@ -211,8 +221,11 @@ public protocol StoreTestControls: Sendable {
     func resendNotification(sequence: Int64) async throws
     func deleteTransaction(_ transactionID: Int64) async throws
     func clearTransactions() async throws
-    /// `SKTestSession.buyProduct`: a purchase made outside the app (another device, the App Store).
-    func buyOutsideApp(productID: String, familyShared: Bool) async throws
+    /// `SKTestSession.buyProduct`: a purchase made outside the app (another device, the App Store), with
+    /// the options a test passes (quantity, app account token, purchase date). Returns the purchase, signed
+    /// (not a renewal a purchase date in the past brought after it); nil when the store signs it later.
+    @discardableResult
+    func buyOutsideApp(productID: String, familyShared: Bool, options: PurchaseOptions) async throws -> String?
     /// Issues a valid promotional offer signature (the developer's server's job).
     func signPromotionalOffer(productID: String, offerID: String) async throws -> String
     /// What the cancel sheet offers before a cancel (Retention Messaging); `ask` posts the signed realtime request.

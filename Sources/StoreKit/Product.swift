@@ -113,6 +113,7 @@ extension Product {
             case quantity(Int), appAccountToken(UUID), simulatesAskToBuy(Bool)
             case promotionalOffer(id: String, signature: String?), winBackOffer(id: String)
             case introductoryOfferEligibility(String), billingPlan(SubscriptionInfo.BillingPlanType)
+            case purchaseDate(Date, renews: Bool)
         }
         let kind: Kind
 
@@ -135,6 +136,8 @@ extension Product {
         public static func introductoryOfferEligibility(compactJWS: String) -> PurchaseOption { .init(kind: .introductoryOfferEligibility(compactJWS)) }
         /// How a subscription with billing plans is paid: up front (the default) or monthly for a 12-month commitment.
         public static func billingPlanType(_ type: SubscriptionInfo.BillingPlanType) -> PurchaseOption { .init(kind: .billingPlan(type)) }
+        /// StoreKitTest's `purchaseDate(_:renewalBehavior:)`, which StoreKitTest declares over this.
+        @_spi(Storefront) public static func purchaseDate(_ date: Date, renews: Bool) -> PurchaseOption { .init(kind: .purchaseDate(date, renews: renews)) }
         /// A win-back offer for a lapsed subscriber.
         public static func winBackOffer(_ offer: Product.SubscriptionOffer) -> PurchaseOption { .init(kind: .winBackOffer(id: offer.id ?? "")) }
 
@@ -147,10 +150,11 @@ extension Product {
             if let offer = options.promotionalOffer { set.insert(.init(kind: .promotionalOffer(id: offer.id, signature: offer.signature))) }
             if let id = options.winBackOfferID { set.insert(.init(kind: .winBackOffer(id: id))) }
             if let jws = options.introductoryOfferEligibility { set.insert(.introductoryOfferEligibility(compactJWS: jws)) }
+            if let date = options.purchaseDate { set.insert(.purchaseDate(date, renews: options.renewsAfterFirstPeriod)) }
             return set
         }
 
-        static func engineOptions(_ options: Set<PurchaseOption>) -> PurchaseOptions {
+        @_spi(Storefront) public static func engineOptions(_ options: Set<PurchaseOption>) -> PurchaseOptions {
             var engine = PurchaseOptions()
             for option in options {
                 switch option.kind {
@@ -161,6 +165,7 @@ extension Product {
                 case .winBackOffer(let id): engine.winBackOfferID = id
                 case .introductoryOfferEligibility(let jws): engine.introductoryOfferEligibility = jws
                 case .billingPlan(let plan): engine.billingPlan = plan.plan
+                case .purchaseDate(let date, let renews): (engine.purchaseDate, engine.renewsAfterFirstPeriod) = (date, renews)
                 }
             }
             return engine

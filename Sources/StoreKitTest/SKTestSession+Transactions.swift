@@ -32,18 +32,19 @@ extension SKTestSession {
     }
 
     /// A purchase made outside the app (the App Store, another device): it reaches the app through `Transaction.updates`.
+    /// The options are the purchase's (a quantity, an app account token, `.purchaseDate(_:renewalBehavior:)`).
     @discardableResult
     public func buyProduct(identifier: String, options: Set<StoreKit.Product.PurchaseOption> = []) async throws -> StoreKit.Transaction {
+        let jws: String?
         do {
-            try await store.buyOutsideApp(productID: identifier, familyShared: false)
+            jws = try await store.buyOutsideApp(productID: identifier, familyShared: false, options: StoreKit.Product.PurchaseOption.engineOptions(options))
         } catch {
             throw SKTestError.from(error)
         }
-        let connection = StoreConnection(store: store)
-        for jws in await store.allTransactions(limit: 20) {
-            if let result = connection.transaction(jws), result.unsafePayloadValue.productID == identifier { return result.unsafePayloadValue }
+        guard let jws, let result = StoreConnection(store: store).transaction(jws) else {
+            throw SKTestError(.noTransactionFound, "the purchase of \(identifier) made no transaction")
         }
-        throw SKTestError(.noTransactionFound, "the purchase of \(identifier) made no transaction")
+        return result.unsafePayloadValue
     }
 
     @available(*, deprecated, renamed: "buyProduct(identifier:options:)")

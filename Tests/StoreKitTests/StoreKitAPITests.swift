@@ -130,6 +130,54 @@ struct StoreKitAPITests {
         #expect(Product.SubscriptionPeriod.Unit.month.localizedDescription == "Month")
     }
 
+    @Test func buyProductMakesThePurchaseWithTheOptionsGiven() async throws {
+        let token = UUID()
+        let fuel = try await session.buyProduct(identifier: "consumable.fuel.octane87", options: [.quantity(4), .appAccountToken(token)])
+        #expect(fuel.purchasedQuantity == 4 && fuel.appAccountToken == token)
+        #expect(fuel.price == Decimal(string: "3.96"))
+    }
+
+    @Test func aPurchaseDateInThePastRenewsTheSubscriptionFromThenUntilNow() async throws {
+        session.timeRate = .realTime  // the configuration's rate would make it a renewal every few seconds since
+        let then = Date.now.addingTimeInterval(-95 * 86_400)
+        let bought = try await session.buyProduct(identifier: "subscription.standard", options: [.purchaseDate(then)])
+        #expect(abs(bought.purchaseDate.timeIntervalSince(then)) < 1)
+        let chain = session.allTransactions().filter { $0.productIdentifier == "subscription.standard" }
+        #expect(chain.count == 4, "the purchase 95 days ago and three monthly renewals since")
+        let latest = try #require(await Transaction.latest(for: "subscription.standard")).unsafePayloadValue
+        #expect(latest.originalID == bought.id && latest.reason == .renewal)
+        #expect(abs(latest.originalPurchaseDate.timeIntervalSince(then)) < 1)
+        #expect(try #require(latest.expirationDate) > .now)
+        #expect(await latest.subscriptionStatus?.state == .subscribed)
+    }
+
+    @Test func cancelImmediatelyLeavesABackdatedSubscriptionOnePeriodLong() async throws {
+        session.timeRate = .realTime
+        let then = Date.now.addingTimeInterval(-45 * 86_400)
+        let bought = try await session.buyProduct(identifier: "subscription.premium",
+                                                  options: [.purchaseDate(then, renewalBehavior: .cancelImmediately)])
+        #expect(session.allTransactions().filter { $0.productIdentifier == "subscription.premium" }.count == 1)
+        let status = try #require(await bought.subscriptionStatus)
+        #expect(status.state == .expired)
+        #expect(try status.renewalInfo.payloadValue.willAutoRenew == false)
+    }
+
+    @Test func aPurchaseDateInTheFutureIsRefused() async throws {
+        let tomorrow = Date.now.addingTimeInterval(86_400)
+        await #expect(throws: SKTestError.self) {
+            try await session.buyProduct(identifier: "subscription.standard", options: [.purchaseDate(tomorrow)])
+        }
+        #expect(session.allTransactions().isEmpty)
+        let standard = try await product("subscription.standard")
+        await #expect(throws: (any Error).self) { _ = try await standard.purchase(options: [.purchaseDate(tomorrow)]) }
+    }
+
+    @Test func aPurchaseDateAppliesToTheAppsOwnPurchaseToo() async throws {
+        let then = Date.now.addingTimeInterval(-10 * 86_400)
+        let car = try await buy("nonconsumable.car", options: [.purchaseDate(then)])
+        #expect(abs(car.purchaseDate.timeIntervalSince(then)) < 1)
+    }
+
     @Test func aPurchaseMadeOutsideTheAppArrivesThroughUpdates() async throws {
         var updates = Transaction.updates.makeAsyncIterator()
         let bought = try await session.buyProduct(identifier: "nonconsumable.racecar")

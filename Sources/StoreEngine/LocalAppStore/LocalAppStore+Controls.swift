@@ -160,23 +160,28 @@ extension LocalAppStore {
         try ledger.db.transaction { try ledger.clear() }
     }
 
-    public func buyOutsideApp(productID: String, familyShared: Bool) throws {
+    @discardableResult
+    public func buyOutsideApp(productID: String, familyShared: Bool, options: PurchaseOptions) throws -> String? {
         guard let item = catalog.product(productID) else { throw TestControlError("unknown product \(productID)") }
-        guard let price = item.prices[currentStorefront.code] else { throw StoreFailure.storeKit(.notAvailableInStorefront) }
+        guard let price = item.price(in: currentStorefront.code, on: options.billingPlan) else { throw StoreFailure.storeKit(.notAvailableInStorefront) }
         if familyShared, !item.isFamilyShareable { throw TestControlError("\(productID) is not family shareable") }
+        guard Checkout.allowedQuantities(of: item.type).contains(options.quantity) else { throw StoreFailure.purchase(.invalidQuantity) }
+        try checkPurchaseDate(options)
         // A family member's subscription stands beside the customer's own; the app grants the higher level.
         if item.type == .autoRenewable, !familyShared, let change = try planChange(to: item) {
-            _ = try applyChange(change, to: item, options: PurchaseOptions(), offer: nil, kind: .update)
-            return
+            guard case .success(let jws) = try applyChange(change, to: item, options: options, offer: nil, kind: .update) else { return nil }
+            return jws
         }
-        var payload = try newPayload(item, price: price, options: PurchaseOptions(), offer: nil)
+        var payload = try newPayload(item, price: price, options: options, offer: nil)
         if familyShared {
             // A family member's purchase is theirs: it starts its own original transaction.
             payload.ownership = .familyShared
             payload.originalTransactionID = payload.transactionID
             payload.originalPurchaseDate = payload.purchaseDate
         }
-        try commit(payload, kind: .update)
+        let jws = try commit(payload, kind: .update)
+        try applyRenewalBehavior(options, to: item)
+        return jws.map(present)
     }
 
     public func reset() throws {

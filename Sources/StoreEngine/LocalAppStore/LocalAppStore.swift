@@ -157,6 +157,7 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
         // A billing plan the product does not sell (or monthly billing of anything but a yearly subscription).
         guard let price = item.price(in: currentStorefront.code, on: options.billingPlan) else { throw StoreFailure.purchase(.productUnavailable) }
         guard Checkout.allowedQuantities(of: item.type).contains(options.quantity) else { throw StoreFailure.purchase(.invalidQuantity) }
+        try checkPurchaseDate(options)
         var promotion: SignedPromotion?
         if let requested = options.promotionalOffer, let signature = requested.signature {
             promotion = try self.promotion(signature, productID: productID, offerID: requested.id, appAccountToken: options.appAccountToken)
@@ -191,7 +192,25 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
         }
         guard let jws = committed else { throw StoreFailure.storeKit(.unknown) }
         for nonce in [promotion?.nonce, eligibility?.nonce].compactMap({ $0 }) { _ = try ledger.useNonce(nonce) }
+        try applyRenewalBehavior(options, to: item)
         return .success(jws: present(jws))
+    }
+
+    /// A test's purchase date is now or in the past: the store cannot sell tomorrow's purchase today.
+    func checkPurchaseDate(_ options: PurchaseOptions) throws {
+        guard let date = options.purchaseDate, date > now() else { return }
+        throw TestControlError("purchase date \(date.formatted(.iso8601)) is in the future (the store's clock reads "
+                               + "\(now().formatted(.iso8601))): pass a date in the past or now")
+    }
+
+    /// `.purchaseDate(_, renewalBehavior: .cancelImmediately)`: the subscription just bought stops at the end of its
+    /// first period, as if the customer turned auto-renew off at once (before any catch-up could renew it).
+    func applyRenewalBehavior(_ options: PurchaseOptions, to item: CatalogProduct) throws {
+        guard options.purchaseDate != nil, !options.renewsAfterFirstPeriod, let group = item.subscription?.groupID,
+              let record = groupSubscription(group), record.willAutoRenew else { return }
+        var stopped = record
+        stopped.willAutoRenew = false
+        try save(stopped, notifying: .autoRenewChanged(enabled: false))
     }
 
     /// The transaction of what the customer already has: a non-consumable they own, or the
@@ -270,7 +289,7 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
                     originalID: Int64? = nil, originalDate: Date? = nil, purchaseDate: Date? = nil,
                     reason: TransactionPayload.Reason = .purchase) throws -> TransactionPayload {
         let id: Int64 = 0  // provisional: `commit` allocates the real ID under the write lock
-        let date = purchaseDate ?? now()
+        let date = purchaseDate ?? options.purchaseDate ?? now()
         // A subscription continues the customer's subscription in its group: same original transaction.
         let continued = originalID == nil ? item.subscription.flatMap { groupSubscription($0.groupID) } : nil
         let originalID = originalID ?? continued?.originalID

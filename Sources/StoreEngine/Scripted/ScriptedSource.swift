@@ -196,9 +196,13 @@ public actor ScriptedSource: TransactionSource, StoreTestControls {
     public func deleteTransaction(_ transactionID: Int64) { entries.removeAll { $0.id == transactionID } }
     public func clearTransactions() { entries.removeAll() }
 
-    public func buyOutsideApp(productID: String, familyShared: Bool) throws {
+    @discardableResult
+    public func buyOutsideApp(productID: String, familyShared: Bool, options: PurchaseOptions) throws -> String? {
         guard let item = catalog.product(productID) else { throw TestControlError("unknown product \(productID)") }
-        _ = try add(item, quantity: 1, notify: true) { if familyShared { $0.ownership = .familyShared } }
+        return try add(item, quantity: options.quantity, notify: true) {
+            if familyShared { $0.ownership = .familyShared }
+            $0.appAccountToken = options.appAccountToken
+        }
     }
 
     public func retentionOffer(group: String, ask: @Sendable (String, String) async -> JSONValue?) async -> RetentionOffer? { nil }
