@@ -70,7 +70,7 @@ let package = Package(
         .testTarget(name: "ReliabilityTests", dependencies: ["StorefrontApp", "StoreVerification", "StorefrontTestSupport"]),
         .testTarget(name: "TerminalUITests", dependencies: ["Locking", "TerminalUI", "StorefrontTestSupport"]),
         .testTarget(name: "StorefrontAppTests", dependencies: ["Locking", "StorefrontApp", "StorefrontTestSupport"], exclude: ["Screens"]),
-        .testTarget(name: "StoreKitTests", dependencies: ["Locking", "StoreKit", "StoreKitTest", "StoreCore", "StoreEngine", "StorefrontTestSupport"]),
+        .testTarget(name: "StoreKitTests", dependencies: ["Locking", "StoreKit", "StoreKitTest", "StoreCore", "StoreEngine", "StoreSigning", "StorefrontTestSupport"]),
         .testTarget(name: "BenchTests", dependencies: ["storefront-bench"]),
     ],
     swiftLanguageModes: [.v6]

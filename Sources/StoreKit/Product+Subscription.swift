@@ -107,6 +107,20 @@ extension Product {
             paymentMode = PaymentMode(rawValue: offer.paymentMode.rawValue)
         }
 
+        /// The developer's server's signature of a promotional offer, of the earlier kind (the fields
+        /// `PromotionalOfferSignatureCreator` signs over and the signature, DER); see `PurchaseOption.promotionalOffer(offerID:signature:)`.
+        public struct Signature: Hashable, Sendable {
+            public var keyID: String
+            public var nonce: UUID
+            /// UNIX time in milliseconds, as signed.
+            public var timestamp: Int
+            public var signature: Data
+
+            public init(keyID: String, nonce: UUID, timestamp: Int, signature: Data) {
+                (self.keyID, self.nonce, self.timestamp, self.signature) = (keyID, nonce, timestamp, signature)
+            }
+        }
+
         public struct OfferType: RawRepresentable, Hashable, Sendable {
             public let rawValue: String
             public init(rawValue: String) { self.rawValue = rawValue }

@@ -131,6 +131,17 @@ extension Product {
         public static func promotionalOffer(_ offerID: String, compactJWS: String) -> [PurchaseOption] {
             [.init(kind: .promotionalOffer(id: offerID, signature: compactJWS))]
         }
+        /// A promotional offer with the developer's server's signature of the earlier kind (`PromotionalOfferSignatureCreator`:
+        /// ECDSA over the app, key, product, offer, app account token, nonce and timestamp in milliseconds).
+        public static func promotionalOffer(offerID: String, keyID: String, nonce: UUID, signature: Data, timestamp: Int) -> PurchaseOption {
+            promotionalOffer(offerID: offerID, signature: SubscriptionOffer.Signature(keyID: keyID, nonce: nonce, timestamp: timestamp, signature: signature))
+        }
+        public static func promotionalOffer(offerID: String, signature: SubscriptionOffer.Signature) -> PurchaseOption {
+            // As the store reads a server's answer of this kind (see `DeveloperSignature`).
+            let fields: JSONValue = ["keyIdentifier": .string(signature.keyID), "nonce": .string(signature.nonce.uuidString.lowercased()),
+                                     "timestamp": .number(String(signature.timestamp)), "signature": .string(signature.signature.base64EncodedString())]
+            return .init(kind: .promotionalOffer(id: offerID, signature: fields.compact))
+        }
         /// The developer's server's word on whether this purchase gets the introductory offer (compact JWS,
         /// signed with the team's In-App Purchase key for one of the customer's transactions).
         public static func introductoryOfferEligibility(compactJWS: String) -> PurchaseOption { .init(kind: .introductoryOfferEligibility(compactJWS)) }

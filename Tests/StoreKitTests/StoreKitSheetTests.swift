@@ -1,6 +1,7 @@
 import Foundation
 import StoreKit
 @_spi(Storefront) import StoreKitTest
+import StoreSigning
 import StorefrontTestSupport
 import Testing
 import Locking
@@ -181,6 +182,35 @@ struct StoreKitPlanTests {
         let signature = try await session.store.signPromotionalOffer(productID: Self.yearly, offerID: "pro.yearly.comeback")
         let back = try await buy(Set(Product.PurchaseOption.promotionalOffer("pro.yearly.comeback", compactJWS: signature)))
         #expect(back.offer?.type == .promotional && back.offer?.id == "pro.yearly.comeback" && back.price == Decimal(string: "19.99"))
+    }
+
+    /// The earlier kind of signature, made by Apple's library (`PromotionalOfferSignatureCreator`) with the team's key,
+    /// passed as an app passes its server's answer: key ID, nonce, timestamp and the signature's bytes.
+    @Test(.tags(.appleLibrary), .enabled(if: AppleLibraryPython.enabled, "Apple's library is not installed (.venv-apple)"))
+    func aPromotionalOfferWithTheEarlierKindOfSignatureIsApplied() async throws {
+        let first = try await buy([])
+        try session.disableAutoRenewForTransaction(identifier: Int(first.id))
+        try session.expireSubscription(productIdentifier: Self.yearly)
+        let key = try SigningKey.generate()
+        let keyPath = FileManager.default.temporaryDirectory.appendingPathComponent("SubscriptionKey_\(UUID().uuidString).p8").path
+        try key.pemRepresentation.write(toFile: keyPath, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: keyPath) }
+        try await session.store.registerInAppPurchaseKey(keyID: "LEGACYKEY1", privateKeyPEM: key.pemRepresentation, issuerID: nil)
+        let token = UUID()
+        let answer = try await AppleLibraryPython.sign([["kind": "legacy", "productId": Self.yearly, "offerId": "pro.yearly.comeback",
+                                                         "applicationUsername": token.uuidString.lowercased()]],
+                                                       keyPath: keyPath, keyID: "LEGACYKEY1", issuerID: "", bundleID: session.store.catalog.app.bundleID)[0]
+        let fields = try #require(try JSONSerialization.jsonObject(with: Data(answer.utf8)) as? [String: Any])
+        let nonce = try #require((fields["nonce"] as? String).flatMap(UUID.init(uuidString:)))
+        let timestamp = try #require((fields["timestamp"] as? NSNumber)?.intValue)
+        let signature = try #require((fields["signature"] as? String).flatMap { Data(base64Encoded: $0) })
+        let offer = Product.PurchaseOption.promotionalOffer(offerID: "pro.yearly.comeback", keyID: "LEGACYKEY1", nonce: nonce,
+                                                            signature: signature, timestamp: timestamp)
+        await #expect(throws: Product.PurchaseError.invalidOfferSignature, "signed for another app account token") {
+            _ = try await buy([offer, .appAccountToken(UUID())])
+        }
+        let back = try await buy([offer, .appAccountToken(token)])
+        #expect(back.offer?.type == .promotional && back.offer?.id == "pro.yearly.comeback")
     }
 }
 }
