@@ -11,6 +11,19 @@ extension Product.SubscriptionInfo.Status {
     /// a status moves with time alone (an expiry), with nothing written.
     public static var updates: Statuses { Statuses() }
 
+    /// The customer's statuses in every subscription group they have been in, a group at a time, then the
+    /// sequence ends (as `Transaction.all` does): a launch's one look at all of them.
+    public static var all: AsyncStream<(groupID: String, statuses: [Product.SubscriptionInfo.Status])> {
+        let connection = StoreKitRuntime.current
+        return AsyncStream { continuation in
+            let reading = Task {
+                for status in await connection?.allStatuses().grouped() ?? [] { continuation.yield(status) }
+                continuation.finish()
+            }
+            continuation.onTermination = { _ in reading.cancel() }
+        }
+    }
+
     /// `updates`: an asynchronous sequence of subscription statuses.
     public struct Statuses: AsyncSequence, Sendable {
         public typealias Element = Product.SubscriptionInfo.Status
@@ -85,5 +98,17 @@ extension StoreConnection {
         }
         seenStatuses.record(statuses)
         return statuses
+    }
+}
+
+extension [Product.SubscriptionInfo.Status] {
+    /// By subscription group, in the order the groups first appear.
+    func grouped() -> [(groupID: String, statuses: [Product.SubscriptionInfo.Status])] {
+        var groups: [(groupID: String, statuses: [Product.SubscriptionInfo.Status])] = []
+        for status in self {
+            let group = status.transaction.unsafePayloadValue.subscriptionGroupID ?? ""
+            if let i = groups.firstIndex(where: { $0.groupID == group }) { groups[i].statuses.append(status) } else { groups.append((group, [status])) }
+        }
+        return groups
     }
 }

@@ -5,7 +5,7 @@ import StoreEngine
 public struct SKTestError: Error, Equatable, Sendable, CustomStringConvertible, LocalizedError {
     public enum Code: Int, Sendable, Equatable {
         case unknown = 0, fileNotFound, invalidAction, invalidProductIdentifier, invalidProductType, invalidURL
-        case noSubscriptionFound, noTransactionFound
+        case noSubscriptionFound, noTransactionFound, serviceUnavailable
     }
 
     public let code: Code
@@ -25,6 +25,7 @@ public struct SKTestError: Error, Equatable, Sendable, CustomStringConvertible, 
     public static var invalidURL: Code { .invalidURL }
     public static var noSubscriptionFound: Code { .noSubscriptionFound }
     public static var noTransactionFound: Code { .noTransactionFound }
+    public static var serviceUnavailable: Code { .serviceUnavailable }
 
     public var description: String { "SKTestError.\(code): \(message)" }
     public var errorDescription: String? { message }
@@ -32,6 +33,8 @@ public struct SKTestError: Error, Equatable, Sendable, CustomStringConvertible, 
 
     /// The session's error for one the store's tester controls raised.
     static func from(_ error: any Error) -> any Error {
+        // A team's shared ledger out of reach: the same control may succeed later.
+        if let ledger = error as? LedgerError, ledger.isOutOfReach { return SKTestError(.serviceUnavailable, ledger.description) }
         guard let control = error as? TestControlError else { return error }
         let text = control.description
         let code: Code = if text.hasPrefix("no transaction") || text.hasPrefix("no completed transaction") || text.hasPrefix("no pending") {

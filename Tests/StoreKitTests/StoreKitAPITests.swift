@@ -1,7 +1,8 @@
 import Foundation
 import Observation
 import StoreKit
-import StoreKitTest
+@testable import StoreKitTest
+import StoreEngine
 import StorefrontTestSupport
 import Testing
 import Locking
@@ -176,6 +177,22 @@ struct StoreKitAPITests {
         let then = Date.now.addingTimeInterval(-10 * 86_400)
         let car = try await buy("nonconsumable.car", options: [.purchaseDate(then)])
         #expect(abs(car.purchaseDate.timeIntervalSince(then)) < 1)
+    }
+
+    @Test func statusAllGivesEachGroupTheCustomerIsInOnceThenEnds() async throws {
+        _ = try await buy("subscription.standard")
+        var groups: [(groupID: String, statuses: [Product.SubscriptionInfo.Status])] = []
+        for await group in Product.SubscriptionInfo.Status.all { groups.append(group) }
+        let standard = try #require(try await product("subscription.standard").subscription)
+        #expect(groups.map(\.groupID) == [standard.subscriptionGroupID])
+        #expect(groups.first?.statuses.map(\.state) == [.subscribed])
+        #expect(groups.first?.statuses.first?.transaction.unsafePayloadValue.productID == "subscription.standard")
+    }
+
+    @Test func aSharedLedgerOutOfReachIsServiceUnavailable() {
+        let error = SKTestError.from(LedgerError.unreachable(path: "postgresql://team-store/ledger", detail: "connection refused")) as? SKTestError
+        #expect(error?.code == .serviceUnavailable)
+        #expect(error?.message.contains("team-store") == true)
     }
 
     @Test func aPurchaseMadeOutsideTheAppArrivesThroughUpdates() async throws {
