@@ -33,6 +33,8 @@ public enum StoreSheet: Sendable {
     case manageSubscriptions(subscriptionGroupID: String?)
     /// `Message.display(in:)`: a price increase to agree to, a billing issue, a win-back offer.
     case message(Message)
+    /// `AppStore.presentOfferCodeRedeemSheet(in:)`: the customer types an offer code, or closes the sheet.
+    case offerCodeRedemption
 
     /// What the customer does at a sheet.
     public enum Answer: Sendable, Equatable {
@@ -49,5 +51,7 @@ public enum StoreSheet: Sendable {
         case resumeSubscription(groupID: String)
         /// In the manage-subscriptions sheet: switches to another plan of the same group.
         case switchSubscription(toProductID: String)
+        /// In the offer code redemption sheet: redeems this code (the sheet says itself why one is refused).
+        case redeem(code: String)
     }
 }

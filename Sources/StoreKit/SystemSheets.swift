@@ -1,4 +1,5 @@
 import Foundation
+import StoreCore
 import StoreEngine
 
 // The calls that show one of the App Store's own sheets over the app: their shapes are Apple's; the scene's
@@ -41,6 +42,22 @@ extension AppStore {
     /// Shows the manage-subscriptions sheet for one subscription group.
     public static func showManageSubscriptions(in scene: UIWindowScene, subscriptionGroupID: String) async throws {
         try await manageSubscriptions(groupID: subscriptionGroupID, in: scene)
+    }
+
+    /// Shows the sheet where the customer redeems an offer code; returns when they close it. What a code
+    /// gives arrives through `Transaction.updates`, as a purchase made outside the app does. A code the
+    /// store refuses (unknown, used up, expired, not for this customer) is the sheet's to say, not an error
+    /// here, as on Apple's platforms; a sheet that cannot be shown throws (a simulated `offerCodeRedeem` failure).
+    public static func presentOfferCodeRedeemSheet(in scene: UIWindowScene) async throws {
+        guard let connection = StoreKitRuntime.current else { throw StoreKitError.unknown }
+        guard case .redeem(let code) = await scene.customer(.offerCodeRedemption) else { return }
+        do {
+            try await connection.source.redeem(offerCode: code)
+        } catch StoreFailure.offerCode {
+            return
+        } catch {
+            throw StoreConnection.storeKitError(error)
+        }
     }
 
     private static func manageSubscriptions(groupID: String?, in scene: UIScene) async throws {

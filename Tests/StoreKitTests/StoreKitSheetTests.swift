@@ -149,6 +149,47 @@ struct StoreKitSheetTests {
     }
 }
 
+/// `AppStore.presentOfferCodeRedeemSheet(in:)`, on the bundled catalog (which has offer codes).
+@Suite("StoreKit's offer code redemption sheet")
+struct StoreKitOfferCodeSheetTests {
+    let session: SKTestSession
+
+    init() throws {
+        session = try SKTestSession(contentsOf: Repo.root.appendingPathComponent("catalog.json"))
+        session.clearTransactions()
+    }
+
+    func redeemed(_ product: String) -> [SKTestTransaction] { session.allTransactions().filter { $0.productIdentifier == product } }
+
+    @Test func aCodeTheCustomerRedeemsAtTheSheetArrivesThroughUpdates() async throws {
+        let asked = Locked<StoreSheet?>(nil)
+        let updates = Task { () -> Transaction? in
+            for await update in Transaction.updates where update.unsafePayloadValue.productID == "com.lumenquest.coins.100" { return update.unsafePayloadValue }
+            return nil
+        }
+        let bound = Task { try await Task.sleep(for: .seconds(10)); updates.cancel() }  // a missed update fails, never hangs
+        defer { bound.cancel() }
+        try await AppStore.presentOfferCodeRedeemSheet(in: UIWindowScene { sheet in asked.withLock { $0 = sheet }; return .redeem(code: "coins100") })
+        guard case .offerCodeRedemption = asked.withLock({ $0 }) else { Issue.record("no redemption sheet: \(String(describing: asked.withLock { $0 }))"); return }
+        let arrived = try #require(await updates.value)
+        #expect(arrived.offer?.type == .code && arrived.price == 0)
+    }
+
+    @Test func aRefusedCodeIsTheSheetsToSayAndAClosedSheetRedeemsNothing() async throws {
+        try await AppStore.presentOfferCodeRedeemSheet(in: UIWindowScene(answering: .redeem(code: "NOSUCHCODE")))
+        try await AppStore.presentOfferCodeRedeemSheet(in: UIWindowScene(answering: .cancel))
+        #expect(session.allTransactions().isEmpty)
+    }
+
+    @Test func aSimulatedRedemptionFailureIsThrown() async throws {
+        try await session.setSimulatedError(.generic(.networkError(URLError(.notConnectedToInternet))), forAPI: .offerCodeRedeem)
+        await #expect(throws: StoreKitError.self) {
+            try await AppStore.presentOfferCodeRedeemSheet(in: UIWindowScene(answering: .redeem(code: "COINS100")))
+        }
+        #expect(redeemed("com.lumenquest.coins.100").isEmpty)
+    }
+}
+
 /// Purchase options for subscriptions with billing plans and signed promotional offers, on a configuration that has them.
 @Suite("StoreKit's billing plans and signed offers")
 struct StoreKitPlanTests {
