@@ -35,6 +35,8 @@ public enum StoreSheet: Sendable {
     case message(Message)
     /// `AppStore.presentOfferCodeRedeemSheet(in:)`: the customer types an offer code, or closes the sheet.
     case offerCodeRedemption
+    /// `AppStore.requestReview(in:)`: the rating prompt; whatever the customer answers, the app hears nothing.
+    case reviewRequest
 
     /// What the customer does at a sheet.
     public enum Answer: Sendable, Equatable {

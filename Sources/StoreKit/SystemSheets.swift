@@ -60,6 +60,17 @@ extension AppStore {
         }
     }
 
+    /// Asks the customer to rate the app. As on Apple's platforms it returns at once and tells the app
+    /// nothing; the prompt reaches the scene's customer beside the app (in the test environment, every time).
+    @MainActor public static func requestReview(in scene: UIWindowScene) {
+        Task { _ = await scene.customer(.reviewRequest) }
+    }
+
+    /// The device's identifier for checking a signature's `deviceVerification` itself: nil, as a local
+    /// store binds no device (its transactions' `deviceVerification` is empty); StoreKit's own check of
+    /// every signature stands, as Apple says it does.
+    public static var deviceVerificationID: UUID? { nil }
+
     private static func manageSubscriptions(groupID: String?, in scene: UIScene) async throws {
         guard let connection = StoreKitRuntime.current else { throw StoreKitError.unknown }
         let choice: (group: String, action: ManageSubscriptionAction)

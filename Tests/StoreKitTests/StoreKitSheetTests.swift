@@ -51,6 +51,21 @@ struct StoreKitSheetTests {
         }
     }
 
+    @Test func aReviewRequestReachesTheScenesCustomerAndReturnsAtOnce() async throws {
+        let (asked, ask) = AsyncStream<StoreSheet>.makeStream()
+        let scene = UIWindowScene { sheet in ask.yield(sheet); return .cancel }
+        await AppStore.requestReview(in: scene)
+        Task { try? await Task.sleep(for: .seconds(5)); ask.finish() }  // a prompt that never came fails, never hangs
+        var sheets = asked.makeAsyncIterator()
+        guard case .reviewRequest = await sheets.next() else { Issue.record("no rating prompt"); return }
+    }
+
+    @Test func aLocalStoreBindsNoDevice() async throws {
+        #expect(AppStore.deviceVerificationID == nil)
+        let car = try await buy("nonconsumable.car")
+        #expect(car.deviceVerification.isEmpty)
+    }
+
     @Test func aRefundRequestCancelledAtTheSheetIsUserCancelledAndRequestsNothing() async throws {
         let car = try await buy("nonconsumable.car")
         #expect(try await Transaction.beginRefundRequest(for: car.id, in: UIWindowScene(answering: .cancel)) == .userCancelled)
