@@ -135,9 +135,9 @@ public actor StoreManager {
         }
     }
 
-    /// Stops listening and waits for the update being handled, if any, and the refresh it queued: a
-    /// program that exits while a verification runs on another thread crashes in OpenSSL's exit-time
-    /// cleanup (a worker on a shared ledger did, refreshing after another machine's purchase).
+    /// Stops listening and waits for the update being handled, if any, and the refresh it queued: nothing
+    /// the app does outlives its stop (exiting under a verification once crashed in OpenSSL's exit-time
+    /// cleanup, which `CCryptoSetup` now turns off for every program).
     public func stop() async {
         let running = listener
         stopListening()

@@ -47,7 +47,7 @@ extension AppStore {
     /// Shows the sheet where the customer redeems an offer code; returns when they close it. What a code
     /// gives arrives through `Transaction.updates`, as a purchase made outside the app does. A code the
     /// store refuses (unknown, used up, expired, not for this customer) is the sheet's to say, not an error
-    /// here, as on Apple's platforms; a sheet that cannot be shown throws (a simulated `offerCodeRedeem` failure).
+    /// here, as on Apple's platforms; a redemption that fails (a simulated `offerCodeRedeem` failure) throws.
     public static func presentOfferCodeRedeemSheet(in scene: UIWindowScene) async throws {
         guard let connection = StoreKitRuntime.current else { throw StoreKitError.unknown }
         guard case .redeem(let code) = await scene.customer(.offerCodeRedemption) else { return }

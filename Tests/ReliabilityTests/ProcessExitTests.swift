@@ -41,15 +41,20 @@ struct ProcessExitTests {
             throw WorkerError(description: "\(Repo.crashWorkerBinary) is missing: run `swift build` before `swift test`")
         }
         for attempt in 0..<10 {
-            let process = Process()
+            let process = Process(), errors = Pipe()
             process.executableURL = URL(fileURLWithPath: Repo.crashWorkerBinary)
             process.arguments = ["--exit-while-signing"]
-            process.standardError = FileHandle.nullDevice
+            process.standardError = errors
             try process.run()
+            // A worker stuck in exit() is killed (and fails), never left to hang the suite.
+            let deadline = ContinuousClock.now + .seconds(30)
+            while process.isRunning && ContinuousClock.now < deadline { usleep(10_000) }
+            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
             process.waitUntilExit()
+            let said = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
             #expect(process.terminationReason == .exit && process.terminationStatus == 0,
-                    "attempt \(attempt): \(process.terminationReason == .exit ? "exit" : "signal") \(process.terminationStatus)")
-            if process.terminationReason != .exit { break }
+                    "attempt \(attempt): \(process.terminationReason == .exit ? "exit" : "signal") \(process.terminationStatus)\n\(said.prefix(600))")
+            if process.terminationReason != .exit || process.terminationStatus != 0 { break }
         }
     }
 

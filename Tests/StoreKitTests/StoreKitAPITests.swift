@@ -173,6 +173,26 @@ struct StoreKitAPITests {
         await #expect(throws: (any Error).self) { _ = try await standard.purchase(options: [.purchaseDate(tomorrow)]) }
     }
 
+    @Test func aPurchaseDateIsRefusedWhereThePurchaseCannotStartThen() async throws {
+        session.timeRate = .realTime
+        let monthAgo = Date.now.addingTimeInterval(-30 * 86_400)
+        func refusal(_ product: String, _ options: Set<Product.PurchaseOption>) async -> String? {
+            do { try await session.buyProduct(identifier: product, options: options); return nil } catch { return "\(error)" }
+        }
+        session.askToBuyEnabled = true
+        #expect(await refusal("subscription.standard", [.purchaseDate(monthAgo)])?.contains("Ask to Buy") == true)
+        session.askToBuyEnabled = false
+        _ = try await session.buyProduct(identifier: "subscription.standard")
+        #expect(await refusal("subscription.premium", [.purchaseDate(monthAgo)])?.contains("is subscribed") == true, "a dated purchase is no plan change")
+        try session.expireSubscription(productIdentifier: "subscription.standard")
+        #expect(await refusal("subscription.standard", [.purchaseDate(monthAgo)])?.contains("before the group's last subscription ended") == true)
+        session.clearTransactions()
+        session.timeRate = .monthlyRenewalEveryThirtySeconds
+        let message = await refusal("subscription.standard", [.purchaseDate(monthAgo)])
+        #expect(message?.contains("more than 1000 renewals") == true && message?.contains(".realTime") == true, "\(message ?? "bought")")
+        #expect(session.allTransactions().isEmpty, "nothing refused was bought")
+    }
+
     @Test func aPurchaseDateAppliesToTheAppsOwnPurchaseToo() async throws {
         let then = Date.now.addingTimeInterval(-10 * 86_400)
         let car = try await buy("nonconsumable.car", options: [.purchaseDate(then)])

@@ -166,7 +166,7 @@ extension LocalAppStore {
         guard let price = item.price(in: currentStorefront.code, on: options.billingPlan) else { throw StoreFailure.storeKit(.notAvailableInStorefront) }
         if familyShared, !item.isFamilyShareable { throw TestControlError("\(productID) is not family shareable") }
         guard Checkout.allowedQuantities(of: item.type).contains(options.quantity) else { throw StoreFailure.purchase(.invalidQuantity) }
-        try checkPurchaseDate(options)
+        try checkPurchaseDate(options, of: item)
         // A family member's subscription stands beside the customer's own; the app grants the higher level.
         if item.type == .autoRenewable, !familyShared, let change = try planChange(to: item) {
             guard case .success(let jws) = try applyChange(change, to: item, options: options, offer: nil, kind: .update) else { return nil }
@@ -179,9 +179,7 @@ extension LocalAppStore {
             payload.originalTransactionID = payload.transactionID
             payload.originalPurchaseDate = payload.purchaseDate
         }
-        let jws = try commit(payload, kind: .update)
-        try applyRenewalBehavior(options, to: item)
-        return jws.map(present)
+        return try commitPurchase(payload, kind: .update, options: options).map(present)
     }
 
     public func reset() throws {

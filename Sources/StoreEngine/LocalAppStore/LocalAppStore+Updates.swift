@@ -97,8 +97,8 @@ extension LocalAppStore {
         delivery.deliver(events) { id in (try? ledger.jws(id)).map(present) }
     }
 
-    /// Stops renewing and delivering, and waits for a tick in progress: signing on another thread
-    /// while the program exits crashes in OpenSSL's exit-time cleanup.
+    /// Stops renewing and delivering, and waits for a tick in progress: nothing the store does outlives
+    /// its shutdown (a ledger write cut off by the program's exit would be rolled back).
     public func shutdown() async {
         isShutDown = true
         let ticks = follower.ticks

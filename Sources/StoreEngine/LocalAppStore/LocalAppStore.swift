@@ -157,7 +157,7 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
         // A billing plan the product does not sell (or monthly billing of anything but a yearly subscription).
         guard let price = item.price(in: currentStorefront.code, on: options.billingPlan) else { throw StoreFailure.purchase(.productUnavailable) }
         guard Checkout.allowedQuantities(of: item.type).contains(options.quantity) else { throw StoreFailure.purchase(.invalidQuantity) }
-        try checkPurchaseDate(options)
+        try checkPurchaseDate(options, of: item)
         var promotion: SignedPromotion?
         if let requested = options.promotionalOffer, let signature = requested.signature {
             promotion = try self.promotion(signature, productID: productID, offerID: requested.id, appAccountToken: options.appAccountToken)
@@ -184,7 +184,7 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
         }
         let committed: String?
         do {
-            committed = try commit(payload, kind: .purchase)
+            committed = try commitPurchase(payload, kind: .purchase, options: options)
         } catch StoreFailure.purchase(.purchaseNotAllowed) {
             // Another process sold it a moment ago, under the write lock: this customer owns it now.
             guard let owned = try alreadyPurchased(item) else { throw StoreFailure.purchase(.purchaseNotAllowed) }
@@ -192,25 +192,56 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
         }
         guard let jws = committed else { throw StoreFailure.storeKit(.unknown) }
         for nonce in [promotion?.nonce, eligibility?.nonce].compactMap({ $0 }) { _ = try ledger.useNonce(nonce) }
-        try applyRenewalBehavior(options, to: item)
         return .success(jws: present(jws))
     }
 
-    /// A test's purchase date is now or in the past: the store cannot sell tomorrow's purchase today.
-    func checkPurchaseDate(_ options: PurchaseOptions) throws {
-        guard let date = options.purchaseDate, date > now() else { return }
-        throw TestControlError("purchase date \(date.formatted(.iso8601)) is in the future (the store's clock reads "
-                               + "\(now().formatted(.iso8601))): pass a date in the past or now")
+    /// The most renewals a dated purchase may bring until now (a year of monthly ones is 12; a date months
+    /// back under a fast time rate would be hundreds of thousands, in one write that holds the store).
+    static let datedPurchaseRenewalLimit = 1000
+
+    /// A test's purchase date (`.purchaseDate(_:renewalBehavior:)`) starts the purchase then: now or in the past,
+    /// on a purchase that completes at once and, for a subscription, starts one after the group's last transaction.
+    func checkPurchaseDate(_ options: PurchaseOptions, of item: CatalogProduct) throws {
+        guard let date = options.purchaseDate else { return }
+        catchUp()  // what the group's subscription is now, renewals due included
+        func refused(_ why: String) -> TestControlError { TestControlError("purchase date \(date.formatted(.iso8601)): \(why)") }
+        if date > now() { throw refused("it is in the future (the store's clock reads \(now().formatted(.iso8601))): pass a date in the past or now") }
+        if Checkout.hold(currentSettings, options) != nil {
+            throw refused("a purchase held for Ask to Buy or interrupted completes when it is resolved, not at a date given: turn those off for it")
+        }
+        guard let terms = item.subscription else { return }
+        if let current = groupSubscription(terms.groupID), let latest = try ledger.row(current.latestTransactionID)?.payload {
+            if current.isActive { throw refused("the customer is subscribed in \(terms.groupID): a dated purchase starts a subscription, it does not change one") }
+            let lapsed = latest.expirationDate ?? latest.purchaseDate
+            if date < lapsed { throw refused("it is before the group's last subscription ended (\(lapsed.formatted(.iso8601))): pass a later date") }
+        }
+        guard options.renewsAfterFirstPeriod, clock.rate.renewalLimit == nil else { return }
+        let period = terms.billingPeriod(on: options.billingPlan)
+        var (end, periods) = (date, 0)
+        while end < now(), periods <= Self.datedPurchaseRenewalLimit { (end, periods) = (schedule.end(of: period, from: end), periods + 1) }
+        if periods > Self.datedPurchaseRenewalLimit {
+            throw refused("more than \(Self.datedPurchaseRenewalLimit) renewals until now at the time rate \(clock.rate.name): "
+                          + "set the time rate to real time (SKTestSession.timeRate = .realTime) or pass a later date")
+        }
     }
 
-    /// `.purchaseDate(_, renewalBehavior: .cancelImmediately)`: the subscription just bought stops at the end of its
-    /// first period, as if the customer turned auto-renew off at once (before any catch-up could renew it).
-    func applyRenewalBehavior(_ options: PurchaseOptions, to item: CatalogProduct) throws {
-        guard options.purchaseDate != nil, !options.renewsAfterFirstPeriod, let group = item.subscription?.groupID,
-              let record = groupSubscription(group), record.willAutoRenew else { return }
-        var stopped = record
-        stopped.willAutoRenew = false
-        try save(stopped, notifying: .autoRenewChanged(enabled: false))
+    /// Commits a purchase; one dated with `.cancelImmediately` has auto-renew off in the same write, so no
+    /// catch-up (another process's either) renews its first period, and the app never sees it renewing.
+    func commitPurchase(_ payload: TransactionPayload, kind: Ledger.EventKind, options: PurchaseOptions) throws -> String? {
+        guard options.purchaseDate != nil, !options.renewsAfterFirstPeriod, let group = payload.subscriptionGroupID else {
+            return try commit(payload, kind: kind)
+        }
+        let jws = try ledger.db.transaction { () throws -> String? in
+            let jws = try commit(payload, kind: kind)
+            // The group's newest subscription is the one just started: no other commit comes under this write lock.
+            if var started = try ledger.subscriptions(group: group).max(by: { $0.latestTransactionID < $1.latestTransactionID }), started.willAutoRenew {
+                started.willAutoRenew = false
+                try save(started, notifying: .autoRenewChanged(enabled: false))
+            }
+            return jws
+        }
+        pumpEvents()
+        return jws
     }
 
     /// The transaction of what the customer already has: a non-consumable they own, or the

@@ -199,6 +199,7 @@ public actor ScriptedSource: TransactionSource, StoreTestControls {
     @discardableResult
     public func buyOutsideApp(productID: String, familyShared: Bool, options: PurchaseOptions) throws -> String? {
         guard let item = catalog.product(productID) else { throw TestControlError("unknown product \(productID)") }
+        if options.purchaseDate != nil { throw unsupported("a purchase date") }
         return try add(item, quantity: options.quantity, notify: true) {
             if familyShared { $0.ownership = .familyShared }
             $0.appAccountToken = options.appAccountToken
