@@ -145,7 +145,7 @@ public enum StoreKitError: Error, Sendable, Equatable, LocalizedError {
 }
 
 /// StoreKit's `AppTransaction`: the signed record of the customer's purchase of the app itself.
-public struct AppTransaction: Hashable, Sendable, SignedValue {
+public struct AppTransaction: Hashable, Sendable, SignedValue, CustomDebugStringConvertible {
     @_spi(Storefront) public let payload: AppTransactionPayload
     let jws: String
 
@@ -169,6 +169,8 @@ public struct AppTransaction: Hashable, Sendable, SignedValue {
     public var deviceVerificationNonce: UUID { payload.deviceVerificationNonce }
     public var deviceVerification: Data { Data(base64Encoded: payload.deviceVerification) ?? Data() }
     public var jsonRepresentation: Data { parts.payload }
+    /// The payload's JSON, as signed (as `Transaction`'s).
+    public var debugDescription: String { String(decoding: jsonRepresentation, as: UTF8.self) }
 
     /// The app's transaction, verified.
     public static var shared: VerificationResult<AppTransaction> {

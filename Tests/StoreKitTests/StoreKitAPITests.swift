@@ -256,6 +256,7 @@ struct StoreKitAPITests {
     @Test func appTransactionAndStorefrontAreTheStores() async throws {
         let app = try await AppTransaction.shared.payloadValue
         #expect(!app.bundleID.isEmpty && !app.originalAppVersion.isEmpty)
+        #expect(app.debugDescription.contains("\"bundleId\":\"\(app.bundleID)\""), "its debug description is its signed JSON")
         #expect(await Storefront.current?.countryCode == "USA")
         session.storefront = "FRA"
         #expect(await Storefront.current?.countryCode == "FRA")
