@@ -59,23 +59,18 @@ extension Product {
 
         init(_ period: Period) {
             value = period.value
-            unit = switch period.unit { case .day: .day; case .week: .week; case .month: .month; case .year: .year }
-        }
-
-        private init(_ value: Int, _ unit: Unit) {
-            self.value = value
-            self.unit = unit
+            unit = Unit.allCases.first { $0.period == period.unit }!  // one of the four
         }
 
         // The periods App Store Connect sells, to compare with (`period == .yearly`).
-        public static var everyThreeDays: Self { Self(3, .day) }
-        public static var weekly: Self { Self(1, .week) }
-        public static var everyTwoWeeks: Self { Self(2, .week) }
-        public static var monthly: Self { Self(1, .month) }
-        public static var everyTwoMonths: Self { Self(2, .month) }
-        public static var everyThreeMonths: Self { Self(3, .month) }
-        public static var everySixMonths: Self { Self(6, .month) }
-        public static var yearly: Self { Self(1, .year) }
+        public static var everyThreeDays: Self { Self(Period(3, .day)) }
+        public static var weekly: Self { Self(Period(1, .week)) }
+        public static var everyTwoWeeks: Self { Self(Period(2, .week)) }
+        public static var monthly: Self { Self(Period(1, .month)) }
+        public static var everyTwoMonths: Self { Self(Period(2, .month)) }
+        public static var everyThreeMonths: Self { Self(Period(3, .month)) }
+        public static var everySixMonths: Self { Self(Period(6, .month)) }
+        public static var yearly: Self { Self(Period(1, .year)) }
 
         /// One period from `referenceDate`: a month from February 1 ends on March 1, from January 31 on the
         /// last day of February (the calendar's arithmetic, as a renewal's).

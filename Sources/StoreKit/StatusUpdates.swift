@@ -17,7 +17,7 @@ extension Product.SubscriptionInfo.Status {
         let connection = StoreKitRuntime.current
         return AsyncStream { continuation in
             let reading = Task {
-                for status in await connection?.allStatuses().grouped() ?? [] { continuation.yield(status) }
+                for group in await connection?.statusesByGroup() ?? [] where !group.statuses.isEmpty { continuation.yield(group) }
                 continuation.finish()
             }
             continuation.onTermination = { _ in reading.cancel() }
@@ -84,10 +84,15 @@ final class SeenStatuses: Sendable {
 extension StoreConnection {
     /// Every group's statuses, verified (none when the store cannot say: the next look tries again).
     func allStatuses() async -> [Product.SubscriptionInfo.Status] {
+        await statusesByGroup().flatMap(\.statuses)
+    }
+
+    /// Each of the catalog's subscription groups with its statuses, verified, in the groups' order.
+    func statusesByGroup() async -> [(groupID: String, statuses: [Product.SubscriptionInfo.Status])] {
         guard let products = try? await source.products(for: nil) else { return [] }
         let groups = Array(Set(products.compactMap(\.subscription?.groupID))).sorted()
         guard let signed = try? await source.subscriptionStatuses(groupIDs: groups) else { return [] }
-        return statuses(groups.flatMap { signed[$0] ?? [] })
+        return groups.map { ($0, statuses(signed[$0] ?? [])) }
     }
 
     /// StoreKit's statuses for signed ones, remembered as what the app last saw.
@@ -101,14 +106,3 @@ extension StoreConnection {
     }
 }
 
-extension [Product.SubscriptionInfo.Status] {
-    /// By subscription group, in the order the groups first appear.
-    func grouped() -> [(groupID: String, statuses: [Product.SubscriptionInfo.Status])] {
-        var groups: [(groupID: String, statuses: [Product.SubscriptionInfo.Status])] = []
-        for status in self {
-            let group = status.transaction.unsafePayloadValue.subscriptionGroupID ?? ""
-            if let i = groups.firstIndex(where: { $0.groupID == group }) { groups[i].statuses.append(status) } else { groups.append((group, [status])) }
-        }
-        return groups
-    }
-}

@@ -180,7 +180,11 @@ struct StoreKitAPITests {
             do { try await session.buyProduct(identifier: product, options: options); return nil } catch { return "\(error)" }
         }
         session.askToBuyEnabled = true
-        #expect(await refusal("subscription.standard", [.purchaseDate(monthAgo)])?.contains("Ask to Buy") == true)
+        let standard = try await product("subscription.standard")
+        await #expect(throws: (any Error).self, "the app's purchase would wait for approval") {
+            _ = try await standard.purchase(options: [.purchaseDate(monthAgo)])
+        }
+        #expect(session.allTransactions().isEmpty, "nothing held either")
         session.askToBuyEnabled = false
         _ = try await session.buyProduct(identifier: "subscription.standard")
         #expect(await refusal("subscription.premium", [.purchaseDate(monthAgo)])?.contains("is subscribed") == true, "a dated purchase is no plan change")

@@ -175,6 +175,10 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
 
         let change = item.type == .autoRenewable ? try planChange(to: item) : nil
         let pending = Checkout.hold(currentSettings, options)
+        if pending != nil, options.purchaseDate != nil {
+            throw TestControlError("purchase date: a purchase held for Ask to Buy or interrupted completes when it is resolved, "
+                                   + "not at a date given: turn those off for it")
+        }
         // A plan change asks for approval too; it takes effect when it completes (see `complete`).
         if let change, pending == nil { return try applyChange(change, to: item, options: options, offer: offer) }
         let payload = try newPayload(item, price: price, options: options, offer: offer)
@@ -199,16 +203,13 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
     /// back under a fast time rate would be hundreds of thousands, in one write that holds the store).
     static let datedPurchaseRenewalLimit = 1000
 
-    /// A test's purchase date (`.purchaseDate(_:renewalBehavior:)`) starts the purchase then: now or in the past,
-    /// on a purchase that completes at once and, for a subscription, starts one after the group's last transaction.
+    /// A test's purchase date (`.purchaseDate(_:renewalBehavior:)`) starts the purchase then: now or in the past
+    /// and, for a subscription, starting one after the group's last (the app's purchase also refuses it when held).
     func checkPurchaseDate(_ options: PurchaseOptions, of item: CatalogProduct) throws {
         guard let date = options.purchaseDate else { return }
         catchUp()  // what the group's subscription is now, renewals due included
         func refused(_ why: String) -> TestControlError { TestControlError("purchase date \(date.formatted(.iso8601)): \(why)") }
         if date > now() { throw refused("it is in the future (the store's clock reads \(now().formatted(.iso8601))): pass a date in the past or now") }
-        if Checkout.hold(currentSettings, options) != nil {
-            throw refused("a purchase held for Ask to Buy or interrupted completes when it is resolved, not at a date given: turn those off for it")
-        }
         guard let terms = item.subscription else { return }
         if let current = groupSubscription(terms.groupID), let latest = try ledger.row(current.latestTransactionID)?.payload {
             if current.isActive { throw refused("the customer is subscribed in \(terms.groupID): a dated purchase starts a subscription, it does not change one") }
