@@ -79,6 +79,17 @@ extension Product {
         }
 
         public var debugDescription: String { "\(value) \(unit.debugDescription)" }
+
+        /// The period from `referenceDate` in a format of date ranges (as `Product.subscriptionPeriodFormatStyle` is on Apple's platforms).
+        public func formatted<S: FormatStyle>(_ format: S, referenceDate: Date = .now) -> S.FormatOutput where S.FormatInput == Range<Date> {
+            format.format(dateRange(referenceDate: referenceDate))
+        }
+
+        /// The period from `referenceDate` as a duration (a month from February 1 is 28 days).
+        public func formatted<S: FormatStyle>(_ format: S, referenceDate: Date = .now) -> S.FormatOutput where S.FormatInput == Duration {
+            let range = dateRange(referenceDate: referenceDate)
+            return format.format(.seconds(range.upperBound.timeIntervalSince(range.lowerBound)))
+        }
     }
 
     /// An introductory, promotional or win-back offer on a subscription.
@@ -243,6 +254,51 @@ extension Product.SubscriptionInfo {
 
         /// The store's plan; a raw value StoreKit does not know is up front, StoreKit's default.
         var plan: StoreCore.BillingPlanType { StoreCore.BillingPlanType(signedName: rawValue) ?? .upFront }
+    }
+}
+
+extension Product.SubscriptionInfo {
+    public typealias BillingPeriod = Product.SubscriptionPeriod
+
+    /// Each way the subscription is sold (iOS 26.4): up front, and monthly for a 12-month commitment when the
+    /// catalog sells that plan; a subscription without billing plans is sold up front only.
+    public var pricingTerms: [PricingTerms] {
+        StoreCore.BillingPlanType.allCases.compactMap { plan in terms.billingPlan(plan).map { PricingTerms($0, of: product, terms: terms) } }
+    }
+
+    /// What one billing plan charges: each billing period's price, the whole commitment, and its offers.
+    public struct PricingTerms: Hashable, Sendable {
+        public let billingPlanType: BillingPlanType
+        public let billingPrice: Decimal
+        /// `billingPrice` formatted for the customer, charged at each billing event.
+        public let billingDisplayPrice: String
+        public let billingPeriod: BillingPeriod
+        public let commitmentInfo: CommitmentInfo
+        /// The introductory, promotional and win-back offers a purchase on this plan may get.
+        public let subscriptionOffers: [Product.SubscriptionOffer]
+
+        public subscript(offers type: Product.SubscriptionOffer.OfferType) -> [Product.SubscriptionOffer] {
+            subscriptionOffers.filter { $0.type == type }
+        }
+
+        init(_ plan: BillingPlan, of product: StoreCore.Product, terms: SubscriptionTerms) {
+            billingPlanType = BillingPlanType(plan.type)
+            billingPrice = plan.price(in: product.storefront, listed: product.price)
+            billingDisplayPrice = product.format(billingPrice)
+            billingPeriod = BillingPeriod(terms.billingPeriod(on: plan.type))
+            let committed = plan.commitmentPrice(in: product.storefront, listed: product.price)
+            // The commitment is the subscription's period: a year, paid monthly or at once.
+            commitmentInfo = CommitmentInfo(price: committed, displayPrice: product.format(committed), period: Product.SubscriptionPeriod(terms.period))
+            subscriptionOffers = (terms.introductoryOffers + terms.promotionalOffers + terms.winBackOffers)
+                .filter { $0.billingPlan == plan.type }.map { Product.SubscriptionOffer($0, of: product) }
+        }
+    }
+
+    /// The whole commitment of a plan: what it comes to, and how long it binds.
+    public struct CommitmentInfo: Hashable, Sendable {
+        public let price: Decimal
+        public let displayPrice: String
+        public let period: Product.SubscriptionPeriod
     }
 }
 

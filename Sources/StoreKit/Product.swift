@@ -52,7 +52,15 @@ public struct Product: Identifiable, Hashable, Sendable {
     nonisolated(nonsending) private func purchase(options: Set<PurchaseOption>, sheet: nonisolated(nonsending) () async -> PaymentSheetAnswer) async throws
         -> (result: PurchaseResult, pendingReason: PendingReason?) {
         guard let connection = StoreKitRuntime.current else { throw PurchaseError.productUnavailable }
+        let decisions = options.compactMap { if case .onStorefrontChange(let decision) = $0.kind { decision } else { nil } }
+        let storefrontAtStart = decisions.isEmpty ? nil : await connection.source.storefront()
         let answer = await sheet()
+        if let storefrontAtStart, answer == .confirm {
+            let storefront = await connection.source.storefront()
+            if storefront != storefrontAtStart, !decisions.allSatisfy({ $0.shouldContinue(Storefront(storefront)) }) {
+                throw PurchaseError.productUnavailable
+            }
+        }
         let outcome: PurchaseOutcome
         do {
             outcome = try await connection.call { try await $0.purchase(id, options: PurchaseOption.engineOptions(options), answer: answer) }
@@ -108,14 +116,48 @@ extension Product {
     }
 
     /// An option of one purchase.
-    public struct PurchaseOption: Hashable, Sendable {
+    public struct PurchaseOption: Hashable, Sendable, CustomDebugStringConvertible {
         enum Kind: Hashable, Sendable {
             case quantity(Int), appAccountToken(UUID), simulatesAskToBuy(Bool)
             case promotionalOffer(id: String, signature: String?), winBackOffer(id: String)
             case introductoryOfferEligibility(String), billingPlan(SubscriptionInfo.BillingPlanType)
             case purchaseDate(Date, renews: Bool)
+            case custom(key: String, value: CustomValue)
+            case onStorefrontChange(StorefrontChangeDecision)
         }
         let kind: Kind
+
+        /// The option as an app writes it: `quantity(3)`, `custom(key: "source", value: "paywall")`.
+        public var debugDescription: String {
+            switch kind {
+            case .quantity(let n): "quantity(\(n))"
+            case .appAccountToken(let token): "appAccountToken(\(token.uuidString))"
+            case .simulatesAskToBuy(let on): "simulatesAskToBuyInSandbox(\(on))"
+            case .promotionalOffer(let id, _): "promotionalOffer(\"\(id)\")"
+            case .winBackOffer(let id): "winBackOffer(\"\(id)\")"
+            case .introductoryOfferEligibility: "introductoryOfferEligibility(compactJWS:)"
+            case .billingPlan(let plan): "billingPlanType(\(plan.rawValue))"
+            case .purchaseDate(let date, let renews): "purchaseDate(\(date.formatted(.iso8601)), renews: \(renews))"
+            case .custom(let key, let value): "custom(key: \"\(key)\", value: \(value))"
+            case .onStorefrontChange: "onStorefrontChange(shouldContinuePurchase:)"
+            }
+        }
+
+        /// A custom option's value: sent with the purchase, not echoed in the transaction.
+        enum CustomValue: Hashable, Sendable, CustomStringConvertible {
+            case string(String), number(Double), bool(Bool), data(Data)
+            var description: String {
+                switch self { case .string(let s): "\"\(s)\""; case .number(let n): "\(n)"; case .bool(let b): "\(b)"; case .data(let d): "\(d.count) bytes" }
+            }
+        }
+
+        /// The app's answer to a storefront change during the purchase; options compare by identity, as closures can't.
+        final class StorefrontChangeDecision: Hashable, Sendable {
+            let shouldContinue: @Sendable (Storefront) -> Bool
+            init(_ shouldContinue: @escaping @Sendable (Storefront) -> Bool) { self.shouldContinue = shouldContinue }
+            static func == (a: StorefrontChangeDecision, b: StorefrontChangeDecision) -> Bool { a === b }
+            func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
+        }
 
         /// How many of a consumable.
         public static func quantity(_ quantity: Int) -> PurchaseOption { .init(kind: .quantity(quantity)) }
@@ -149,6 +191,18 @@ extension Product {
         public static func billingPlanType(_ type: SubscriptionInfo.BillingPlanType) -> PurchaseOption { .init(kind: .billingPlan(type)) }
         /// StoreKitTest's `purchaseDate(_:renewalBehavior:)`, which StoreKitTest declares over this.
         @_spi(Storefront) public static func purchaseDate(_ date: Date, renews: Bool) -> PurchaseOption { .init(kind: .purchaseDate(date, renews: renews)) }
+        /// A key and value of the app's own, sent with the purchase. StoreKit says these have no effect (the
+        /// `Data` one is for the Advanced Commerce API); the transaction does not carry them back.
+        public static func custom(key: String, value: String) -> PurchaseOption { .init(kind: .custom(key: key, value: .string(value))) }
+        public static func custom(key: String, value: Double) -> PurchaseOption { .init(kind: .custom(key: key, value: .number(value))) }
+        public static func custom(key: String, value: Bool) -> PurchaseOption { .init(kind: .custom(key: key, value: .bool(value))) }
+        public static func custom(key: String, value: Data) -> PurchaseOption { .init(kind: .custom(key: key, value: .data(value))) }
+        /// Whether the purchase goes on when the customer's storefront changes while it is made (between the
+        /// payment sheet's opening and the store's charge): `false` ends it with `PurchaseError.productUnavailable`
+        /// (StoreKit 1's `storeProductNotAvailable`); without this option it goes on in the new storefront.
+        @preconcurrency public static func onStorefrontChange(shouldContinuePurchase: @escaping @Sendable (Storefront) -> Bool) -> PurchaseOption {
+            .init(kind: .onStorefrontChange(StorefrontChangeDecision(shouldContinuePurchase)))
+        }
         /// A win-back offer for a lapsed subscriber.
         public static func winBackOffer(_ offer: Product.SubscriptionOffer) -> PurchaseOption { .init(kind: .winBackOffer(id: offer.id ?? "")) }
 
@@ -177,6 +231,7 @@ extension Product {
                 case .introductoryOfferEligibility(let jws): engine.introductoryOfferEligibility = jws
                 case .billingPlan(let plan): engine.billingPlan = plan.plan
                 case .purchaseDate(let date, let renews): (engine.purchaseDate, engine.renewsAfterFirstPeriod) = (date, renews)
+                case .custom, .onStorefrontChange: break  // nothing the store charges by; see `Product.purchase`
                 }
             }
             return engine

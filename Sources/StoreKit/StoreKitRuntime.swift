@@ -12,6 +12,8 @@ import Locking
     let close: @Sendable () async -> Void
     /// The app's `SKIncludeConsumableInAppPurchaseHistory`: whether `Transaction.all` keeps finished consumables.
     let includesConsumableHistory: Bool
+    /// `AppStore.ageRatingCode`: the catalog's app's, nil when it gives none.
+    let ageRatingCode: Int?
     /// The subscription statuses the app last read: where `Product.SubscriptionInfo.Status.updates` starts.
     let seenStatuses = SeenStatuses()
     /// `finish()` calls made while one is written, written together.
@@ -22,11 +24,13 @@ import Locking
     /// The app on a local App Store: it trusts that store's certificate, as a device trusts Apple's root.
     public init(store: LocalAppStore) {
         self.init(source: store, verifier: SignedDataVerifier(trustedRoots: [store.certificate]),
-                  includesConsumableHistory: store.catalog.app.includesConsumableHistory) { await store.shutdown() }
+                  includesConsumableHistory: store.catalog.app.includesConsumableHistory,
+                  ageRatingCode: store.catalog.app.ageRatingCode) { await store.shutdown() }
     }
 
     public init(source: any TransactionSource, verifier: SignedDataVerifier, includesConsumableHistory: Bool = false,
-                close: @escaping @Sendable () async -> Void = {}) {
+                ageRatingCode: Int? = nil, close: @escaping @Sendable () async -> Void = {}) {
+        self.ageRatingCode = ageRatingCode
         self.source = source
         self.verifier = verifier
         self.includesConsumableHistory = includesConsumableHistory

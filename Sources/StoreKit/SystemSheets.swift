@@ -71,6 +71,10 @@ extension AppStore {
     /// every signature stands, as Apple says it does.
     public static var deviceVerificationID: UUID? { nil }
 
+    /// The app's age rating as the App Store codes it (the catalog app's `ageRatingCode`); nil when there is
+    /// none to give. An app compares it with the last one it saw to notice that its rating changed.
+    public static var ageRatingCode: Int? { get async { StoreKitRuntime.current?.ageRatingCode } }
+
     private static func manageSubscriptions(groupID: String?, in scene: UIScene) async throws {
         guard let connection = StoreKitRuntime.current else { throw StoreKitError.unknown }
         let choice: (group: String, action: ManageSubscriptionAction)

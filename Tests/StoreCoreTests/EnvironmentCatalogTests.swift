@@ -57,4 +57,14 @@ struct EnvironmentCatalogTests {
         #expect(payload.json["preorderDate"]?.intValue == 1_768_467_600_000)
         #expect(AppTransactionPayload(json: payload.json)?.versionExternalIdentifier == 824_713)
     }
+
+    @Test("app.ageRatingCode is read, written back, and a code out of range names the field")
+    func ageRatingCode() throws {
+        #expect(try catalog(settings: "").app.ageRatingCode == nil)
+        let rated = try catalog(app: #", "ageRatingCode": 300"#, settings: "")
+        #expect(rated.app.ageRatingCode == 300)
+        #expect(try CatalogLoader.load(data: Data(CatalogFormat.encode(rated).serialized().utf8), file: "again.json") == rated)
+        let zero = message { try catalog(app: #", "ageRatingCode": 0"#, settings: "") }
+        #expect(zero.contains("app.ageRatingCode"), "\(zero)")
+    }
 }

@@ -131,6 +131,93 @@ struct StoreKitAPITests {
         #expect(Product.SubscriptionPeriod.Unit.month.localizedDescription == "Month")
     }
 
+    @Test func aSubscriptionPeriodFormatsInAnyDateRangeOrDurationStyleFromItsReferenceDate() throws {
+        let february = try #require(Calendar(identifier: .gregorian).date(from: DateComponents(timeZone: .gmt, year: 2026, month: 2, day: 1)))
+        #expect(Product.SubscriptionPeriod.monthly.formatted(Bounds(), referenceDate: february) == "2026-02-01…2026-03-01")
+        #expect(Product.SubscriptionPeriod.monthly.formatted(.units(allowed: [.days]), referenceDate: february) == "28 days")
+        #expect(Product.SubscriptionPeriod.weekly.formatted(.units(allowed: [.days])) == "7 days")
+    }
+
+    /// A date-range style that shows what it was given.
+    struct Bounds: FormatStyle {
+        func format(_ range: Range<Date>) -> String {
+            [range.lowerBound, range.upperBound].map { $0.formatted(.iso8601.year().month().day()) }.joined(separator: "…")
+        }
+    }
+
+    @Test func aProductsJSONRepresentationIsTheAppStoresCatalogEntry() async throws {
+        let pro = try await product("subscription.pro")
+        let json = try #require(try JSONSerialization.jsonObject(with: pro.jsonRepresentation) as? [String: Any])
+        #expect(json["id"] as? String == pro.id && json["type"] as? String == "in-apps")
+        #expect(json["href"] as? String == "/v1/catalog/usa/in-apps/\(pro.id)")
+        let attributes = try #require(json["attributes"] as? [String: Any])
+        #expect(attributes["kind"] as? String == "Auto-Renewable Subscription" && attributes["offerName"] as? String == pro.id)
+        #expect(attributes["name"] as? String == pro.displayName && attributes["icuLocale"] as? String == "en_US@currency=USD")
+        #expect((attributes["description"] as? [String: Any])?["standard"] as? String == pro.description)
+        #expect(attributes["subscriptionFamilyId"] as? String == pro.subscription?.subscriptionGroupID)
+        #expect(attributes["subscriptionFamilyRank"] as? Int == 1 && attributes["isFamilyShareable"] as? Int == 0)
+        let offer = try #require((attributes["offers"] as? [[String: Any]])?.first)
+        #expect(offer["currencyCode"] as? String == "USD" && offer["priceFormatted"] as? String == pro.displayPrice)
+        #expect(offer["price"] as? String == "\(pro.price)" && offer["recurringSubscriptionPeriod"] as? String == "P1M")
+        let intro = try #require((offer["discounts"] as? [[String: Any]])?.first)
+        #expect(intro["type"] as? String == "IntroOffer" && intro["modeType"] as? String == "PayUpFront")
+        #expect(intro["priceFormatted"] as? String == "$1.99" && intro["recurringSubscriptionPeriod"] as? String == "P2M")
+        #expect(pro.debugDescription == String(decoding: pro.jsonRepresentation, as: UTF8.self))
+
+        let car = try #require(try JSONSerialization.jsonObject(with: try await product("nonconsumable.car").jsonRepresentation) as? [String: Any])
+        let carAttributes = try #require(car["attributes"] as? [String: Any])
+        #expect(carAttributes["kind"] as? String == "Non-Consumable" && carAttributes["subscriptionFamilyId"] == nil)
+        let carOffer = try #require((carAttributes["offers"] as? [[String: Any]])?.first)
+        #expect(carOffer["price"] as? String == "1.99" && carOffer["discounts"] == nil && carOffer["recurringSubscriptionPeriod"] == nil)
+    }
+
+    @Test func customPurchaseOptionsAreSentAndChangeNothing() async throws {
+        let options: Set<Product.PurchaseOption> = [.custom(key: "source", value: "paywall"), .custom(key: "score", value: 0.5),
+                                                   .custom(key: "returning", value: true), .custom(key: "payload", value: Data([1, 2]))]
+        #expect(options.count == 4)
+        #expect(Product.PurchaseOption.custom(key: "source", value: "paywall").debugDescription == #"custom(key: "source", value: "paywall")"#)
+        #expect(Product.PurchaseOption.quantity(3).debugDescription == "quantity(3)")
+        let fuel = try await buy("consumable.fuel.octane87", options: options.union([.quantity(2)]))
+        #expect(fuel.purchasedQuantity == 2 && fuel.price == Decimal(string: "1.98"))
+    }
+
+    @Test func aStorefrontChangeDuringThePurchaseEndsItWhenTheAppSaysSo() async throws {
+        let car = try await product("nonconsumable.car")
+        let asked = Locked<[String]>([])
+        let refuse = Product.PurchaseOption.onStorefrontChange { storefront in asked.withLock { $0.append(storefront.countryCode) }; return false }
+        let moving = UIWindowScene { [session] _ in session.storefront = "FRA"; return .confirm }
+        await #expect(throws: Product.PurchaseError.productUnavailable) { try await car.purchase(confirmIn: moving, options: [refuse]) }
+        #expect(asked.withLock { $0 } == ["FRA"], "asked once, with the storefront the customer moved to")
+        #expect(await Transaction.latest(for: car.id) == nil, "nothing was charged")
+
+        session.storefront = "USA"
+        let goOn = Product.PurchaseOption.onStorefrontChange { _ in true }
+        guard case .success(.verified(let bought)) = try await car.purchase(confirmIn: moving, options: [goOn]) else {
+            Issue.record("the purchase did not go on in the new storefront"); return
+        }
+        #expect(bought.storefront.countryCode == "FRA")
+
+        session.clearTransactions()
+        guard case .success = try await car.purchase(confirmIn: UIWindowScene(), options: [refuse]) else {
+            Issue.record("a purchase whose storefront stayed was refused"); return
+        }
+        #expect(asked.withLock { $0 } == ["FRA"], "no change, no question")
+    }
+
+    @Test func theAgeRatingCodeIsTheCatalogAppsAndNilWithoutOne() async throws {
+        #expect(await AppStore.ageRatingCode == nil, "Apple's SKDemo configuration gives none")
+        var catalog = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: Repo.root.appendingPathComponent("catalog.json"))) as? [String: Any])
+        var app = try #require(catalog["app"] as? [String: Any])
+        app["ageRatingCode"] = 300
+        catalog["app"] = app
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("age-rating-\(UUID().uuidString).json")
+        try JSONSerialization.data(withJSONObject: catalog).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let rated = try SKTestSession(contentsOf: file)
+        #expect(await AppStore.ageRatingCode == 300)
+        withExtendedLifetime(rated) {}
+    }
+
     @Test func buyProductMakesThePurchaseWithTheOptionsGiven() async throws {
         let token = UUID()
         let fuel = try await session.buyProduct(identifier: "consumable.fuel.octane87", options: [.quantity(4), .appAccountToken(token)])

@@ -231,6 +231,21 @@ struct StoreKitPlanTests {
         #expect(try info.payloadValue.renewalBillingPlanType == .monthly)
     }
 
+    @Test func pricingTermsAreEachPlanTheSubscriptionIsSoldOnWithItsOffers() async throws {
+        let info = try #require(try await StoreKitSuites.product(Self.yearly).subscription)
+        let terms = info.pricingTerms
+        #expect(terms.map(\.billingPlanType) == [.upFront, .monthly])
+        let (upFront, monthly) = (terms[0], terms[1])
+        #expect(upFront.billingPrice == Decimal(string: "29.99") && upFront.billingDisplayPrice == "$29.99" && upFront.billingPeriod == .yearly)
+        #expect(upFront.commitmentInfo.price == Decimal(string: "29.99") && upFront.commitmentInfo.displayPrice == "$29.99")
+        #expect(upFront.commitmentInfo.period == .yearly)
+        #expect(monthly.billingPrice == Decimal(string: "2.99") && monthly.billingDisplayPrice == "$2.99" && monthly.billingPeriod == .monthly)
+        #expect(monthly.commitmentInfo.price == Decimal(string: "35.88") && monthly.commitmentInfo.period == .yearly)
+        #expect(upFront[offers: .introductory].map(\.paymentMode) == [.freeTrial])
+        #expect(monthly[offers: .introductory].map(\.paymentMode) == [.payAsYouGo])
+        #expect(upFront[offers: .promotional].map(\.id) == ["pro.yearly.comeback"] && monthly[offers: .promotional].map(\.id) == ["pro.monthly.comeback"])
+    }
+
     @Test func aPromotionalOfferByIDWithAValidSignatureIsApplied() async throws {
         let first = try await buy([])
         try session.disableAutoRenewForTransaction(identifier: Int(first.id))

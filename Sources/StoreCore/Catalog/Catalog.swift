@@ -110,6 +110,8 @@ public struct AppInfo: Hashable, Sendable {
     /// paywall shows (`subscriptionStorePolicyDestination`); nil: Apple's standard EULA, and no privacy link.
     public var termsOfServiceURL: String?
     public var privacyPolicyURL: String?
+    /// The app's age rating as the App Store codes it (`AppStore.ageRatingCode`); nil: none to report.
+    public var ageRatingCode: Int?
 
     public init(name: String, bundleID: String, originalAppVersion: String = "1.0", appVersion: String = "1.0",
                 originalPurchaseDate: Date? = nil, originalPlatform: String = "iOS", appAppleID: Int64? = nil,

@@ -96,7 +96,7 @@ struct CatalogReader {
     func app(_ field: JSONField) throws -> AppInfo {
         try field.allowOnly(["name", "bundleID", "version", "originalVersion", "originalPurchaseDate", "originalPlatform", "appAppleId",
                              "preorderDate", "versionExternalIdentifier", "includeConsumableInAppPurchaseHistory",
-                             "termsOfServiceURL", "privacyPolicyURL"])
+                             "termsOfServiceURL", "privacyPolicyURL", "ageRatingCode"])
         let platforms = ["iOS", "macOS", "tvOS", "visionOS"]
         let platform = try field.optional("originalPlatform")?.string() ?? "iOS"
         guard platforms.contains(platform) else {
@@ -115,6 +115,7 @@ struct CatalogReader {
         app.includesConsumableHistory = try field.optional("includeConsumableInAppPurchaseHistory")?.bool() ?? false
         app.termsOfServiceURL = try field.optional("termsOfServiceURL").map(webAddress)
         app.privacyPolicyURL = try field.optional("privacyPolicyURL").map(webAddress)
+        app.ageRatingCode = try field.optional("ageRatingCode")?.int(in: 1...9999)
         return app
     }
 

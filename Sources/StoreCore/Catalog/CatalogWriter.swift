@@ -30,6 +30,7 @@ struct CatalogWriter {
         if app.includesConsumableHistory { members.append(("includeConsumableInAppPurchaseHistory", .bool(true))) }
         if let url = app.termsOfServiceURL { members.append(("termsOfServiceURL", .string(url))) }
         if let url = app.privacyPolicyURL { members.append(("privacyPolicyURL", .string(url))) }
+        if let code = app.ageRatingCode { members.append(("ageRatingCode", .number(String(code)))) }
         return object(members)
     }
 
