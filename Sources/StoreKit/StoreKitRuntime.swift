@@ -40,6 +40,12 @@ import Locking
         }
     }
 
+    /// Whether both talk to one store object (a class or an actor; a value type never matches).
+    func isOnSameStore(as other: StoreConnection) -> Bool {
+        guard type(of: source) is AnyClass, type(of: other.source) is AnyClass else { return false }
+        return (source as AnyObject) === (other.source as AnyObject)
+    }
+
     /// A transaction as StoreKit hands it out; nil for a token whose payload cannot be read at all
     /// (StoreKit has no transaction to show for one).
     @_spi(Storefront) public func transaction(_ jws: String) -> VerificationResult<Transaction>? {
@@ -69,13 +75,14 @@ import Locking
     private static let installed = Locked<StoreConnection?>(nil)
     private static let triedEnvironment = Locked(false)
 
-    /// Makes `connection` the store the app talks to; the one before closes, ending its `Transaction.updates`.
+    /// Makes `connection` the store the app talks to; the one before closes, ending its `Transaction.updates`,
+    /// unless it is a connection to the same store (another `SKTestSession` on the one test environment).
     public static func install(_ connection: StoreConnection?) {
         let previous = installed.withLock { current in
             defer { current = connection }
             return current
         }
-        if let previous { Task { await previous.close() } }
+        if let previous, !(connection.map { $0.isOnSameStore(as: previous) } ?? false) { Task { await previous.close() } }
     }
 
     /// A store for one task and the tasks it starts, over the installed one: several apps (devices) on

@@ -10,25 +10,28 @@ extension SKTestSession {
     /// Every transaction in the environment: pending, declined and consumable ones too, oldest first.
     public func allTransactions() -> [SKTestTransaction] {
         (try? wait { [store] in
-            let entries = await store.ledgerEntries()
-            let autoRenewing = await Self.autoRenewing(store, groups: Set(entries.compactMap(\.payload.subscriptionGroupID)))
-            return entries.sorted { $0.id < $1.id }.map {
-                SKTestTransaction($0, autoRenews: $0.payload.productType == .autoRenewable && autoRenewing[$0.payload.originalTransactionID] == true)
+            let entries = await store.ledgerEntries().sorted { $0.id < $1.id }
+            let renewals = await Self.renewalInfo(store, groups: Set(entries.compactMap(\.payload.subscriptionGroupID)))
+            var latest: [Int64: Int64] = [:]  // each subscription's newest transaction, by original transaction
+            for entry in entries where entry.payload.productType == .autoRenewable { latest[entry.payload.originalTransactionID] = entry.id }
+            return entries.map { entry in
+                let info = entry.payload.productType == .autoRenewable ? renewals[entry.payload.originalTransactionID] : nil
+                return SKTestTransaction(entry, renewal: info, isLatest: latest[entry.payload.originalTransactionID] == entry.id)
             }
         }) ?? []
     }
 
-    /// Which subscriptions (by original transaction) will renew, from their renewal info.
-    private static func autoRenewing(_ store: LocalAppStore, groups: Set<String>) async -> [Int64: Bool] {
+    /// Each subscription's renewal info (by original transaction).
+    private static func renewalInfo(_ store: LocalAppStore, groups: Set<String>) async -> [Int64: RenewalInfoPayload] {
         let statuses = (try? await store.subscriptionStatuses(groupIDs: Array(groups))) ?? [:]
-        var renews: [Int64: Bool] = [:]
+        var infos: [Int64: RenewalInfoPayload] = [:]
         for status in statuses.values.joined() {
             let payload = status.renewalInfo.split(separator: ".").dropFirst().first.flatMap { Base64URL.decode(String($0)) }
             if let payload, let json = try? JSONParser.parse(payload), let info = RenewalInfoPayload(json: json) {
-                renews[info.originalTransactionID] = info.willAutoRenew
+                infos[info.originalTransactionID] = info
             }
         }
-        return renews
+        return infos
     }
 
     /// A purchase made outside the app (the App Store, another device): it reaches the app through `Transaction.updates`.
@@ -70,9 +73,17 @@ extension SKTestSession {
         try wait { [store] in try await store.declineAskToBuy(transactionID: Int64(identifier)) }
     }
 
-    /// Completes an interrupted purchase.
+    /// Resolves what `hasPurchaseIssue` names: an interrupted purchase completes; a subscription in billing retry
+    /// or its grace period (the transaction given is one of it) renews now, its billing issue resolved.
     public func resolveIssueForTransaction(identifier: Int) throws {
-        try wait { [store] in try await store.resolveInterruptedPurchase(transactionID: Int64(identifier)) }
+        try wait { [store] in
+            let entry = await store.ledgerEntries().first { $0.id == Int64(identifier) }
+            if let entry, entry.status == .completed, entry.payload.productType == .autoRenewable {
+                try await store.resolveBillingIssue(originalTransactionID: entry.payload.originalTransactionID)
+            } else {
+                try await store.resolveInterruptedPurchase(transactionID: Int64(identifier))
+            }
+        }
     }
 
     /// Ends the customer's subscription to a product now.
@@ -117,4 +128,19 @@ extension SKTestSession {
             try await body(store, entry.payload.productID)
         }
     }
+}
+
+/// The controls by a `UInt` identifier too: app code passes a transaction's `id` (a `UInt64`) as `UInt(transaction.id)`,
+/// and StoreKitTest's Swift interface takes that as well as an `Int`.
+extension SKTestSession {
+    public func deleteTransaction(identifier: UInt) throws { try deleteTransaction(identifier: Int(identifier)) }
+    public func refundTransaction(identifier: UInt) throws { try refundTransaction(identifier: Int(identifier)) }
+    public func approveAskToBuyTransaction(identifier: UInt) throws { try approveAskToBuyTransaction(identifier: Int(identifier)) }
+    public func declineAskToBuyTransaction(identifier: UInt) throws { try declineAskToBuyTransaction(identifier: Int(identifier)) }
+    public func resolveIssueForTransaction(identifier: UInt) throws { try resolveIssueForTransaction(identifier: Int(identifier)) }
+    public func enableAutoRenewForTransaction(identifier: UInt) throws { try enableAutoRenewForTransaction(identifier: Int(identifier)) }
+    public func disableAutoRenewForTransaction(identifier: UInt) throws { try disableAutoRenewForTransaction(identifier: Int(identifier)) }
+    public func requestPriceIncreaseConsentForTransaction(identifier: UInt) throws { try requestPriceIncreaseConsentForTransaction(identifier: Int(identifier)) }
+    public func consentToPriceIncreaseForTransaction(identifier: UInt) throws { try consentToPriceIncreaseForTransaction(identifier: Int(identifier)) }
+    public func declinePriceIncreaseForTransaction(identifier: UInt) throws { try declinePriceIncreaseForTransaction(identifier: Int(identifier)) }
 }

@@ -5,10 +5,15 @@ import StoreEngine
 import Locking
 
 /// StoreKitTest's `SKTestSession`: the test environment a team's tests drive, over Storefront's local App Store.
-/// There is one environment per process, as in Xcode: a new session puts a fresh store from its file in
-/// place of the last one (in memory, or in `STOREFRONT_STATE` when set). Run tests that use it serially.
+/// There is one environment per process, as in Xcode, and every session controls it: a session on the
+/// configuration file the environment runs on takes it as it is (its transactions and settings); one on
+/// another file (or the same file changed since) puts a fresh store from that file in its place (in memory,
+/// or in `STOREFRONT_STATE` when set). Run tests that use it serially.
 /// Sendable, so a `@MainActor` test can await its asynchronous methods.
 public final class SKTestSession: Sendable {
+    /// The process's test environment: the store, and the file (and its modification date) it was opened from.
+    private static let environment = Locked<(file: String, modified: Date?, store: LocalAppStore)?>(nil)
+
     @_spi(Storefront) public let store: LocalAppStore
     /// The configuration's own settings, for `resetToDefaultState()`.
     private let defaults: TestSettings
@@ -26,11 +31,20 @@ public final class SKTestSession: Sendable {
         guard FileManager.default.fileExists(atPath: fileURL.path) else {
             throw SKTestError(.fileNotFound, "no configuration file at \(fileURL.path)")
         }
-        let catalog = try CatalogLoader.load(path: fileURL.path)
-        store = try LocalAppStore(catalog: catalog, stateDirectory: ProcessInfo.processInfo.environment["STOREFRONT_STATE"])
+        let file = fileURL.standardizedFileURL.path
+        let modified = (try? FileManager.default.attributesOfItem(atPath: file))?[.modificationDate] as? Date
+        var catalog = try CatalogLoader.load(path: file)
+        // Xcode's test environment signs its transactions in the Xcode environment; a catalog.json says its own.
+        if fileURL.pathExtension.lowercased() == "storekit" { catalog.settings.environment = .xcode }
         defaults = catalog.settings
         let place = catalog.place(storefront: nil, locale: nil, settings: catalog.settings)
         defaultPlace = (place?.0.code ?? "USA", place?.1 ?? "en_US")
+        if let current = Self.environment.withLock({ $0 }), current.file == file, current.modified == modified {
+            store = current.store
+        } else {
+            store = try LocalAppStore(catalog: catalog, stateDirectory: ProcessInfo.processInfo.environment["STOREFRONT_STATE"])
+            Self.environment.withLock { $0 = (file, modified, store) }
+        }
         StoreKitRuntime.install(StoreConnection(store: store))
     }
 

@@ -374,6 +374,68 @@ struct StoreKitAPITests {
         #expect(!session.interruptedPurchasesEnabled && session.timeRate == .monthlyRenewalEveryThirtySeconds)
     }
 
+    @Test func theTestEnvironmentSignsInTheXcodeEnvironment() async throws {
+        let car = try await session.buyProduct(identifier: "nonconsumable.car")
+        #expect(car.environment == .xcode)
+        #expect(try await buy("consumable.fuel.octane87").environment == .xcode)
+        #expect(try await AppTransaction.shared.unsafePayloadValue.environment == .xcode)
+    }
+
+    @Test func everySessionControlsTheOneTestEnvironment() async throws {
+        let car = try await buy("nonconsumable.car")
+        let updates = Transaction.updates
+        let again = try SKTestSession(contentsOf: StoreKitSuites.configuration)
+        #expect(again.allTransactions().map(\.identifier) == [Int(car.id)], "the purchase made under the first session")
+        again.askToBuyEnabled = true
+        #expect(session.askToBuyEnabled, "one environment, one setting")
+        again.askToBuyEnabled = false
+        let fuel = try await again.buyProduct(identifier: "consumable.fuel.octane87")
+        #expect(await first(updates) { $0.unsafePayloadValue.id == fuel.id } != nil, "a listener from before the second session hears its purchase")
+        again.clearTransactions()
+        #expect(session.allTransactions().isEmpty)
+    }
+
+    @Test func aForcedRenewalFailsIntoBillingRetryOrGraceWhenRenewalsAreSetToFail() async throws {
+        let pro = try await product("subscription.pro")
+        let first = try await buy(pro.id)
+        session.shouldEnterBillingRetryOnRenewal = true
+        try session.forceRenewalOfSubscription(productIdentifier: pro.id)
+        #expect(try await pro.subscription?.status.first?.state == .inBillingRetryPeriod)
+        #expect(try await pro.subscription?.status.first?.renewalInfo.payloadValue.isInBillingRetry == true)
+        #expect(await Transaction.latest(for: pro.id)?.unsafePayloadValue.id == first.id, "no renewal was charged")
+        let issue = try #require(session.allTransactions().first { $0.hasPurchaseIssue })
+        #expect(issue.identifier == Int(first.id))
+
+        session.shouldEnterBillingRetryOnRenewal = false
+        try session.resolveIssueForTransaction(identifier: UInt(first.id))
+        #expect(try await pro.subscription?.status.first?.state == .subscribed)
+        let renewed = try #require(await Transaction.latest(for: pro.id)).unsafePayloadValue
+        #expect(renewed.id != first.id && renewed.originalID == first.originalID && renewed.reason == .renewal)
+        #expect(!session.allTransactions().contains { $0.hasPurchaseIssue })
+
+        session.shouldEnterBillingRetryOnRenewal = true
+        session.billingGracePeriodIsEnabled = true
+        try session.forceRenewalOfSubscription(productIdentifier: pro.id)
+        let status = try #require(try await pro.subscription?.status.first)
+        #expect(status.state == .inGracePeriod)
+        #expect(try status.renewalInfo.payloadValue.gracePeriodExpirationDate != nil)
+        #expect(await Transaction.currentEntitlements(for: pro.id).contains { _ in true }, "still entitled in the grace period")
+    }
+
+    @Test func aTestTransactionShowsItsRefundAndAPriceIncreaseWaitingAndComparesByIdentity() async throws {
+        let car = try await buy("nonconsumable.car")
+        let pro = try await buy("subscription.pro")
+        try session.requestPriceIncreaseConsentForTransaction(identifier: UInt(pro.id))
+        try session.refundTransaction(identifier: UInt(car.id))
+        let transactions = session.allTransactions()
+        let (refunded, subscribed) = (try #require(transactions.first { $0.identifier == Int(car.id) }), try #require(transactions.first { $0.identifier == Int(pro.id) }))
+        #expect(refunded.cancelDate != nil && subscribed.cancelDate == nil)
+        #expect(subscribed.isPendingPriceIncreaseConsent && !refunded.isPendingPriceIncreaseConsent)
+        #expect(Set(transactions).count == transactions.count && refunded == refunded && refunded != subscribed)
+        try session.consentToPriceIncreaseForTransaction(identifier: UInt(pro.id))
+        #expect(session.allTransactions().allSatisfy { !$0.isPendingPriceIncreaseConsent })
+    }
+
     @Test func aMissingConfigurationFileNamesWhereItLooked() throws {
         #expect { try SKTestSession(configurationFileNamed: "NoSuchConfiguration") } throws: { error in
             (error as? SKTestError)?.code == .fileNotFound && "\(error)".contains("NoSuchConfiguration.storekit")

@@ -13,6 +13,7 @@ import Testing
     static func freshSession() throws -> SKTestSession {
         let session = try SKTestSession(contentsOf: configuration)
         session.disableDialogs = true
+        session.resetToDefaultState()
         session.clearTransactions()
         return session
     }
@@ -30,6 +31,22 @@ import Testing
     }
 
     struct TestFailure: Error, CustomStringConvertible { let description: String; init(_ d: String) { description = d } }
+}
+
+/// The first element `sequence` gives that passes `test`, or nil after `seconds` (a missed update fails, never hangs).
+func first<S: AsyncSequence & Sendable>(_ sequence: S, within seconds: Double = 5, where test: @escaping @Sendable (S.Element) -> Bool) async -> S.Element?
+where S.Element: Sendable {
+    await withTaskGroup(of: S.Element?.self) { group in
+        group.addTask {
+            var iterator = sequence.makeAsyncIterator()
+            while let element = try? await iterator.next() { if test(element) { return element } }
+            return nil
+        }
+        group.addTask { try? await Task.sleep(for: .seconds(seconds)); return nil }
+        let found = await group.next() ?? nil
+        group.cancelAll()
+        return found
+    }
 }
 
 /// StoreKit's rules, asserted through Apple's API as an app's code and tests call it (storekit.md).

@@ -23,22 +23,6 @@ struct StoreKitSheetTests {
         try #require(try await product(id).subscription?.status.first)
     }
 
-    /// The first element `sequence` gives that passes `test`, or nil after `seconds` (a missed update fails, never hangs).
-    func first<S: AsyncSequence & Sendable>(_ sequence: S, within seconds: Double = 5, where test: @escaping @Sendable (S.Element) -> Bool) async -> S.Element?
-    where S.Element: Sendable {
-        await withTaskGroup(of: S.Element?.self) { group in
-            group.addTask {
-                var iterator = sequence.makeAsyncIterator()
-                while let element = try? await iterator.next() { if test(element) { return element } }
-                return nil
-            }
-            group.addTask { try? await Task.sleep(for: .seconds(seconds)); return nil }
-            let found = await group.next() ?? nil
-            group.cancelAll()
-            return found
-        }
-    }
-
     @Test func aRefundRequestSubmittedIsReceivedOnceAndASecondIsADuplicate() async throws {
         let car = try await buy("nonconsumable.car")
         let asked = Locked<StoreSheet?>(nil)
@@ -146,7 +130,7 @@ struct StoreKitSheetTests {
     @Test func aBillingIssueIsAMessageAndUpdatingThePaymentMethodRenews() async throws {
         session.shouldEnterBillingRetryOnRenewal = true
         let pro = try await buy("subscription.pro")
-        try await session.store.advanceTime(by: .init(3, .month))  // past the 2-month introductory period: the renewal the clock makes fails (a forced one never does)
+        try await session.store.advanceTime(by: .init(3, .month))  // past the 2-month introductory period: the renewal the clock makes fails
         let lapsed = try await status(pro.productID).state
         #expect(lapsed == .inBillingRetryPeriod)
         let message = try #require(await first(Message.messages) { $0.reason == .billingIssue })

@@ -126,8 +126,18 @@ extension LocalAppStore {
         try save(record, from: old)
     }
 
+    /// A renewal the tester asks for now. With renewals set to fail (billing retry on renewal), it fails as the
+    /// clock's would: the period ends now and the subscription enters its grace period or billing retry.
     public func forceRenewal(productID: String) throws {
-        try renewNow(SubscriptionControls.forcedRenewal(record(forProduct: productID, active: true)))
+        let old = try record(forProduct: productID, active: true)
+        var record = SubscriptionControls.forcedRenewal(old)
+        if currentSettings.billingRetryOnRenewal, record.state == .subscribed {
+            record.expirationDate = min(record.expirationDate, now())
+            if case .change(let next, _)? = schedule.step(record, period: catalog.product(record.productID)?.subscription?.period, at: now()) {
+                return try save(next, from: old)
+            }
+        }
+        try renewNow(record)
     }
 
     /// A renewal the tester makes now (not the clock's): delivered to the app at once, as a catch-up's are.
@@ -161,5 +171,14 @@ extension LocalAppStore {
 
     public func resolveBillingIssue(productID: String) throws {
         try renewNow(SubscriptionControls.billingIssue(record(forProduct: productID), productID: productID))
+    }
+
+    /// The same, for the subscription a transaction belongs to (by its original transaction).
+    public func resolveBillingIssue(originalTransactionID: Int64) throws {
+        catchUp()
+        guard let record = try ledger.subscriptions().first(where: { $0.originalID == originalTransactionID }) else {
+            throw TestControlError("no subscription has original transaction \(originalTransactionID)")
+        }
+        try renewNow(SubscriptionControls.billingIssue(record, productID: record.productID))
     }
 }
