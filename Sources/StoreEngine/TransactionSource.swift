@@ -148,6 +148,10 @@ public struct PurchaseOptions: Sendable, Equatable {
     /// With `purchaseDate`: false, a subscription bought so has auto-renew off at once, one period only
     /// (`.cancelImmediately`); true, it renews from then until now (`.renewUntilNow`).
     public var renewsAfterFirstPeriod = true
+    /// StoreKitTest's `codeOffer(referenceName:)`, for a test session's `buyProduct`: the purchase redeems that offer code.
+    public var codeOfferReferenceName: String?
+    /// StoreKitTest's `promotionalOffer(id:)`, for a test session's `buyProduct`: the promotional offer, no signature asked.
+    public var unsignedPromotionalOfferID: String?
 
     public init(quantity: Int = 1, appAccountToken: UUID? = nil, promotionalOffer: (id: String, signature: String?)? = nil,
                 winBackOfferID: String? = nil, simulatesAskToBuy: Bool = false, billingPlan: BillingPlanType = .upFront) {

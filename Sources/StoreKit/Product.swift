@@ -123,6 +123,7 @@ extension Product {
             case introductoryOfferEligibility(String), billingPlan(SubscriptionInfo.BillingPlanType)
             case purchaseDate(Date, renews: Bool)
             case custom(key: String, value: CustomValue)
+            case codeOffer(referenceName: String), unsignedPromotionalOffer(id: String)
             case onStorefrontChange(StorefrontChangeDecision)
         }
         let kind: Kind
@@ -140,6 +141,8 @@ extension Product {
             case .purchaseDate(let date, let renews): "purchaseDate(\(date.formatted(.iso8601)), renews: \(renews))"
             case .custom(let key, let value): "custom(key: \"\(key)\", value: \(value))"
             case .onStorefrontChange: "onStorefrontChange(shouldContinuePurchase:)"
+            case .codeOffer(let name): "codeOffer(referenceName: \"\(name)\")"
+            case .unsignedPromotionalOffer(let id): "promotionalOffer(id: \"\(id)\")"
             }
         }
 
@@ -191,6 +194,9 @@ extension Product {
         public static func billingPlanType(_ type: SubscriptionInfo.BillingPlanType) -> PurchaseOption { .init(kind: .billingPlan(type)) }
         /// StoreKitTest's `purchaseDate(_:renewalBehavior:)`, which StoreKitTest declares over this.
         @_spi(Storefront) public static func purchaseDate(_ date: Date, renews: Bool) -> PurchaseOption { .init(kind: .purchaseDate(date, renews: renews)) }
+        /// StoreKitTest's `codeOffer(referenceName:)` and `promotionalOffer(id:)`, which StoreKitTest declares over these.
+        @_spi(Storefront) public static func testCodeOffer(_ referenceName: String) -> PurchaseOption { .init(kind: .codeOffer(referenceName: referenceName)) }
+        @_spi(Storefront) public static func testPromotionalOffer(_ id: String) -> PurchaseOption { .init(kind: .unsignedPromotionalOffer(id: id)) }
         /// A key and value of the app's own, sent with the purchase. StoreKit says these have no effect (the
         /// `Data` one is for the Advanced Commerce API); the transaction does not carry them back.
         public static func custom(key: String, value: String) -> PurchaseOption { .init(kind: .custom(key: key, value: .string(value))) }
@@ -232,6 +238,8 @@ extension Product {
                 case .billingPlan(let plan): engine.billingPlan = plan.plan
                 case .purchaseDate(let date, let renews): (engine.purchaseDate, engine.renewsAfterFirstPeriod) = (date, renews)
                 case .custom, .onStorefrontChange: break  // nothing the store charges by; see `Product.purchase`
+                case .codeOffer(let name): engine.codeOfferReferenceName = name
+                case .unsignedPromotionalOffer(let id): engine.unsignedPromotionalOfferID = id
                 }
             }
             return engine

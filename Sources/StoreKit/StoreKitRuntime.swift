@@ -119,7 +119,7 @@ import Locking
 
 extension StoreConnection {
     /// The error StoreKit throws for one the store raised.
-    static func storeKitError(_ error: any Error) -> any Error {
+    @_spi(Storefront) public static func storeKitError(_ error: any Error) -> any Error {
         switch error {
         case let failure as StoreFailure:
             switch failure {

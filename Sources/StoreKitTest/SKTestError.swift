@@ -1,5 +1,7 @@
 import Foundation
+import StoreCore
 import StoreEngine
+@_spi(Storefront) import StoreKit
 
 /// StoreKitTest's `SKTestError`: what a session's control refused, and why in words.
 public struct SKTestError: Error, Equatable, Sendable, CustomStringConvertible, LocalizedError {
@@ -35,6 +37,8 @@ public struct SKTestError: Error, Equatable, Sendable, CustomStringConvertible, 
     static func from(_ error: any Error) -> any Error {
         // A team's shared ledger out of reach: the same control may succeed later.
         if let ledger = error as? LedgerError, ledger.isOutOfReach { return SKTestError(.serviceUnavailable, ledger.description) }
+        // What the store refused as the App Store does (an offer not granted) is StoreKit's error, as the app would get it.
+        if error is StoreFailure { return StoreConnection.storeKitError(error) }
         guard let control = error as? TestControlError else { return error }
         let text = control.description
         let code: Code = if text.hasPrefix("no transaction") || text.hasPrefix("no completed transaction") || text.hasPrefix("no pending") {

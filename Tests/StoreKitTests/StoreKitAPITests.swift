@@ -171,6 +171,10 @@ struct StoreKitAPITests {
         #expect(carOffer["price"] as? String == "1.99" && carOffer["discounts"] == nil && carOffer["recurringSubscriptionPeriod"] == nil)
     }
 
+    @Test func anUnknownStoreKitErrorReadsAsStoreKitSaysIt() {
+        #expect(StoreKitError.unknown.localizedDescription == "Unable to Complete Request")
+    }
+
     @Test func customPurchaseOptionsAreSentAndChangeNothing() async throws {
         let options: Set<Product.PurchaseOption> = [.custom(key: "source", value: "paywall"), .custom(key: "score", value: 0.5),
                                                    .custom(key: "returning", value: true), .custom(key: "payload", value: Data([1, 2]))]

@@ -160,6 +160,23 @@ struct StoreKitOfferCodeSheetTests {
 
     func redeemed(_ product: String) -> [SKTestTransaction] { session.allTransactions().filter { $0.productIdentifier == product } }
 
+    @Test func aTestPurchaseWithACodeOfferRedeemsTheCodeOfThatReferenceName() async throws {
+        await #expect(throws: Product.PurchaseError.ineligibleForOffer, "the code is for existing and lapsed subscribers, as a redemption checks") {
+            try await session.buyProduct(identifier: "com.lumenquest.pro.monthly", options: [.codeOffer(referenceName: "Pro at half price")])
+        }
+        let plus = try await session.buyProduct(identifier: "com.lumenquest.plus.monthly", options: [.codeOffer(referenceName: "One month of Plus free")])
+        #expect(plus.offer?.type == .code && plus.offer?.id == "One month of Plus free" && plus.offer?.paymentMode == .freeTrial)
+        #expect(plus.price == 0, "charged the code's price")
+        await #expect(throws: Product.PurchaseError.invalidOfferIdentifier) {
+            try await session.buyProduct(identifier: "com.lumenquest.coins.100", options: [.codeOffer(referenceName: "No such code")])
+        }
+        await #expect(throws: Product.PurchaseError.ineligibleForOffer, "an expired code is refused as a redemption is") {
+            try await session.buyProduct(identifier: "com.lumenquest.pro", options: [.codeOffer(referenceName: "Launch code (expired)")])
+        }
+        let coins = try await session.buyProduct(identifier: "com.lumenquest.coins.100", options: [.codeOffer(referenceName: "free coins")])
+        #expect(coins.price == 0 && coins.offer?.type == .code)
+    }
+
     @Test func aCodeTheCustomerRedeemsAtTheSheetArrivesThroughUpdates() async throws {
         let asked = Locked<StoreSheet?>(nil)
         let updates = Task { () -> Transaction? in
@@ -228,6 +245,15 @@ struct StoreKitPlanTests {
         #expect(upFront[offers: .introductory].map(\.paymentMode) == [.freeTrial])
         #expect(monthly[offers: .introductory].map(\.paymentMode) == [.payAsYouGo])
         #expect(upFront[offers: .promotional].map(\.id) == ["pro.yearly.comeback"] && monthly[offers: .promotional].map(\.id) == ["pro.monthly.comeback"])
+    }
+
+    @Test func aTestPurchaseGetsAPromotionalOfferByItsIDWithoutASignature() async throws {
+        await #expect(throws: Product.PurchaseError.invalidOfferIdentifier, "that offer is the monthly plan's") {
+            try await session.buyProduct(identifier: Self.yearly, options: [.promotionalOffer(id: "pro.monthly.comeback")])
+        }
+        let back = try await session.buyProduct(identifier: Self.yearly, options: [.promotionalOffer(id: "pro.yearly.comeback")])
+        #expect(back.offer?.type == .promotional && back.offer?.id == "pro.yearly.comeback" && back.price == Decimal(string: "19.99"))
+        #expect(Product.PurchaseOption.promotionalOffer(id: "x").debugDescription == #"promotionalOffer(id: "x")"#)
     }
 
     @Test func aPromotionalOfferByIDWithAValidSignatureIsApplied() async throws {

@@ -79,7 +79,7 @@ public enum StoreFailure: Error, Hashable, Sendable, CustomStringConvertible {
     /// What a person reads when this happens.
     public var message: String {
         switch self {
-        case .storeKit(.unknown): "An unknown error occurred."
+        case .storeKit(.unknown): "Unable to Complete Request"  // StoreKit's own words for it
         case .storeKit(.userCancelled): "The purchase was cancelled."
         case .storeKit(.networkError): "Cannot connect to the App Store (network error)."
         case .storeKit(.systemError): "The App Store reported a system error."

@@ -172,14 +172,37 @@ extension LocalAppStore {
             guard case .success(let jws) = try applyChange(change, to: item, options: options, offer: nil, kind: .update) else { return nil }
             return jws
         }
-        var payload = try newPayload(item, price: price, options: options, offer: nil)
+        let (offer, code) = try testOffer(item, options: options)
+        var payload = try newPayload(item, price: price, options: options, offer: offer)
         if familyShared {
             // A family member's purchase is theirs: it starts its own original transaction.
             payload.ownership = .familyShared
             payload.originalTransactionID = payload.transactionID
             payload.originalPurchaseDate = payload.purchaseDate
         }
-        return try commitPurchase(payload, kind: .update, options: options).map(present)
+        return try commitPurchase(payload, kind: .update, options: options, redeeming: code).map(present)
+    }
+
+    /// The offer a test's purchase asks for by name (StoreKitTest's `codeOffer(referenceName:)` and
+    /// `promotionalOffer(id:)`), checked as a redemption or a promotional offer is, but with no code typed
+    /// and no signature; and the offer code it redeems. None asked: no offer.
+    func testOffer(_ item: CatalogProduct, options: PurchaseOptions) throws -> (SubscriptionOffer?, redeeming: String?) {
+        if let name = options.codeOfferReferenceName {
+            guard let code = catalog.offerCodes.first(where: { $0.productID == item.id && OfferCode.normalize($0.referenceName) == OfferCode.normalize(name) })
+            else { throw StoreFailure.purchase(.invalidOfferIdentifier) }
+            let redemption = try OfferCodeRedemption(code: code, redemptions: ledger.redemptionCount(code: code.code),
+                                                     isSoldInStorefront: item.prices[currentStorefront.code] != nil,
+                                                     customer: customer(of: item), alreadyOwns: owns(item),
+                                                     isSubscription: item.type == .autoRenewable)
+            if redemption.refusal(at: now()) != nil { throw StoreFailure.purchase(.ineligibleForOffer) }
+            return (redemption.offer, code.code)
+        }
+        if let id = options.unsignedPromotionalOfferID {
+            guard let offer = item.subscription?.promotionalOffers.first(where: { $0.id == id && $0.billingPlan == options.billingPlan })
+            else { throw StoreFailure.purchase(.invalidOfferIdentifier) }
+            return (offer, nil)
+        }
+        return (nil, nil)
     }
 
     public func reset() throws {

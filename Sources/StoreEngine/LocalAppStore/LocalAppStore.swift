@@ -228,12 +228,12 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
 
     /// Commits a purchase; one dated with `.cancelImmediately` has auto-renew off in the same write, so no
     /// catch-up (another process's either) renews its first period, and the app never sees it renewing.
-    func commitPurchase(_ payload: TransactionPayload, kind: Ledger.EventKind, options: PurchaseOptions) throws -> String? {
+    func commitPurchase(_ payload: TransactionPayload, kind: Ledger.EventKind, options: PurchaseOptions, redeeming code: String? = nil) throws -> String? {
         guard options.purchaseDate != nil, !options.renewsAfterFirstPeriod, let group = payload.subscriptionGroupID else {
-            return try commit(payload, kind: kind)
+            return try commit(payload, kind: kind, redeeming: code)
         }
         let jws = try ledger.db.transaction { () throws -> String? in
-            let jws = try commit(payload, kind: kind)
+            let jws = try commit(payload, kind: kind, redeeming: code)
             // The group's newest subscription is the one just started: no other commit comes under this write lock.
             if var started = try ledger.subscriptions(group: group).max(by: { $0.latestTransactionID < $1.latestTransactionID }), started.willAutoRenew {
                 started.willAutoRenew = false
