@@ -94,6 +94,11 @@ extension Transaction {
         public init(rawValue: Int) { self.rawValue = rawValue }
         public static let developerIssue = RevocationReason(rawValue: 1)
         public static let other = RevocationReason(rawValue: 0)
+
+        /// Why the App Store took the purchase back, in words.
+        public var localizedDescription: String {
+            self == .developerIssue ? "Refunded because of an issue with the app" : "Refunded for another reason"
+        }
     }
 
     public struct Reason: RawRepresentable, Hashable, Sendable {

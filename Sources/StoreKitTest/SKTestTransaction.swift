@@ -6,8 +6,9 @@ import StoreKit
 /// StoreKitTest's `SKTestTransaction`: the test environment's view of one transaction, pending and declined ones too.
 /// Compared by identity, as Apple's (an `NSObject`).
 public final class SKTestTransaction: Sendable, Hashable, CustomStringConvertible {
-    public let identifier: Int
-    public let originalTransactionIdentifier: Int
+    /// Unsigned, as StoreKitTest's (an `NSUInteger`): a transaction's `id` is `UInt(transaction.id)` here.
+    public let identifier: UInt
+    public let originalTransactionIdentifier: UInt
     public let productIdentifier: String
     public let state: SKPaymentTransactionState
     public let purchaseDate: Date
@@ -29,8 +30,8 @@ public final class SKTestTransaction: Sendable, Hashable, CustomStringConvertibl
     /// `renewal`: the subscription's renewal info; `isLatest`: the subscription's newest transaction.
     init(_ entry: LedgerEntry, renewal: RenewalInfoPayload?, isLatest: Bool) {
         let payload = entry.payload
-        identifier = Int(payload.transactionID)
-        originalTransactionIdentifier = Int(payload.originalTransactionID)
+        identifier = UInt(payload.transactionID)
+        originalTransactionIdentifier = UInt(payload.originalTransactionID)
         productIdentifier = payload.productID
         state = switch entry.status {
         case .completed: .purchased

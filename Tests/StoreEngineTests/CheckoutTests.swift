@@ -18,6 +18,9 @@ struct CheckoutTests {
         var settings = TestSettings()
         #expect(Checkout.hold(settings, PurchaseOptions()) == nil)
         #expect(Checkout.hold(settings, PurchaseOptions(simulatesAskToBuy: true)) == .pendingApproval)
+        settings.environment = .xcode
+        #expect(Checkout.hold(settings, PurchaseOptions(simulatesAskToBuy: true)) == nil, "the option is the Sandbox's")
+        settings.environment = .sandbox
         settings.interruptedPurchases = true
         #expect(Checkout.hold(settings, PurchaseOptions()) == .interrupted)
         settings.askToBuy = true

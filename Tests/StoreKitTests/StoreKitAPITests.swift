@@ -71,7 +71,8 @@ struct StoreKitAPITests {
     }
 
     @Test func askToBuyDeclinedDeliversNothing() async throws {
-        #expect(try await product("nonconsumable.car").purchase(options: [.simulatesAskToBuyInSandbox(true)]) == .pending)
+        session.askToBuyEnabled = true
+        #expect(try await product("nonconsumable.car").purchase() == .pending)
         let pending = try #require(session.allTransactions().first)
         try session.declineAskToBuyTransaction(identifier: pending.identifier)
         #expect(session.allTransactions().first?.state == .failed)
@@ -171,8 +172,23 @@ struct StoreKitAPITests {
         #expect(carOffer["price"] as? String == "1.99" && carOffer["discounts"] == nil && carOffer["recurringSubscriptionPeriod"] == nil)
     }
 
-    @Test func anUnknownStoreKitErrorReadsAsStoreKitSaysIt() {
+    @Test func errorsReadAsStoreKitSaysThem() {
         #expect(StoreKitError.unknown.localizedDescription == "Unable to Complete Request")
+        #expect(Product.PurchaseError.productUnavailable.localizedDescription == "Item Unavailable")
+        #expect(!Transaction.RevocationReason.developerIssue.localizedDescription.isEmpty)
+        #expect(Transaction.RevocationReason.developerIssue.localizedDescription != Transaction.RevocationReason.other.localizedDescription)
+    }
+
+    @Test func aPeriodAndItsUnitFormatInTheProductsLocale() async throws {
+        let pro = try await product("subscription.pro")
+        let period = try #require(pro.subscription?.subscriptionPeriod)
+        #expect("\(pro.displayPrice)/\(period.unit.formatted(pro.subscriptionPeriodUnitFormatStyle))" == "$4.99/month")
+        #expect(Product.SubscriptionPeriod.Unit.year.formatted(pro.subscriptionPeriodUnitFormatStyle.locale(Locale(identifier: "de_DE"))) == "Jahr")
+        #expect(period.formatted(pro.subscriptionPeriodFormatStyle) == "1 month")
+        let january31 = Date(timeIntervalSince1970: 1_769_817_600)  // 2026-01-31: a month ends on the last day of February
+        #expect(period.formatted(pro.subscriptionPeriodFormatStyle, referenceDate: january31) == "1 month")
+        #expect(Product.SubscriptionPeriod.everyTwoWeeks.formatted(pro.subscriptionPeriodFormatStyle) == "2 weeks")
+        #expect(Product.SubscriptionPeriod.everyThreeDays.formatted(pro.subscriptionPeriodFormatStyle.locale(Locale(identifier: "de_DE"))) == "3 Tage")
     }
 
     @Test func customPurchaseOptionsAreSentAndChangeNothing() async throws {
@@ -378,6 +394,13 @@ struct StoreKitAPITests {
         #expect(!session.interruptedPurchasesEnabled && session.timeRate == .monthlyRenewalEveryThirtySeconds)
     }
 
+    @Test func theSandboxsAskToBuyOptionIsIgnoredInXcodesTestEnvironment() async throws {
+        guard case .success(.verified(let car)) = try await product("nonconsumable.car").purchase(options: [.simulatesAskToBuyInSandbox(true)]) else {
+            Issue.record("the purchase was held"); return
+        }
+        #expect(car.environment == .xcode)
+    }
+
     @Test func theTestEnvironmentSignsInTheXcodeEnvironment() async throws {
         let car = try await session.buyProduct(identifier: "nonconsumable.car")
         #expect(car.environment == .xcode)
@@ -389,7 +412,7 @@ struct StoreKitAPITests {
         let car = try await buy("nonconsumable.car")
         let updates = Transaction.updates
         let again = try SKTestSession(contentsOf: StoreKitSuites.configuration)
-        #expect(again.allTransactions().map(\.identifier) == [Int(car.id)], "the purchase made under the first session")
+        #expect(again.allTransactions().map(\.identifier) == [UInt(car.id)], "the purchase made under the first session")
         again.askToBuyEnabled = true
         #expect(session.askToBuyEnabled, "one environment, one setting")
         again.askToBuyEnabled = false
@@ -408,7 +431,7 @@ struct StoreKitAPITests {
         #expect(try await pro.subscription?.status.first?.renewalInfo.payloadValue.isInBillingRetry == true)
         #expect(await Transaction.latest(for: pro.id)?.unsafePayloadValue.id == first.id, "no renewal was charged")
         let issue = try #require(session.allTransactions().first { $0.hasPurchaseIssue })
-        #expect(issue.identifier == Int(first.id))
+        #expect(issue.identifier == UInt(first.id))
 
         session.shouldEnterBillingRetryOnRenewal = false
         try session.resolveIssueForTransaction(identifier: UInt(first.id))
@@ -432,7 +455,7 @@ struct StoreKitAPITests {
         try session.requestPriceIncreaseConsentForTransaction(identifier: UInt(pro.id))
         try session.refundTransaction(identifier: UInt(car.id))
         let transactions = session.allTransactions()
-        let (refunded, subscribed) = (try #require(transactions.first { $0.identifier == Int(car.id) }), try #require(transactions.first { $0.identifier == Int(pro.id) }))
+        let (refunded, subscribed) = (try #require(transactions.first { $0.identifier == UInt(car.id) }), try #require(transactions.first { $0.identifier == UInt(pro.id) }))
         #expect(refunded.cancelDate != nil && subscribed.cancelDate == nil)
         #expect(subscribed.isPendingPriceIncreaseConsent && !refunded.isPendingPriceIncreaseConsent)
         #expect(Set(transactions).count == transactions.count && refunded == refunded && refunded != subscribed)

@@ -87,7 +87,7 @@ public enum StoreFailure: Error, Hashable, Sendable, CustomStringConvertible {
         case .storeKit(.notEntitled): "This app is not entitled to use this App Store feature."
         case .storeKit(.unsupported): "This action is not supported here."
         case .purchase(.invalidQuantity): "That quantity cannot be purchased."
-        case .purchase(.productUnavailable): "This product is not available."
+        case .purchase(.productUnavailable): "Item Unavailable"  // StoreKit's own words for it
         case .purchase(.purchaseNotAllowed): "Purchases are not allowed on this account."
         case .purchase(.ineligibleForOffer): "You are not eligible for this offer."
         case .purchase(.invalidOfferIdentifier): "The offer identifier is not valid."

@@ -8,10 +8,12 @@ enum Checkout {
         1...(type == .consumable ? 10 : 1)
     }
 
-    /// What a purchase waits for: a parent's approval (Ask to Buy, on for the session or simulated
-    /// by the purchase), else the customer resolving an interruption; nil completes it at once.
+    /// What a purchase waits for: a parent's approval (Ask to Buy, on for the session, or simulated by
+    /// the purchase in the Sandbox, as `simulatesAskToBuyInSandbox` says: Xcode's test environment ignores
+    /// it), else the customer resolving an interruption; nil completes it at once.
     static func hold(_ settings: TestSettings, _ options: PurchaseOptions) -> LedgerEntry.Status? {
-        settings.askToBuy || options.simulatesAskToBuy ? .pendingApproval : settings.interruptedPurchases ? .interrupted : nil
+        let simulated = options.simulatesAskToBuy && settings.environment == .sandbox
+        return settings.askToBuy || simulated ? .pendingApproval : settings.interruptedPurchases ? .interrupted : nil
     }
 
     /// A held purchase as it completes at `now`: its period (or offer period) starts then, not

@@ -82,7 +82,8 @@ final class StoreTests: SessionTestCase {
     func testAskToBuyDeclinedLeavesNothing() async throws {
         let store = await launchedStore()
         let car = try product("nonconsumable.car", in: store)
-        let transaction = try await store.purchase(car, options: [.simulatesAskToBuyInSandbox(true)])
+        session.askToBuyEnabled = true
+        let transaction = try await store.purchase(car)
         XCTAssertNil(transaction)
         let pending = try XCTUnwrap(session.allTransactions().first)
         try session.declineAskToBuyTransaction(identifier: pending.identifier)
