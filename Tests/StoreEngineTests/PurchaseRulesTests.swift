@@ -40,6 +40,16 @@ struct PurchaseRulesTests {
         await h.close()
     }
 
+    @Test("an offer asked for on a product that is not a subscription is ignored: it sells at its price")
+    func offersOffSubscriptionsAreIgnored() async throws {
+        let h = try await Harness.make()
+        let options = PurchaseOptions(promotionalOffer: ("promo_123", #"{"keyIdentifier":"key123","nonce":"x","timestamp":1,"signature":"c2ln"}"#),
+                                      winBackOfferID: "nope")
+        let bought = try #require(await h.manager.purchase(ID.coins, options: options).transaction)
+        #expect(bought.offerType == nil && bought.priceMilliunits == 990)
+        await h.close()
+    }
+
     @Test("declined Ask to Buy never unlocks but is visible to the tester")
     func askToBuyDeclined() async throws {
         let h = try await Harness.make()

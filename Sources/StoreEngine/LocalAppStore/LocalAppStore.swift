@@ -159,7 +159,7 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
         guard Checkout.allowedQuantities(of: item.type).contains(options.quantity) else { throw StoreFailure.purchase(.invalidQuantity) }
         try checkPurchaseDate(options, of: item)
         var promotion: SignedPromotion?
-        if let requested = options.promotionalOffer, let signature = requested.signature {
+        if let requested = options.promotionalOffer, let signature = requested.signature, item.subscription != nil {
             promotion = try self.promotion(signature, productID: productID, offerID: requested.id, appAccountToken: options.appAccountToken)
         }
         let eligibility = try options.introductoryOfferEligibility.map { try introductoryOfferEligibility($0, productID: productID) }
