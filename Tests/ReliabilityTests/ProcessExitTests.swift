@@ -58,6 +58,28 @@ struct ProcessExitTests {
         }
     }
 
+    /// A test process that crashes never runs its atexit, which stops the PostgreSQL server it started: a
+    /// TSan run's crash left one running. `.ci/postgres start` given an owner stops the server after it.
+    @Test("A test's PostgreSQL server stops when the process that started it dies, a kill included",
+          .tags(.postgres), .enabled(if: PostgresTestServer.enabled, "needs a PostgreSQL server (set CI to fail instead of skipping)"))
+    func postgresServerStopsWithItsOwner() throws {
+        let owner = Process()
+        owner.executableURL = URL(fileURLWithPath: "/bin/sleep")
+        owner.arguments = ["60"]
+        try owner.run()
+        let directory = NSTemporaryDirectory() + "storefront-owned-postgres-\(UUID().uuidString.prefix(8))"
+        defer { _ = PostgresTestServer.run([PostgresTestServer.scriptPath, "stop", directory]) }
+        let started = PostgresTestServer.run([PostgresTestServer.scriptPath, "start", directory, String(PostgresTestServer.freePort()),
+                                              String(owner.processIdentifier)])
+        #expect(started.status == 0 && started.output.hasPrefix("postgresql://"), "\(started.output)")
+        #expect(FileManager.default.fileExists(atPath: directory + "/data/postmaster.pid"), "the server runs")
+        kill(owner.processIdentifier, SIGKILL)
+        owner.waitUntilExit()
+        let deadline = ContinuousClock.now + .seconds(20)
+        while FileManager.default.fileExists(atPath: directory) && ContinuousClock.now < deadline { usleep(100_000) }
+        #expect(!FileManager.default.fileExists(atPath: directory), "the server and its directory are gone after its owner")
+    }
+
     /// What the end-to-end test above catches now and then, pinned down: nothing is handled after `stop()` returns.
     @Test("StoreManager.stop waits for the update being handled and handles none after it")
     func stopWaitsForUpdates() async throws {

@@ -5,8 +5,8 @@ import Locking
 
 /// The PostgreSQL server the tests run the ledger on: the one `STOREFRONT_TEST_POSTGRES` names
 /// (a URL), else a throwaway cluster this test process starts with `.ci/postgres` on a free
-/// loopback port and stops when it exits. Every ledger gets a schema of its own, so tests in
-/// parallel never see each other's.
+/// loopback port and stops when it exits (should it crash, the watcher `.ci/postgres` leaves stops
+/// it). Every ledger gets a schema of its own, so tests in parallel never see each other's.
 public enum PostgresTestServer {
     public struct Unavailable: Error, CustomStringConvertible {
         public var description: String
@@ -68,7 +68,7 @@ public enum PostgresTestServer {
         // A port another test process's server may take first: try again.
         var output = ""
         for _ in 0..<3 {
-            let (status, printed) = run([scriptPath, "start", directory, String(freePort())])
+            let (status, printed) = run([scriptPath, "start", directory, String(freePort()), String(getpid())])
             output = printed
             if status == 0, output.hasPrefix("postgresql://") {
                 atexit { _ = PostgresTestServer.run([PostgresTestServer.scriptPath, "stop", PostgresTestServer.directory]) }
@@ -81,11 +81,11 @@ public enum PostgresTestServer {
 
     /// One per test process.
     private static let directory = NSTemporaryDirectory() + "storefront-test-postgres-\(getpid())-\(UUID().uuidString.prefix(8))"
-    private static let scriptPath = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    public static let scriptPath = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().path + "/.ci/postgres"
 
     /// A loopback port nothing listens on now.
-    private static func freePort() -> UInt16 {
+    public static func freePort() -> UInt16 {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         defer { close(fd) }
         var address = sockaddr_in()
@@ -98,7 +98,7 @@ public enum PostgresTestServer {
     }
 
     /// Runs a command; its exit status and what it printed (both streams, through a file: see `TmuxSession.run`).
-    private static func run(_ arguments: [String]) -> (status: Int32, output: String) {
+    public static func run(_ arguments: [String]) -> (status: Int32, output: String) {
         let log = NSTemporaryDirectory() + "storefront-postgres-\(UUID().uuidString).log"
         defer { try? FileManager.default.removeItem(atPath: log) }
         var actions = posix_spawn_file_actions_t()
