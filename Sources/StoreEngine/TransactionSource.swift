@@ -168,7 +168,8 @@ public struct PurchaseOptions: Sendable, Equatable {
             && a.promotionalOffer?.signature == b.promotionalOffer?.signature && a.winBackOfferID == b.winBackOfferID
             && a.simulatesAskToBuy == b.simulatesAskToBuy && a.billingPlan == b.billingPlan
             && a.introductoryOfferEligibility == b.introductoryOfferEligibility && a.purchaseDate == b.purchaseDate
-            && a.renewsAfterFirstPeriod == b.renewsAfterFirstPeriod
+            && a.renewsAfterFirstPeriod == b.renewsAfterFirstPeriod && a.codeOfferReferenceName == b.codeOfferReferenceName
+            && a.unsignedPromotionalOfferID == b.unsignedPromotionalOfferID
     }
 }
 

@@ -222,6 +222,8 @@ extension Product {
             if let id = options.winBackOfferID { set.insert(.init(kind: .winBackOffer(id: id))) }
             if let jws = options.introductoryOfferEligibility { set.insert(.introductoryOfferEligibility(compactJWS: jws)) }
             if let date = options.purchaseDate { set.insert(.purchaseDate(date, renews: options.renewsAfterFirstPeriod)) }
+            if let name = options.codeOfferReferenceName { set.insert(.testCodeOffer(name)) }
+            if let id = options.unsignedPromotionalOfferID { set.insert(.testPromotionalOffer(id)) }
             return set
         }
 

@@ -1,5 +1,6 @@
 import Foundation
-import StoreKit
+@_spi(Storefront) import StoreKit
+import StoreEngine
 @_spi(Storefront) import StoreKitTest
 import StoreSigning
 import StorefrontTestSupport
@@ -245,6 +246,19 @@ struct StoreKitPlanTests {
         #expect(upFront[offers: .introductory].map(\.paymentMode) == [.freeTrial])
         #expect(monthly[offers: .introductory].map(\.paymentMode) == [.payAsYouGo])
         #expect(upFront[offers: .promotional].map(\.id) == ["pro.yearly.comeback"] && monthly[offers: .promotional].map(\.id) == ["pro.monthly.comeback"])
+    }
+
+    /// Storefront's own app passes the store's options through StoreKit's: none may be lost on the way.
+    @Test func theStoresPurchaseOptionsGoThroughStoreKitsAndBackWhole() {
+        var engine = PurchaseOptions(quantity: 3, appAccountToken: UUID(), promotionalOffer: ("offer", "jws"), winBackOfferID: "back",
+                                     simulatesAskToBuy: true, billingPlan: .monthly)
+        engine.introductoryOfferEligibility = "eligibility"
+        (engine.purchaseDate, engine.renewsAfterFirstPeriod) = (Date(timeIntervalSince1970: 1_700_000_000), false)
+        (engine.codeOfferReferenceName, engine.unsignedPromotionalOfferID) = ("Free coins", "pro.yearly.comeback")
+        #expect(Product.PurchaseOption.engineOptions(Product.PurchaseOption.options(engine)) == engine)
+        var withoutCode = engine, withoutPromotion = engine
+        (withoutCode.codeOfferReferenceName, withoutPromotion.unsignedPromotionalOfferID) = (nil, nil)
+        #expect(withoutCode != engine && withoutPromotion != engine)
     }
 
     @Test func aTestPurchaseGetsAPromotionalOfferByItsIDWithoutASignature() async throws {

@@ -190,10 +190,7 @@ extension LocalAppStore {
         if let name = options.codeOfferReferenceName {
             guard let code = catalog.offerCodes.first(where: { $0.productID == item.id && OfferCode.normalize($0.referenceName) == OfferCode.normalize(name) })
             else { throw StoreFailure.purchase(.invalidOfferIdentifier) }
-            let redemption = try OfferCodeRedemption(code: code, redemptions: ledger.redemptionCount(code: code.code),
-                                                     isSoldInStorefront: item.prices[currentStorefront.code] != nil,
-                                                     customer: customer(of: item), alreadyOwns: owns(item),
-                                                     isSubscription: item.type == .autoRenewable)
+            let redemption = try redemption(of: code, for: item)
             if redemption.refusal(at: now()) != nil { throw StoreFailure.purchase(.ineligibleForOffer) }
             return (redemption.offer, code.code)
         }

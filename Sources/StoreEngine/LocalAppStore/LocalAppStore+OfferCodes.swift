@@ -10,10 +10,7 @@ extension LocalAppStore {
         guard let code = catalog.offerCode(offerCode), let item = catalog.product(code.productID) else {
             throw StoreFailure.offerCode(.unknownCode)
         }
-        let redemption = try OfferCodeRedemption(code: code, redemptions: ledger.redemptionCount(code: code.code),
-                                                 isSoldInStorefront: item.prices[currentStorefront.code] != nil,
-                                                 customer: customer(of: item), alreadyOwns: owns(item),
-                                                 isSubscription: item.type == .autoRenewable)
+        let redemption = try redemption(of: code, for: item)
         if let refusal = redemption.refusal(at: now()) { throw StoreFailure.offerCode(refusal) }
         // A code's offer is for one billing plan: the purchase is on that plan.
         let options = PurchaseOptions(billingPlan: redemption.offer.billingPlan)
@@ -38,6 +35,13 @@ extension LocalAppStore {
         let payload = try newPayload(item, price: item.price(in: currentStorefront.code, on: options.billingPlan) ?? 0,
                                      options: options, offer: redemption.offer)
         try commit(payload, kind: .update, redeeming: code.code)
+    }
+
+    /// Redeeming `code` (for `item`, its product) as this customer, now: whether the App Store lets them, and what it gives.
+    func redemption(of code: OfferCode, for item: CatalogProduct) throws -> OfferCodeRedemption {
+        try OfferCodeRedemption(code: code, redemptions: ledger.redemptionCount(code: code.code),
+                                isSoldInStorefront: item.prices[currentStorefront.code] != nil,
+                                customer: customer(of: item), alreadyOwns: owns(item), isSubscription: item.type == .autoRenewable)
     }
 
     /// Who the customer is for a product, as offer codes see it: for a subscription, from their
