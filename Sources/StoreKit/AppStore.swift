@@ -69,10 +69,10 @@ public struct Storefront: Identifiable, Hashable, Sendable {
             var last: Storefront?
 
             public mutating func next() async -> Storefront? {
-                guard let connection = StoreKitRuntime.current else { return nil }
-                if last == nil { last = Storefront(await connection.source.storefront()) }
                 while !Task.isCancelled {
+                    guard let connection = await StoreKitRuntime.listening() else { return nil }
                     let now = Storefront(await connection.source.storefront())
+                    if last == nil { last = now }
                     if now != last {
                         last = now
                         return now

@@ -41,17 +41,16 @@ public struct Message: Sendable, Hashable {
     public struct Messages: AsyncSequence, Sendable {
         public typealias Element = Message
 
-        public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(connection: StoreKitRuntime.current) }
+        public func makeAsyncIterator() -> AsyncIterator { AsyncIterator() }
 
         public struct AsyncIterator: AsyncIteratorProtocol {
-            let connection: StoreConnection?
             var sent: Set<String> = []
             var ready: [Message] = []
 
             public mutating func next() async -> Message? {
-                guard let connection else { return nil }
                 while !Task.isCancelled {
                     if !ready.isEmpty { return ready.removeFirst() }
+                    guard let connection = await StoreKitRuntime.listening() else { return nil }
                     ready = await connection.pendingMessages().filter { sent.insert($0.message.key).inserted }
                     if ready.isEmpty, (try? await Task.sleep(for: .milliseconds(250))) == nil { return nil }
                 }

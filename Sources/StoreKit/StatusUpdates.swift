@@ -34,14 +34,19 @@ extension Product.SubscriptionInfo.Status {
         }
 
         public struct AsyncIterator: AsyncIteratorProtocol {
-            let connection: StoreConnection?
+            var connection: StoreConnection?
             var seen: [String: StatusFingerprint]
             var ready: [Element] = []
 
             public mutating func next() async -> Element? {
-                guard let connection else { return nil }
                 while !Task.isCancelled {
                     if !ready.isEmpty { return ready.removeFirst() }
+                    // It lasts the app's life: on another store (a test's new session), it starts from what the app saw there.
+                    guard let connection = await StoreKitRuntime.listening() else { return nil }
+                    if !(self.connection.map { $0.isOnSameStoreOrConnection(as: connection) } ?? false) {
+                        self.connection = connection
+                        seen = connection.seenStatuses.seen()
+                    }
                     let now = await connection.allStatuses()
                     ready = now.filter { seen[$0.subscriptionKey] != $0.fingerprint }
                     for status in now { seen[status.subscriptionKey] = status.fingerprint }

@@ -46,6 +46,9 @@ import Locking
         return (source as AnyObject) === (other.source as AnyObject)
     }
 
+    /// The same connection, or another to the same store: a listener on one is on the other.
+    func isOnSameStoreOrConnection(as other: StoreConnection) -> Bool { finishes === other.finishes || isOnSameStore(as: other) }
+
     /// A transaction as StoreKit hands it out; nil for a token whose payload cannot be read at all
     /// (StoreKit has no transaction to show for one).
     @_spi(Storefront) public func transaction(_ jws: String) -> VerificationResult<Transaction>? {
@@ -72,16 +75,26 @@ import Locking
 
 /// One StoreKit per process, as on a device: `SKTestSession` installs its store here, and the API reads it.
 @_spi(Storefront) public enum StoreKitRuntime {
-    private static let installed = Locked<StoreConnection?>(nil)
+    private struct Installation {
+        var connection: StoreConnection?
+        /// Listeners waiting for a store (see `listening(after:)`), by ticket.
+        var waiting: [Int: CheckedContinuation<StoreConnection?, Never>] = [:]
+        var nextTicket = 0
+    }
+    private static let installed = Locked(Installation())
     private static let triedEnvironment = Locked(false)
 
-    /// Makes `connection` the store the app talks to; the one before closes, ending its `Transaction.updates`,
+    /// Makes `connection` the store the app talks to; the one before closes (its listeners move to this one),
     /// unless it is a connection to the same store (another `SKTestSession` on the one test environment).
     public static func install(_ connection: StoreConnection?) {
-        let previous = installed.withLock { current in
-            defer { current = connection }
-            return current
+        let (previous, waiting) = installed.withLock { state in
+            defer {
+                state.connection = connection
+                if connection != nil { state.waiting = [:] }
+            }
+            return (state.connection, connection == nil ? [] : Array(state.waiting.values))
         }
+        for listener in waiting { listener.resume(returning: connection) }
         if let previous, !(connection.map { $0.isOnSameStore(as: previous) } ?? false) { Task { await previous.close() } }
     }
 
@@ -97,11 +110,39 @@ import Locking
     /// The task's store, else the installed one; without one, the store `STOREFRONT_CATALOG` (and `STOREFRONT_STATE`) name,
     /// opened once; nil when there is none (no products, nothing bought, as StoreKit with no configuration).
     static var current: StoreConnection? {
-        if let connection = taskConnection ?? installed.withLock({ $0 }) { return connection }
+        if let connection = taskConnection ?? installed.withLock({ $0.connection }) { return connection }
         guard triedEnvironment.withLock({ tried in defer { tried = true }; return !tried }) else { return nil }
         guard let connection = fromEnvironment() else { return nil }
-        installed.withLock { if $0 == nil { $0 = connection } }
-        return installed.withLock { $0 }
+        installed.withLock { if $0.connection == nil { $0.connection = connection } }
+        return installed.withLock { $0.connection }
+    }
+
+    /// How many listeners wait for a store now (a test's way to know one has begun waiting).
+    public static var waitingListeners: Int { installed.withLock { $0.waiting.count } }
+
+    /// The store a sequence that lasts the app's life (`Transaction.updates`, `Status.updates`…) listens on, the
+    /// one it had (`previous`) having ended: the task's own store, once; else the installed store, waiting for one
+    /// while there is none or it is still `previous`'s. An app starts listening at launch, and a test's session
+    /// gives it its store after, or replaces it with another, and the listener hears each in turn, as on a device.
+    /// Nil when the task is cancelled (or its own store ended).
+    static func listening(after previous: StoreConnection? = nil) async -> StoreConnection? {
+        if let own = taskConnection { return previous == nil ? own : nil }
+        func isNew(_ connection: StoreConnection) -> Bool { previous.map { !connection.isOnSameStoreOrConnection(as: $0) } ?? true }
+        if previous == nil, let connection = current { return connection }
+        let ticket = installed.withLock { state in defer { state.nextTicket += 1 }; return state.nextTicket }
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { (listener: CheckedContinuation<StoreConnection?, Never>) in
+                let ready: StoreConnection?? = installed.withLock { state in
+                    if Task.isCancelled { return .some(nil) }
+                    if let connection = state.connection, isNew(connection) { return connection }
+                    state.waiting[ticket] = listener
+                    return nil
+                }
+                if let ready { listener.resume(returning: ready) }
+            }
+        } onCancel: {
+            installed.withLock { $0.waiting.removeValue(forKey: ticket) }?.resume(returning: nil)
+        }
     }
 
     private static func fromEnvironment() -> StoreConnection? {

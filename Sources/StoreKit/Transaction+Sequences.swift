@@ -11,13 +11,19 @@ extension Transaction {
         var keep: @Sendable (Transaction) -> Bool = { _ in true }
         /// Verified through the entitlements' cache (see `StoreConnection.entitlementsVerified`).
         var isEntitlements = false
+        /// Lasts the app's life: it waits for a store, and moves to the next when its store is replaced
+        /// (see `StoreKitRuntime.listening(after:)`); a listing reads the store there is and ends.
+        var follows = false
 
-        public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(tokens: tokens, keep: keep, isEntitlements: isEntitlements) }
+        public func makeAsyncIterator() -> AsyncIterator {
+            AsyncIterator(tokens: tokens, keep: keep, isEntitlements: isEntitlements, follows: follows)
+        }
 
         public struct AsyncIterator: AsyncIteratorProtocol {
             let tokens: @Sendable (StoreConnection) async -> AsyncStream<String>
             let keep: @Sendable (Transaction) -> Bool
             let isEntitlements: Bool
+            let follows: Bool
             var started = false
             var connection: StoreConnection?
             var base: AsyncStream<String>.AsyncIterator?
@@ -25,14 +31,17 @@ extension Transaction {
             public mutating func next() async -> Element? {
                 if !started {
                     started = true
-                    connection = StoreKitRuntime.current
+                    connection = follows ? await StoreKitRuntime.listening() : StoreKitRuntime.current
                     if let connection { base = await tokens(connection).makeAsyncIterator() }
                     if isEntitlements { connection?.entitlementsVerified.startListing() }
                 }
-                guard let connection else { return nil }
-                while let jws = await base?.next() {
-                    let result = isEntitlements ? connection.entitlement(jws) : connection.transaction(jws)
-                    if let result, keep(result.unsafePayloadValue) { return result }
+                while let connection {
+                    while let jws = await base?.next() {
+                        let result = isEntitlements ? connection.entitlement(jws) : connection.transaction(jws)
+                        if let result, keep(result.unsafePayloadValue) { return result }
+                    }
+                    self.connection = follows && !Task.isCancelled ? await StoreKitRuntime.listening(after: connection) : nil
+                    if let next = self.connection { base = await tokens(next).makeAsyncIterator() }
                 }
                 return nil
             }
@@ -52,7 +61,12 @@ extension Transaction {
 
     /// Transactions as they happen: every unfinished one first (at launch), then purchases made on other
     /// devices or outside the app, renewals, Ask to Buy approvals, refunds and revocations. Start it at launch.
-    public static var updates: Transactions { Transactions { await $0.source.updates() } }
+    /// It lasts the app's life: begun before the app has a store (a test's session not made yet), it waits for one.
+    public static var updates: Transactions {
+        var updates = Transactions { await $0.source.updates() }
+        updates.follows = true
+        return updates
+    }
 
     /// `updates`, listening already when this returns (`updates` starts when first iterated). The store hands
     /// out the unfinished transactions at the moment it starts listening, so Storefront's own app, which reads

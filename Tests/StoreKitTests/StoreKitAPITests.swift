@@ -1,6 +1,6 @@
 import Foundation
 import Observation
-import StoreKit
+@_spi(Storefront) import StoreKit
 @testable import StoreKitTest
 import StoreEngine
 import StorefrontTestSupport
@@ -420,6 +420,46 @@ struct StoreKitAPITests {
         #expect(await first(updates) { $0.unsafePayloadValue.id == fuel.id } != nil, "a listener from before the second session hears its purchase")
         again.clearTransactions()
         #expect(session.allTransactions().isEmpty)
+    }
+
+    @Test func updatesBegunBeforeAnySessionHearTheSessionsPurchases() async throws {
+        StoreKitRuntime.install(nil)
+        let heard = Task { await first(Transaction.updates, within: 10) { $0.unsafePayloadValue.productID == "nonconsumable.car" } }
+        let waiting = await eventually { StoreKitRuntime.waitingListeners == 1 }
+        #expect(waiting, "the listener waits for a store rather than ending")
+        let session = try StoreKitSuites.freshSession()
+        let car = try await session.buyProduct(identifier: "nonconsumable.car")
+        #expect(await heard.value?.unsafePayloadValue.id == car.id)
+        #expect(StoreKitRuntime.waitingListeners == 0)
+    }
+
+    @Test func updatesMoveToTheStoreOfASessionOnAnotherConfiguration() async throws {
+        let heard = Task { await first(Transaction.updates, within: 10) { $0.unsafePayloadValue.productID.hasPrefix("com.rarcher.") } }
+        let car = try await buy("nonconsumable.car")
+        let other = try SKTestSession(contentsOf: StoreKitSuites.configuration.deletingLastPathComponent()
+            .appendingPathComponent("russell-archer+StoreHelperDemo__Products.storekit"))
+        other.clearTransactions()
+        #expect(other.allTransactions().isEmpty, "another configuration, another store: \(car.id) is not in it")
+        let flowers = try await other.buyProduct(identifier: "com.rarcher.nonconsumable.flowers.large")
+        #expect(await heard.value?.unsafePayloadValue.id == flowers.id, "the app's listener from before hears the new store")
+    }
+
+    @Test func subscriptionStatusUpdatesBegunBeforeAnySessionHearTheSessionsSubscription() async throws {
+        StoreKitRuntime.install(nil)
+        let heard = Task { await first(Product.SubscriptionInfo.Status.updates, within: 10) { $0.state == .subscribed } }
+        #expect(await eventually { StoreKitRuntime.waitingListeners == 1 })
+        let session = try StoreKitSuites.freshSession()
+        let pro = try await session.buyProduct(identifier: "subscription.pro")
+        #expect(await heard.value?.transaction.unsafePayloadValue.id == pro.id)
+    }
+
+    @Test func aListenerWaitingForAStoreEndsWhenItsTaskIsCancelled() async throws {
+        StoreKitRuntime.install(nil)
+        let listener = Task { await first(Transaction.updates, within: 60) { _ in true } }
+        #expect(await eventually { StoreKitRuntime.waitingListeners == 1 })
+        listener.cancel()
+        #expect(await listener.value == nil)
+        #expect(StoreKitRuntime.waitingListeners == 0, "its wait is withdrawn")
     }
 
     @Test func aForcedRenewalFailsIntoBillingRetryOrGraceWhenRenewalsAreSetToFail() async throws {
