@@ -60,7 +60,9 @@ let package = Package(
         // Only the tests use these; no product ships them. The fixtures every test target shares
         // (repository paths, manual time, the PostgreSQL test server, the fast loop's tags), and the
         // app the crash tests SIGKILL (ReliabilityTests finds it beside the test bundle).
-        .target(name: "StorefrontTestSupport", dependencies: ["Locking", "StoreCore", "StoreEngine", "TerminalUI", "CLibPQ"], path: "Tests/Support"),
+        .target(name: "StorefrontTestSupport", dependencies: ["Locking", "StoreCore", "StoreEngine", "TerminalUI", "CLibPQ", "TestScratch"], path: "Tests/Support"),
+        // Each test process's own TMPDIR, removed when it exits (see scratch.c).
+        .target(name: "TestScratch", path: "Tests/Scratch"),
         .executableTarget(name: "storefront-crash-worker", dependencies: ["StoreClient", "StorefrontTestSupport"], path: "Tests/CrashWorker"),
 
         .testTarget(name: "StoreCoreTests", dependencies: ["StoreCore", "StorefrontTestSupport"]),

@@ -80,6 +80,37 @@ struct ProcessExitTests {
         #expect(!FileManager.default.fileExists(atPath: directory), "the server and its directory are gone after its owner")
     }
 
+    /// A run of the tests used to leave thousands of files and directories in /tmp (key files, ledgers,
+    /// recordings). Each test process now works in a TMPDIR of its own (Tests/Scratch), gone when it exits.
+    @Test("A test process's temporary files live in its own directory, removed at its exit; a dead process's is removed by the next")
+    func testProcessesCleanUpTheirTemporaryFiles() throws {
+        let own = "/storefront-tests-\(getpid())"
+        #expect(NSTemporaryDirectory().hasSuffix(own + "/"), "\(NSTemporaryDirectory())")
+        #expect(ProcessInfo.processInfo.environment["TMPDIR"]?.hasSuffix(own) == true, "programs the tests start inherit it")
+        guard FileManager.default.isExecutableFile(atPath: Repo.crashWorkerBinary) else {
+            throw WorkerError(description: "\(Repo.crashWorkerBinary) is missing: run `swift build` before `swift test`")
+        }
+        // Outside this process's directory, as a fresh run's would be.
+        let base = URL(fileURLWithPath: NSTemporaryDirectory()).deletingLastPathComponent().path + "/scratch-check-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: base) }
+        let gone = Process()
+        gone.executableURL = URL(fileURLWithPath: "/bin/true")
+        try gone.run()
+        gone.waitUntilExit()
+        let stale = base + "/storefront-tests-\(gone.processIdentifier)"
+        try FileManager.default.createDirectory(atPath: stale + "/ledger", withIntermediateDirectories: true)
+        try Data("left".utf8).write(to: URL(fileURLWithPath: stale + "/ledger/ledger.sqlite"))
+
+        let worker = Process()
+        worker.executableURL = URL(fileURLWithPath: Repo.crashWorkerBinary)
+        worker.arguments = ["--exit-while-signing"]
+        worker.environment = ProcessInfo.processInfo.environment.merging(["TMPDIR": base]) { $1 }
+        try worker.run()
+        worker.waitUntilExit()
+        #expect(worker.terminationReason == .exit)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: base) == [], "neither the dead process's directory nor the worker's own is left")
+    }
+
     /// What the end-to-end test above catches now and then, pinned down: nothing is handled after `stop()` returns.
     @Test("StoreManager.stop waits for the update being handled and handles none after it")
     func stopWaitsForUpdates() async throws {

@@ -14,11 +14,20 @@ struct TeamKeySignatureTests {
     static let keyID = "TEAMKEY001", issuerID = "57246542-96fe-1a63-e053-0824d011072a"
 
     /// A store with a lapsed Pro subscriber (eligible for the promotional offer pro.comeback50) and the team's key registered.
-    struct Team {
+    final class Team: Sendable {
         let store: LocalAppStore
         let time: ManualTime
+        /// The team's key file, and another key's beside it (`keyPath + ".other.p8"`); both go with the team.
         let keyPath: String
         let original: Int64
+
+        init(store: LocalAppStore, time: ManualTime, keyPath: String, original: Int64) {
+            (self.store, self.time, self.keyPath, self.original) = (store, time, keyPath, original)
+        }
+
+        deinit {
+            for path in [keyPath, keyPath + ".other.p8"] { try? FileManager.default.removeItem(atPath: path) }
+        }
 
         static func make(register: Bool = true) async throws -> Team {
             var catalog = Repo.catalog

@@ -37,7 +37,7 @@ struct RecordingEndToEndTests {
         defer { try? FileManager.default.removeItem(atPath: path) }
         let s = try TmuxSession("record-kept-\(getpid())", "--ephemeral", "--record", path)
         try s.wait(for: "[exited 2]", seconds: 10)
-        #expect(try s.screen().contains("exists: choose another file for --record"))
+        #expect(try s.screen(joined: true).contains("exists: choose another file for --record"))
         #expect(try String(contentsOfFile: path, encoding: .utf8) == "an earlier recording")
     }
 }

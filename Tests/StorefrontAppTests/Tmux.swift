@@ -70,9 +70,10 @@ final class TmuxSession {
         try tmux("resize-window", "-t", name, "-x", cols, "-y", rows)
     }
 
-    /// The screen's text; with `escapes`, colours and attributes as escape codes.
-    func screen(escapes: Bool = false) throws -> String {
-        try tmux(["capture-pane", "-p", "-t", name] + (escapes ? ["-e"] : []))
+    /// The screen's text; with `escapes`, colours and attributes as escape codes; `joined`, a line the
+    /// terminal wrapped as one (what a program printed, a path in it, rather than what it drew).
+    func screen(escapes: Bool = false, joined: Bool = false) throws -> String {
+        try tmux(["capture-pane", "-p", "-t", name] + (escapes ? ["-e"] : []) + (joined ? ["-J"] : []))
     }
 
     /// A tmux format of the pane, e.g. `#{alternate_on}`.
