@@ -418,7 +418,7 @@ public actor StoreManager {
     public func refreshHistory() async {
         let all = await source.allTransactions(limit: Self.historyLimit).map(verify)
         let unfinished = includesConsumableHistory ? [] : Set(await source.unfinishedTransactions().compactMap { verify($0).payload?.transactionID })
-        snapshot.history = all.filter { inHistory($0, finished: !unfinished.contains($0.payload?.transactionID ?? 0)) }
+        snapshot.history = all.filter { inHistory($0, finished: !($0.payload.map { unfinished.contains($0.transactionID) } ?? false)) }
         snapshot.isLoadingHistory = false
     }
 

@@ -34,15 +34,18 @@ public final class SKTestSession: Sendable {
         let file = fileURL.standardizedFileURL.path
         let modified = (try? FileManager.default.attributesOfItem(atPath: file))?[.modificationDate] as? Date
         var catalog = try CatalogLoader.load(path: file)
-        // Xcode's test environment signs its transactions in the Xcode environment; a catalog.json says its own.
-        if fileURL.pathExtension.lowercased() == "storekit" { catalog.settings.environment = .xcode }
+        // Xcode's test environment signs its transactions in the Xcode environment and numbers them from 0;
+        // a catalog.json says its own environment, and is numbered as the App Store numbers.
+        let isXcodes = fileURL.pathExtension.lowercased() == "storekit"
+        if isXcodes { catalog.settings.environment = .xcode }
         defaults = catalog.settings
         let place = catalog.place(storefront: nil, locale: nil, settings: catalog.settings)
         defaultPlace = (place?.0.code ?? "USA", place?.1 ?? "en_US")
         if let current = Self.environment.withLock({ $0 }), current.file == file, current.modified == modified {
             store = current.store
         } else {
-            store = try LocalAppStore(catalog: catalog, stateDirectory: ProcessInfo.processInfo.environment["STOREFRONT_STATE"])
+            store = try LocalAppStore(catalog: catalog, stateDirectory: ProcessInfo.processInfo.environment["STOREFRONT_STATE"],
+                                      numbering: isXcodes ? .xcode : .appStore)
             Self.environment.withLock { $0 = (file, modified, store) }
         }
         StoreKitRuntime.install(StoreConnection(store: store))

@@ -422,6 +422,27 @@ struct StoreKitAPITests {
         #expect(session.allTransactions().isEmpty)
     }
 
+    /// flutter/packages' StoreKit 2 plugin tests, run on Xcode: "id should always be 0 as it is the first purchase",
+    /// after earlier tests' purchases and a `clearTransactions()` in each setup.
+    @Test func xcodesTestEnvironmentNumbersTransactionsFromZeroAndAgainAfterAClear() async throws {
+        #expect(try await buy("nonconsumable.car").id == 0)
+        #expect(try await buy("consumable.fuel.octane87").id == 1)
+        #expect(session.allTransactions().map(\.identifier).sorted() == [0, 1])
+        session.clearTransactions()
+        let fuel = try await buy("consumable.fuel.octane87")
+        #expect(fuel.id == 0 && fuel.originalID == 0)
+        #expect(await Transaction.all.contains { $0.unsafePayloadValue.id == 0 }, "the app finds it by its ID")
+        await fuel.finish()
+        #expect(await Transaction.unfinished.first { _ in true } == nil)
+    }
+
+    @Test func aCatalogSessionNumbersTransactionsAsTheAppStoreDoes() async throws {
+        let catalogSession = try SKTestSession(contentsOf: Repo.root.appendingPathComponent("catalog.json"))
+        catalogSession.clearTransactions()
+        let coins = try await catalogSession.buyProduct(identifier: "com.lumenquest.coins.100")
+        #expect(coins.id > 2_000_000_000)
+    }
+
     @Test func updatesBegunBeforeAnySessionHearTheSessionsPurchases() async throws {
         StoreKitRuntime.install(nil)
         let heard = Task { await first(Transaction.updates, within: 10) { $0.unsafePayloadValue.productID == "nonconsumable.car" } }

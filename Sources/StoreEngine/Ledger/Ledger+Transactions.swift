@@ -13,8 +13,7 @@ extension Ledger {
         var refundRequest: RefundRequestStatus?
     }
 
-    /// A new transaction ID, never one used before in this ledger: the app's wallet credits each
-    /// ID once, so an ID reused after a delete, clear or reset would be a purchase never delivered.
+    /// A new transaction ID, never one used before in this ledger (`numbering`: but for Xcode's, after a clear).
     /// The caller holds the write lock.
     func nextTransactionID() throws -> Int64 {
         // Inside a batch, after its first: the batch's own rows are the newest (it holds the write lock).
@@ -29,7 +28,7 @@ extension Ledger {
             let highest = try db.query("""
                 SELECT MAX(id) FROM transactions UNION ALL SELECT CAST(value AS BIGINT) FROM meta WHERE key = 'highestDeletedID'
                 """).compactMap { $0.first?.int }
-            id = max(highest.max() ?? 0, 2_000_000_000) + 1
+            id = max(highest.max() ?? numbering.beforeFirst, numbering.beforeFirst) + 1
         }
         if let begun = db.commitsAtBegin, let others { highestIDAfterCommit = (others, begun + 1, id) }
         if batchRows != nil { batchHighestID = id - 1 }
@@ -368,7 +367,12 @@ extension Ledger {
 
     func clear() throws {
         decodedRecords = nil
-        try rememberIDsBeforeDeleting()
+        if numbering == .xcode {
+            try db.execute("DELETE FROM meta WHERE key = 'highestDeletedID'")
+            highestIDAfterCommit = nil
+        } else {
+            try rememberIDsBeforeDeleting()
+        }
         try db.execute("""
             DELETE FROM transactions; DELETE FROM subscriptions; DELETE FROM redemptions; DELETE FROM nonces;
             DELETE FROM upgrade_refunds;
@@ -390,4 +394,17 @@ extension Ledger {
         }
         return refunds
     }
+}
+
+/// How a store numbers its transactions.
+public enum TransactionNumbering: Sendable {
+    /// As the App Store: from 2000000001, and never an ID twice, a delete, clear or reset between (the
+    /// app's wallet credits each ID once, so a reused one would be a purchase never delivered).
+    case appStore
+    /// As Xcode's test environment: from 0, and from 0 again once the transactions are cleared (apps'
+    /// tests count on it: the first purchase after `clearTransactions()` is transaction 0).
+    case xcode
+
+    /// The ID before the first.
+    var beforeFirst: Int64 { self == .xcode ? -1 : 2_000_000_000 }
 }

@@ -25,6 +25,9 @@ final class Ledger {
     /// Rung at each notification written or queued again (see `OutboxBell`).
     var outboxBell: OutboxBell?
 
+    /// How new transactions are numbered (see `nextTransactionID`).
+    var numbering = TransactionNumbering.appStore
+
     /// The highest transaction ID once the write transaction that allocated it commits, with the other
     /// connections' commits then and the ledger's commit count it reaches (PostgreSQL, see
     /// `LedgerDatabase.commitsAtBegin`). A later write that finds no other connection committed since,

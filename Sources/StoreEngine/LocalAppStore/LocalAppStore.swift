@@ -45,12 +45,13 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
     /// Opens a store. `stateDirectory` nil keeps everything in memory (`--ephemeral`); `ledger` nil is the
     /// state directory's; a PostgreSQL one holds the ledger and the signing identity instead (the state directory is not used).
     public init(catalog: Catalog, stateDirectory: String?, ledger location: LedgerLocation? = nil, storefront: String? = nil,
-                locale: String? = nil, time: any RealTimeSource = SystemTime()) throws {
+                locale: String? = nil, time: any RealTimeSource = SystemTime(), numbering: TransactionNumbering = .appStore) throws {
         self.catalog = catalog
         self.time = time
         // Damage SQLite meets here that the open's quick check missed is the ledger's (`LedgerError.damaged`).
         do {
             (ledger, identity) = try Ledger.open(location ?? .stateDirectory(stateDirectory), stateDirectory: stateDirectory)
+            ledger.numbering = numbering
             ledger.outboxBell = outboxBell
             serverReaders = LedgerReaders(ledger.location, tokenPrefix: ledger.tokenPrefix)
             // What the tester changed last time wins over the catalog's defaults, until a reset.
@@ -282,7 +283,7 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
                 try ledger.delete(payload.transactionID)
             } else {
                 let id = try ledger.nextTransactionID()
-                if payload.originalTransactionID == payload.transactionID { payload.originalTransactionID = id }
+                if payload.originalTransactionID == Self.provisionalID { payload.originalTransactionID = id }
                 if payload.webOrderLineItemID != nil { payload.webOrderLineItemID = String(id + 1_000_000_000) }
                 payload.transactionID = id
             }
@@ -317,10 +318,14 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
         return jws
     }
 
+    /// A new payload's ID until `commit` allocates the real one under the write lock: one no transaction
+    /// has (Xcode's numbering starts at 0), so a payload whose original is still it starts a new subscription.
+    static let provisionalID: Int64 = -1
+
     func newPayload(_ item: CatalogProduct, price: Decimal, options: PurchaseOptions, offer: SubscriptionOffer?,
                     originalID: Int64? = nil, originalDate: Date? = nil, purchaseDate: Date? = nil,
                     reason: TransactionPayload.Reason = .purchase) throws -> TransactionPayload {
-        let id: Int64 = 0  // provisional: `commit` allocates the real ID under the write lock
+        let id = Self.provisionalID
         let date = purchaseDate ?? options.purchaseDate ?? now()
         // A subscription continues the customer's subscription in its group: same original transaction.
         let continued = originalID == nil ? item.subscription.flatMap { groupSubscription($0.groupID) } : nil
