@@ -44,6 +44,7 @@ public struct Message: Sendable, Hashable {
         public func makeAsyncIterator() -> AsyncIterator { AsyncIterator() }
 
         public struct AsyncIterator: AsyncIteratorProtocol {
+            var connection: StoreConnection?
             var sent: Set<String> = []
             var ready: [Message] = []
 
@@ -51,6 +52,11 @@ public struct Message: Sendable, Hashable {
                 while !Task.isCancelled {
                     if !ready.isEmpty { return ready.removeFirst() }
                     guard let connection = await StoreKitRuntime.listening() else { return nil }
+                    // Another store (a test's new session) has messages of its own to give.
+                    if !(self.connection.map { $0.isOnSameStoreOrConnection(as: connection) } ?? false) {
+                        self.connection = connection
+                        sent = []
+                    }
                     ready = await connection.pendingMessages().filter { sent.insert($0.message.key).inserted }
                     if ready.isEmpty, (try? await Task.sleep(for: .milliseconds(250))) == nil { return nil }
                 }

@@ -22,10 +22,12 @@ import Locking
     let entitlementsVerified = EntitlementVerifications()
 
     /// The app on a local App Store: it trusts that store's certificate, as a device trusts Apple's root.
-    public init(store: LocalAppStore) {
+    /// `closesStore`: replacing the connection shuts the store down (false: the store's owner does, as the
+    /// test environment does, which keeps its store across sessions).
+    public init(store: LocalAppStore, closesStore: Bool = true) {
         self.init(source: store, verifier: SignedDataVerifier(trustedRoots: [store.certificate]),
                   includesConsumableHistory: store.catalog.app.includesConsumableHistory,
-                  ageRatingCode: store.catalog.app.ageRatingCode) { await store.shutdown() }
+                  ageRatingCode: store.catalog.app.ageRatingCode) { if closesStore { await store.shutdown() } }
     }
 
     public init(source: any TransactionSource, verifier: SignedDataVerifier, includesConsumableHistory: Bool = false,
@@ -80,14 +82,24 @@ import Locking
         /// Listeners waiting for a store (see `listening(after:)`), by ticket.
         var waiting: [Int: CheckedContinuation<StoreConnection?, Never>] = [:]
         var nextTicket = 0
+        /// Whether the store the environment names has been put in place (see `current`).
+        var environmentTaken = false
     }
     private static let installed = Locked(Installation())
-    private static let triedEnvironment = Locked(false)
 
     /// Makes `connection` the store the app talks to; the one before closes (its listeners move to this one),
     /// unless it is a connection to the same store (another `SKTestSession` on the one test environment).
     public static func install(_ connection: StoreConnection?) {
-        let (previous, waiting) = installed.withLock { state in
+        let previous = put(connection)
+        if let previous, !(connection.map { $0.isOnSameStore(as: previous) } ?? false) { Task { await previous.close() } }
+    }
+
+    /// Puts `connection` in place, if `when` says so (it may note the change), and wakes the listeners
+    /// waiting for a store; the connection it replaced.
+    @discardableResult
+    private static func put(_ connection: StoreConnection?, when: (inout Installation) -> Bool = { _ in true }) -> StoreConnection? {
+        let (previous, waiting) = installed.withLock { state -> (StoreConnection?, [CheckedContinuation<StoreConnection?, Never>]) in
+            guard when(&state) else { return (nil, []) }
             defer {
                 state.connection = connection
                 if connection != nil { state.waiting = [:] }
@@ -95,7 +107,7 @@ import Locking
             return (state.connection, connection == nil ? [] : Array(state.waiting.values))
         }
         for listener in waiting { listener.resume(returning: connection) }
-        if let previous, !(connection.map { $0.isOnSameStore(as: previous) } ?? false) { Task { await previous.close() } }
+        return previous
     }
 
     /// A store for one task and the tasks it starts, over the installed one: several apps (devices) on
@@ -111,11 +123,19 @@ import Locking
     /// opened once; nil when there is none (no products, nothing bought, as StoreKit with no configuration).
     static var current: StoreConnection? {
         if let connection = taskConnection ?? installed.withLock({ $0.connection }) { return connection }
-        guard triedEnvironment.withLock({ tried in defer { tried = true }; return !tried }) else { return nil }
-        guard let connection = fromEnvironment() else { return nil }
-        installed.withLock { if $0.connection == nil { $0.connection = connection } }
+        // Put in place the first time only, if nothing was installed meanwhile: once a session's store has
+        // replaced it, it is closed.
+        if let environment = environmentConnection {
+            put(environment) { state in
+                defer { state.environmentTaken = true }
+                return !state.environmentTaken && state.connection == nil
+            }
+        }
         return installed.withLock { $0.connection }
     }
+
+    /// The store the environment names, opened the first time it is asked for (callers meanwhile wait for it).
+    private static let environmentConnection: StoreConnection? = fromEnvironment()
 
     /// How many listeners wait for a store now (a test's way to know one has begun waiting).
     public static var waitingListeners: Int { installed.withLock { $0.waiting.count } }

@@ -41,14 +41,19 @@ public final class SKTestSession: Sendable {
         defaults = catalog.settings
         let place = catalog.place(storefront: nil, locale: nil, settings: catalog.settings)
         defaultPlace = (place?.0.code ?? "USA", place?.1 ?? "en_US")
-        if let current = Self.environment.withLock({ $0 }), current.file == file, current.modified == modified {
-            store = current.store
+        let previous = Self.environment.withLock { $0 }
+        if let previous, previous.file == file, previous.modified == modified {
+            store = previous.store
         } else {
-            store = try LocalAppStore(catalog: catalog, stateDirectory: ProcessInfo.processInfo.environment["STOREFRONT_STATE"],
-                                      numbering: isXcodes ? .xcode : .appStore)
+            // Xcode's numbering needs a ledger of the test environment's own: one in memory.
+            let state = ProcessInfo.processInfo.environment["STOREFRONT_STATE"]
+            store = try LocalAppStore(catalog: catalog, stateDirectory: state, numbering: isXcodes && state == nil ? .xcode : .appStore)
             Self.environment.withLock { $0 = (file, modified, store) }
         }
-        StoreKitRuntime.install(StoreConnection(store: store))
+        // The environment owns its store: it outlives the runtime's connections, and ends when another replaces it
+        // (its listeners then move to the new one).
+        StoreKitRuntime.install(StoreConnection(store: store, closesStore: false))
+        if let previous, previous.store !== store { Task { await previous.store.shutdown() } }
     }
 
     // MARK: Settings

@@ -15,6 +15,30 @@ struct RedeliveryTests {
         try LocalAppStore(catalog: Repo.instantCatalog, stateDirectory: directory, time: ManualTime())
     }
 
+    /// Xcode's numbering starts at 0: a listener begun on an empty ledger took "everything up to 0" as
+    /// its unfinished ones, so the first purchase made outside the app before the redelivery ran came twice.
+    @Test("A purchase made as the listener starts on an empty ledger comes once, transaction 0 included")
+    func theFirstPurchaseOnAnEmptyLedgerComesOnce() async throws {
+        let store = try LocalAppStore(catalog: Repo.instantCatalog, stateDirectory: nil, time: ManualTime(), numbering: .xcode)
+        let updates = await store.updates()
+        for _ in 0..<2 { try await store.buyOutsideApp(productID: ID.coins, familyShared: false) }
+        let verifier = SignedDataVerifier(trustedRoots: [store.certificate])
+        let ids = await withTaskGroup(of: [Int64]?.self) { group in
+            group.addTask {
+                var ids: [Int64] = []
+                for await jws in updates {
+                    ids.append(verifier.transaction(jws).payload?.transactionID ?? -1)
+                    if ids.last == 1 { return ids }
+                }
+                return ids
+            }
+            group.addTask { try? await Task.sleep(for: .seconds(10)); return nil }
+            defer { group.cancelAll() }
+            return await group.next() ?? nil
+        }
+        #expect(ids == [0, 1])
+    }
+
     @Test("updates() redelivers every unfinished transaction, more than a page of them, oldest first, and not those made after it was called")
     func redeliversEveryUnfinishedOnce() async throws {
         let directory = try createdTemporaryDirectory()

@@ -43,7 +43,19 @@ import Testing
     }
 
     @Test func eachMessageIsNamedBySubscriptionAndWhatItIsAbout() {
-        let retry = StoreMessage.for(.inBillingRetryPeriod, transaction: Fixture.payload(), renewalInfo: Self.info(), winBackOfferIDs: [])
-        #expect(retry?.key == "billingIssue:7:7" && retry?.productID == "pro.monthly" && retry?.transactionID == 7)
+        let t = Fixture.payload()
+        let retry = StoreMessage.for(.inBillingRetryPeriod, transaction: t, renewalInfo: Self.info(), winBackOfferIDs: [])
+        let began = Int64(t.originalPurchaseDate.timeIntervalSince1970 * 1000)
+        #expect(retry?.key == "billingIssue:7@\(began):7" && retry?.productID == "pro.monthly" && retry?.transactionID == 7)
+    }
+
+    /// Xcode's test environment numbers transactions from 0 again after a clear: a message already given for
+    /// subscription 0 must not hide the next subscription 0's.
+    @Test func aSubscriptionWithTheIDOfOneClearedIsAnotherSubscriptionsMessage() {
+        var before = Fixture.payload(), after = Fixture.payload()
+        (before.transactionID, before.originalTransactionID, after.transactionID, after.originalTransactionID) = (0, 0, 0, 0)
+        after.originalPurchaseDate = before.originalPurchaseDate.addingTimeInterval(60)
+        let keys = [before, after].map { StoreMessage.for(.inBillingRetryPeriod, transaction: $0, renewalInfo: Self.info(), winBackOfferIDs: [])?.key }
+        #expect(keys[0] != nil && keys[0] != keys[1])
     }
 }

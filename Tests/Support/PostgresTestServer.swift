@@ -1,4 +1,5 @@
 import CLibPQ
+import TestScratch
 import Foundation
 import StoreEngine
 import Locking
@@ -79,8 +80,12 @@ public enum PostgresTestServer {
         return .failure(Unavailable(description: "no PostgreSQL server could be started (.ci/postgres start: \(output))"))
     }()
 
-    /// One per test process.
-    private static let directory = NSTemporaryDirectory() + "storefront-test-postgres-\(getpid())-\(UUID().uuidString.prefix(8))"
+    /// One per test process; beside its scratch directory rather than in it, as the server may outlive the
+    /// process by the second its watcher takes, and the next process's sweep must not take it from under the server.
+    private static let directory: String = {
+        let base = String(cString: storefront_test_scratch_base())
+        return (base.isEmpty ? NSTemporaryDirectory() : base + "/") + "storefront-test-postgres-\(getpid())-\(UUID().uuidString.prefix(8))"
+    }()
     public static let scriptPath = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().path + "/.ci/postgres"
 

@@ -368,7 +368,11 @@ extension Ledger {
     func clear() throws {
         decodedRecords = nil
         if numbering == .xcode {
-            try db.execute("DELETE FROM meta WHERE key = 'highestDeletedID'")
+            // IDs start again: what named the old ones by ID would name the new.
+            try db.execute("""
+                DELETE FROM meta WHERE key = 'highestDeletedID'; DELETE FROM consumption;
+                DELETE FROM renewal_extensions; DELETE FROM renewal_extension_answers;
+                """)
             highestIDAfterCommit = nil
         } else {
             try rememberIDsBeforeDeleting()

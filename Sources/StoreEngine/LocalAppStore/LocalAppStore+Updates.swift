@@ -8,7 +8,7 @@ extension LocalAppStore {
         let id = delivery.add(continuation, redelivering: true)
         continuation.onTermination = { [weak self] _ in Task { await self?.unsubscribe(id) } }
         // StoreKit redelivers every unfinished transaction at launch (those there now; later ones come live, after them).
-        let upTo = read(Int64.max) { try highestTransactionID() }
+        let upTo = read(Int64.max) { try highestHandedOutID() ?? Int64.min }
         Task(priority: .background) { redeliver(after: Int64.min, upTo: upTo, to: (id, continuation)) }
         startPolling()
         return stream

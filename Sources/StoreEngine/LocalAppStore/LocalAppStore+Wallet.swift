@@ -5,10 +5,13 @@ import Foundation
 /// both at launch (`StoreStack.launchApp`).
 extension LocalAppStore {
     /// The highest transaction ID this ledger has handed out (also of rows since deleted); 0 for none.
-    public func highestTransactionID() throws -> Int64 {
+    public func highestTransactionID() throws -> Int64 { try highestHandedOutID() ?? 0 }
+
+    /// The highest transaction ID this ledger has handed out; nil for none (Xcode's numbering starts at 0).
+    func highestHandedOutID() throws -> Int64? {
         try ledger.db.query("""
             SELECT MAX(id) FROM transactions UNION ALL SELECT CAST(value AS BIGINT) FROM meta WHERE key = 'highestDeletedID'
-            """).compactMap { $0.first?.int }.max() ?? 0
+            """).compactMap { $0.first?.int }.max()
     }
 
     /// Whether the app's wallet `name` was made beside this ledger before. Kept only in a ledger of the

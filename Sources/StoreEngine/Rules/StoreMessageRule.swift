@@ -22,14 +22,16 @@ public struct StoreMessage: Sendable, Equatable {
         func message(_ reason: Reason, _ key: String, offer: String? = nil) -> StoreMessage {
             StoreMessage(reason: reason, key: key, productID: t.productID, transactionID: t.transactionID, winBackOfferID: offer)
         }
+        // The subscription: its original transaction, and when it began (Xcode's IDs start again after a clear).
+        let subscription = "\(t.originalTransactionID)@\(Int64(t.originalPurchaseDate.timeIntervalSince1970 * 1000))"
         if info.priceIncreaseStatus == .notYetResponded, state.grantsAccess {
-            return message(.priceIncreaseConsent, "priceIncrease:\(t.originalTransactionID)")
+            return message(.priceIncreaseConsent, "priceIncrease:\(subscription)")
         }
         if state == .inBillingRetryPeriod || state == .inGracePeriod {
-            return message(.billingIssue, "billingIssue:\(t.originalTransactionID):\(t.transactionID)")
+            return message(.billingIssue, "billingIssue:\(subscription):\(t.transactionID)")
         }
         if state == .expired, let offerID = info.eligibleWinBackOfferIDs.first(where: winBackOfferIDs.contains) {
-            return message(.winBackOffer, "winBack:\(t.originalTransactionID):\(offerID)", offer: offerID)
+            return message(.winBackOffer, "winBack:\(subscription):\(offerID)", offer: offerID)
         }
         return nil
     }
