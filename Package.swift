@@ -63,7 +63,7 @@ let package = Package(
         .target(name: "StorefrontTestSupport", dependencies: ["Locking", "StoreCore", "StoreEngine", "TerminalUI", "CLibPQ", "TestScratch"], path: "Tests/Support"),
         // Each test process's own TMPDIR, removed when it exits (see scratch.c).
         .target(name: "TestScratch", path: "Tests/Scratch"),
-        .executableTarget(name: "storefront-crash-worker", dependencies: ["StoreClient", "StorefrontTestSupport"], path: "Tests/CrashWorker"),
+        .executableTarget(name: "storefront-crash-worker", dependencies: ["Locking", "StoreClient", "StoreKit", "StorefrontTestSupport"], path: "Tests/CrashWorker"),
 
         .testTarget(name: "StoreCoreTests", dependencies: ["StoreCore", "StorefrontTestSupport"]),
         .testTarget(name: "StoreSigningTests", dependencies: ["StoreSigning", "StorefrontTestSupport"]),

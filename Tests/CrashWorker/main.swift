@@ -4,6 +4,7 @@ import StoreEngine
 // storefront-crash-worker --state DIR --seed N [--count N] [--non-consumables N] [--ledger URL]
 // The app Tests/ReliabilityTests/CrashSafetyTests.swift starts and SIGKILLs; only the tests use it.
 // storefront-crash-worker --exit-while-signing: exits while two threads sign and verify (ProcessExitTests).
+// storefront-crash-worker --storekit PRODUCT: buys it through StoreKit with no session (ProcessExitTests).
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 func option(_ name: String) -> String? {
@@ -24,6 +25,7 @@ Thread.detachNewThread {
 }
 
 if arguments.first == "--exit-while-signing" { ExitWhileSigning.run() }
+if arguments.first == "--storekit", let productID = arguments.dropFirst().first { await StoreKitEnvironment.run(productID: productID) }
 
 guard let state = option("--state"), let seed = option("--seed").flatMap(UInt64.init) else {
     fail("usage: storefront-crash-worker --state DIR --seed N [--count N] [--non-consumables N] [--ledger URL]")

@@ -111,6 +111,31 @@ struct ProcessExitTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: base) == [], "neither the dead process's directory nor the worker's own is left")
     }
 
+    /// `import StoreKit` with no session: the store `STOREFRONT_CATALOG` names, opened when first asked for, while
+    /// the listener the program starts at launch asks too (it used to wait for ever, or end, if it asked first).
+    @Test("A program with no test session buys from the store STOREFRONT_CATALOG names, and its listener lasts")
+    func storeKitTalksToTheStoreTheEnvironmentNames() throws {
+        guard FileManager.default.isExecutableFile(atPath: Repo.crashWorkerBinary) else {
+            throw WorkerError(description: "\(Repo.crashWorkerBinary) is missing: run `swift build` before `swift test`")
+        }
+        let worker = Process(), output = Pipe()
+        worker.executableURL = URL(fileURLWithPath: Repo.crashWorkerBinary)
+        worker.arguments = ["--storekit", "com.lumenquest.coins.100"]
+        var environment = ProcessInfo.processInfo.environment
+        environment["STOREFRONT_CATALOG"] = Repo.catalogPath
+        environment["STOREFRONT_STATE"] = nil
+        worker.environment = environment
+        worker.standardOutput = output
+        try worker.run()
+        let deadline = ContinuousClock.now + .seconds(60)
+        while worker.isRunning && ContinuousClock.now < deadline { usleep(10_000) }
+        if worker.isRunning { kill(worker.processIdentifier, SIGKILL) }
+        worker.waitUntilExit()
+        let said = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(worker.terminationReason == .exit && worker.terminationStatus == 0)
+        #expect(said == "bought 2000000001 com.lumenquest.coins.100 listening\n")
+    }
+
     /// What the end-to-end test above catches now and then, pinned down: nothing is handled after `stop()` returns.
     @Test("StoreManager.stop waits for the update being handled and handles none after it")
     func stopWaitsForUpdates() async throws {
