@@ -37,47 +37,13 @@ struct ProcessExitTests {
     /// 2 of 3 exits before CCryptoSetup turned it off).
     @Test("A program that exits while other threads sign and verify ends with its own status, not a crash")
     func exitWhileSigning() throws {
-        guard FileManager.default.isExecutableFile(atPath: Repo.crashWorkerBinary) else {
-            throw WorkerError(description: "\(Repo.crashWorkerBinary) is missing: run `swift build` before `swift test`")
-        }
         for attempt in 0..<10 {
-            let process = Process(), errors = Pipe()
-            process.executableURL = URL(fileURLWithPath: Repo.crashWorkerBinary)
-            process.arguments = ["--exit-while-signing"]
-            process.standardError = errors
-            try process.run()
             // A worker stuck in exit() is killed (and fails), never left to hang the suite.
-            let deadline = ContinuousClock.now + .seconds(30)
-            while process.isRunning && ContinuousClock.now < deadline { usleep(10_000) }
-            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-            process.waitUntilExit()
-            let said = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            #expect(process.terminationReason == .exit && process.terminationStatus == 0,
-                    "attempt \(attempt): \(process.terminationReason == .exit ? "exit" : "signal") \(process.terminationStatus)\n\(said.prefix(600))")
-            if process.terminationReason != .exit || process.terminationStatus != 0 { break }
+            let run = try runCrashWorker(["--exit-while-signing"], seconds: 30)
+            #expect(run.exited && run.status == 0,
+                    "attempt \(attempt): \(run.exited ? "exit" : "signal") \(run.status)\n\(run.errors.prefix(600))")
+            if !run.exited || run.status != 0 { break }
         }
-    }
-
-    /// A test process that crashes never runs its atexit, which stops the PostgreSQL server it started: a
-    /// TSan run's crash left one running. `.ci/postgres start` given an owner stops the server after it.
-    @Test("A test's PostgreSQL server stops when the process that started it dies, a kill included",
-          .tags(.postgres), .enabled(if: PostgresTestServer.enabled, "needs a PostgreSQL server (set CI to fail instead of skipping)"))
-    func postgresServerStopsWithItsOwner() throws {
-        let owner = Process()
-        owner.executableURL = URL(fileURLWithPath: "/bin/sleep")
-        owner.arguments = ["60"]
-        try owner.run()
-        let directory = NSTemporaryDirectory() + "storefront-owned-postgres-\(UUID().uuidString.prefix(8))"
-        defer { _ = PostgresTestServer.run([PostgresTestServer.scriptPath, "stop", directory]) }
-        let started = PostgresTestServer.run([PostgresTestServer.scriptPath, "start", directory, String(PostgresTestServer.freePort()),
-                                              String(owner.processIdentifier)])
-        #expect(started.status == 0 && started.output.hasPrefix("postgresql://"), "\(started.output)")
-        #expect(FileManager.default.fileExists(atPath: directory + "/data/postmaster.pid"), "the server runs")
-        kill(owner.processIdentifier, SIGKILL)
-        owner.waitUntilExit()
-        let deadline = ContinuousClock.now + .seconds(20)
-        while FileManager.default.fileExists(atPath: directory) && ContinuousClock.now < deadline { usleep(100_000) }
-        #expect(!FileManager.default.fileExists(atPath: directory), "the server and its directory are gone after its owner")
     }
 
     /// A run of the tests used to leave thousands of files and directories in /tmp (key files, ledgers,
@@ -87,9 +53,6 @@ struct ProcessExitTests {
         let own = "/storefront-tests-\(getpid())"
         #expect(NSTemporaryDirectory().hasSuffix(own + "/"), "\(NSTemporaryDirectory())")
         #expect(ProcessInfo.processInfo.environment["TMPDIR"]?.hasSuffix(own) == true, "programs the tests start inherit it")
-        guard FileManager.default.isExecutableFile(atPath: Repo.crashWorkerBinary) else {
-            throw WorkerError(description: "\(Repo.crashWorkerBinary) is missing: run `swift build` before `swift test`")
-        }
         // Outside this process's directory, as a fresh run's would be.
         let base = URL(fileURLWithPath: NSTemporaryDirectory()).deletingLastPathComponent().path + "/scratch-check-\(UUID().uuidString)"
         defer { try? FileManager.default.removeItem(atPath: base) }
@@ -101,13 +64,7 @@ struct ProcessExitTests {
         try FileManager.default.createDirectory(atPath: stale + "/ledger", withIntermediateDirectories: true)
         try Data("left".utf8).write(to: URL(fileURLWithPath: stale + "/ledger/ledger.sqlite"))
 
-        let worker = Process()
-        worker.executableURL = URL(fileURLWithPath: Repo.crashWorkerBinary)
-        worker.arguments = ["--exit-while-signing"]
-        worker.environment = ProcessInfo.processInfo.environment.merging(["TMPDIR": base]) { $1 }
-        try worker.run()
-        worker.waitUntilExit()
-        #expect(worker.terminationReason == .exit)
+        #expect(try runCrashWorker(["--exit-while-signing"], environment: ["TMPDIR": base]).exited)
         #expect(try FileManager.default.contentsOfDirectory(atPath: base) == [], "neither the dead process's directory nor the worker's own is left")
     }
 
@@ -115,25 +72,33 @@ struct ProcessExitTests {
     /// the listener the program starts at launch asks too (it used to wait for ever, or end, if it asked first).
     @Test("A program with no test session buys from the store STOREFRONT_CATALOG names, and its listener lasts")
     func storeKitTalksToTheStoreTheEnvironmentNames() throws {
+        let run = try runCrashWorker(["--storekit", "com.lumenquest.coins.100"],
+                                     environment: ["STOREFRONT_CATALOG": Repo.catalogPath, "STOREFRONT_STATE": nil])
+        #expect(run.exited && run.status == 0, "\(run.errors)")
+        #expect(run.output == "bought 2000000001 com.lumenquest.coins.100 listening\n")
+    }
+
+    /// Runs `storefront-crash-worker` with `arguments` and these changes to the environment (nil removes a
+    /// variable) until it exits, or kills it after `seconds`.
+    func runCrashWorker(_ arguments: [String], environment changes: [String: String?] = [:], seconds: Int = 60) throws
+        -> (exited: Bool, status: Int32, output: String, errors: String) {
         guard FileManager.default.isExecutableFile(atPath: Repo.crashWorkerBinary) else {
             throw WorkerError(description: "\(Repo.crashWorkerBinary) is missing: run `swift build` before `swift test`")
         }
-        let worker = Process(), output = Pipe()
+        let worker = Process(), output = Pipe(), errors = Pipe()
         worker.executableURL = URL(fileURLWithPath: Repo.crashWorkerBinary)
-        worker.arguments = ["--storekit", "com.lumenquest.coins.100"]
+        worker.arguments = arguments
         var environment = ProcessInfo.processInfo.environment
-        environment["STOREFRONT_CATALOG"] = Repo.catalogPath
-        environment["STOREFRONT_STATE"] = nil
+        for (name, value) in changes { environment[name] = value }
         worker.environment = environment
-        worker.standardOutput = output
+        (worker.standardOutput, worker.standardError) = (output, errors)
         try worker.run()
-        let deadline = ContinuousClock.now + .seconds(60)
+        let deadline = ContinuousClock.now + .seconds(seconds)
         while worker.isRunning && ContinuousClock.now < deadline { usleep(10_000) }
         if worker.isRunning { kill(worker.processIdentifier, SIGKILL) }
         worker.waitUntilExit()
-        let said = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        #expect(worker.terminationReason == .exit && worker.terminationStatus == 0)
-        #expect(said == "bought 2000000001 com.lumenquest.coins.100 listening\n")
+        func text(_ pipe: Pipe) -> String { String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self) }
+        return (worker.terminationReason == .exit, worker.terminationStatus, text(output), text(errors))
     }
 
     /// What the end-to-end test above catches now and then, pinned down: nothing is handled after `stop()` returns.
