@@ -30,7 +30,7 @@ public actor ConsumableWallet {
 
     /// Whether a wallet with something in it is at `path` (in its file or still in its write-ahead log).
     public static func exists(at path: String) -> Bool {
-        [path, path + "-wal"].contains { ((try? FileManager.default.attributesOfItem(atPath: $0)[.size] as? Int) ?? 0) ?? 0 > 0 }
+        [path, path + "-wal"].contains { ((try? FileManager.default.attributesOfItem(atPath: $0)[.size] as? Int) ?? 0) > 0 }
     }
 
     static func lostMessage(_ path: String) -> String {

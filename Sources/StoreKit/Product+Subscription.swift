@@ -133,6 +133,16 @@ extension Product {
             public static let introductory = OfferType(rawValue: "introductory")
             public static let promotional = OfferType(rawValue: "promotional")
             public static let winBack = OfferType(rawValue: "winBack")
+
+            /// The offer's kind, in words.
+            public var localizedDescription: String {
+                switch self {
+                case .introductory: "Introductory Offer"
+                case .promotional: "Promotional Offer"
+                case .winBack: "Win-Back Offer"
+                default: "Offer"
+                }
+            }
         }
 
         public struct PaymentMode: RawRepresentable, Hashable, Sendable {
@@ -141,6 +151,16 @@ extension Product {
             public static let freeTrial = PaymentMode(rawValue: "freeTrial")
             public static let payAsYouGo = PaymentMode(rawValue: "payAsYouGo")
             public static let payUpFront = PaymentMode(rawValue: "payUpFront")
+
+            /// How the offer is paid, in words.
+            public var localizedDescription: String {
+                switch self {
+                case .freeTrial: "Free Trial"
+                case .payAsYouGo: "Pay As You Go"
+                case .payUpFront: "Pay Up Front"
+                default: rawValue
+                }
+            }
         }
     }
 }
@@ -213,6 +233,12 @@ extension Product.SubscriptionInfo {
         public var offerID: String? { payload.offerID }
         @available(*, deprecated, renamed: "offer.type")
         public var offerType: Transaction.OfferType? { payload.offerType.map(Transaction.OfferType.init) }
+        /// The next renewal's offer's payment mode as signed (`FREE_TRIAL`…), for code written before `offer`.
+        @available(*, deprecated, renamed: "offer.paymentMode")
+        public var offerPaymentModeStringRepresentation: String? { payload.offerPaymentMode?.signedName }
+        /// The environment as signed, for code written before `environment`.
+        @available(*, deprecated, renamed: "environment.rawValue")
+        public var environmentStringRepresentation: String { payload.environment }
         /// A local store binds no device: empty, as for renewal info read on another device.
         public var deviceVerification: Data { Data() }
         public var deviceVerificationNonce: UUID { UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)) }
@@ -235,6 +261,12 @@ extension Product.SubscriptionInfo {
             public static let didNotConsentToPriceIncrease = ExpirationReason(rawValue: 3)
             public static let productUnavailable = ExpirationReason(rawValue: 4)
             public static let unknown = ExpirationReason(rawValue: 5)
+
+            /// Why the subscription ended, in words.
+            public var localizedDescription: String {
+                ["Auto-renew was turned off", "Billing error", "Did not consent to the price increase",
+                 "Product unavailable"][safe: rawValue - 1] ?? "Unknown reason"
+            }
         }
 
         public enum PriceIncreaseStatus: Hashable, Sendable { case noIncreasePending, pending, agreed }
@@ -254,6 +286,25 @@ extension Product.SubscriptionInfo {
 
         /// The store's plan; a raw value StoreKit does not know is up front, StoreKit's default.
         var plan: StoreCore.BillingPlanType { StoreCore.BillingPlanType(signedName: rawValue) ?? .upFront }
+    }
+}
+
+// The top-level names StoreKit gave these in iOS 18.4.
+public typealias SubscriptionInfo = Product.SubscriptionInfo
+public typealias SubscriptionStatus = Product.SubscriptionInfo.Status
+public typealias SubscriptionRenewalInfo = Product.SubscriptionInfo.RenewalInfo
+public typealias SubscriptionRenewalState = Product.SubscriptionInfo.RenewalState
+
+extension DateComponents {
+    /// A subscription period as date components (`Calendar.date(byAdding:to:)`, `DateComponentsFormatter`):
+    /// days, weeks (`weekOfYear`), months or years.
+    public init(subscriptionPeriod period: Product.SubscriptionPeriod) {
+        switch period.unit {
+        case .day: self.init(day: period.value)
+        case .week: self.init(weekOfYear: period.value)
+        case .month: self.init(month: period.value)
+        case .year: self.init(year: period.value)
+        }
     }
 }
 

@@ -117,11 +117,16 @@ extension Transaction {
         return nil
     }
 
+    /// Every transaction of the customer's for one product, newest first (as `all`, for that product).
+    public static func all(for productID: String) -> Transactions {
+        var transactions = all
+        transactions.keep = { $0.productID == productID }
+        return transactions
+    }
+
     /// The customer's latest transaction for a product; nil when they never bought it.
     public static func latest(for productID: String) async -> VerificationResult<Transaction>? {
-        var all = all
-        all.keep = { $0.productID == productID }
-        for await result in all { return result }
+        for await result in all(for: productID) { return result }
         return nil
     }
 

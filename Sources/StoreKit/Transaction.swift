@@ -37,6 +37,12 @@ public struct Transaction: Identifiable, Hashable, Sendable, SignedValue, Custom
     public var storefront: Storefront { Storefront(countryCode: payload.storefront, id: payload.storefrontID, currencyCode: payload.currency) }
     @available(*, deprecated, renamed: "storefront.countryCode")
     public var storefrontCountryCode: String { payload.storefront }
+    /// The environment as signed (`Sandbox`, `Production`, `Xcode`), for code written before `environment`.
+    @available(*, deprecated, renamed: "environment.rawValue")
+    public var environmentStringRepresentation: String { payload.environment }
+    /// Why the transaction was made as signed (`PURCHASE`, `RENEWAL`), for code written before `reason`.
+    @available(*, deprecated, renamed: "reason.rawValue")
+    public var reasonStringRepresentation: String { payload.reason.rawValue }
     /// What the customer paid, for the whole quantity.
     public var price: Decimal? { payload.price }
     public var currency: Locale.Currency? { payload.currency.isEmpty ? nil : Locale.Currency(payload.currency) }
@@ -116,6 +122,11 @@ extension Transaction {
         public static let promotional = OfferType(rawValue: 2)
         public static let code = OfferType(rawValue: 3)
         public static let winBack = OfferType(rawValue: 4)
+
+        /// The offer's kind, in words.
+        public var localizedDescription: String {
+            ["Introductory Offer", "Promotional Offer", "Offer Code", "Win-Back Offer"][safe: rawValue - 1] ?? "Offer"
+        }
     }
 
     /// The offer a transaction was bought or renewed with.

@@ -82,7 +82,7 @@ extension VerificationResult where SignedType == Transaction {
     public var payloadData: Data { unsafePayloadValue.parts.payload }
     public var signatureData: Data { unsafePayloadValue.parts.signature }
     /// What the signature covers: the header and payload as they stand in the token.
-    public var signedData: Data { Data(jwsRepresentation.split(separator: ".").prefix(2).joined(separator: ".").utf8) }
+    public var signedData: Data { VerificationResult.signedPart(of: jwsRepresentation) }
     public var signedDate: Date { unsafePayloadValue.signedDate }
     public var deviceVerification: Data { unsafePayloadValue.deviceVerification }
     public var deviceVerificationNonce: UUID { unsafePayloadValue.deviceVerificationNonce }
@@ -93,6 +93,8 @@ extension VerificationResult where SignedType == Product.SubscriptionInfo.Renewa
     public var headerData: Data { unsafePayloadValue.parts.header }
     public var payloadData: Data { unsafePayloadValue.parts.payload }
     public var signatureData: Data { unsafePayloadValue.parts.signature }
+    /// What the signature covers: the header and payload as they stand in the token.
+    public var signedData: Data { VerificationResult.signedPart(of: jwsRepresentation) }
     public var signedDate: Date { unsafePayloadValue.signedDate }
 }
 
@@ -101,5 +103,14 @@ extension VerificationResult where SignedType == AppTransaction {
     public var headerData: Data { unsafePayloadValue.parts.header }
     public var payloadData: Data { unsafePayloadValue.parts.payload }
     public var signatureData: Data { unsafePayloadValue.parts.signature }
+    /// What the signature covers: the header and payload as they stand in the token.
+    public var signedData: Data { VerificationResult.signedPart(of: jwsRepresentation) }
     public var signedDate: Date { unsafePayloadValue.signedDate }
+}
+
+extension VerificationResult {
+    /// A token's header and payload with the dot between them, as they stand: what its signature covers.
+    static func signedPart(of jws: String) -> Data {
+        Data(jws.split(separator: ".", omittingEmptySubsequences: false).prefix(2).joined(separator: ".").utf8)
+    }
 }

@@ -7,12 +7,13 @@ import Locking
 /// StoreKitTest's `SKTestSession`: the test environment a team's tests drive, over Storefront's local App Store.
 /// There is one environment per process, as in Xcode, and every session controls it: a session on the
 /// configuration file the environment runs on takes it as it is (its transactions and settings); one on
-/// another file (or the same file changed since) puts a fresh store from that file in its place (in memory,
-/// or in `STOREFRONT_STATE` when set). Run tests that use it serially.
+/// another file (or the same file changed since, or under another `STOREFRONT_STATE`) puts a fresh store from
+/// that file in its place (in memory, or in `STOREFRONT_STATE` when set). Run tests that use it serially.
 /// Sendable, so a `@MainActor` test can await its asynchronous methods.
 public final class SKTestSession: Sendable {
-    /// The process's test environment: the store, and the file (and its modification date) it was opened from.
-    private static let environment = Locked<(file: String, modified: Date?, store: LocalAppStore)?>(nil)
+    /// The process's test environment: the store, the file (and its modification date) it was opened from, and
+    /// the state directory it keeps its ledger in (nil: in memory).
+    private static let environment = Locked<(file: String, modified: Date?, state: String?, store: LocalAppStore)?>(nil)
 
     @_spi(Storefront) public let store: LocalAppStore
     /// The configuration's own settings, for `resetToDefaultState()`.
@@ -24,6 +25,9 @@ public final class SKTestSession: Sendable {
     public convenience init(configurationFileNamed filename: String) throws {
         try self.init(contentsOf: ConfigurationFile.find(filename))
     }
+
+    /// The same as `init(contentsOf:)`, by the name StoreKitTest's Objective-C interface gives it.
+    public convenience init(contentsOfURL fileURL: URL) throws { try self.init(contentsOf: fileURL) }
 
     /// A session on the configuration file at a URL: a `.storekit` file or a Storefront `catalog.json`.
     public init(contentsOf fileURL: URL) throws {
@@ -42,13 +46,13 @@ public final class SKTestSession: Sendable {
         let place = catalog.place(storefront: nil, locale: nil, settings: catalog.settings)
         defaultPlace = (place?.0.code ?? "USA", place?.1 ?? "en_US")
         let previous = Self.environment.withLock { $0 }
-        if let previous, previous.file == file, previous.modified == modified {
+        let state = ProcessInfo.processInfo.environment["STOREFRONT_STATE"]
+        if let previous, previous.file == file, previous.modified == modified, previous.state == state {
             store = previous.store
         } else {
             // Xcode's numbering needs a ledger of the test environment's own: one in memory.
-            let state = ProcessInfo.processInfo.environment["STOREFRONT_STATE"]
             store = try LocalAppStore(catalog: catalog, stateDirectory: state, numbering: isXcodes && state == nil ? .xcode : .appStore)
-            Self.environment.withLock { $0 = (file, modified, store) }
+            Self.environment.withLock { $0 = (file, modified, state, store) }
         }
         // The environment owns its store: it outlives the runtime's connections, and ends when another replaces it
         // (its listeners then move to the new one).

@@ -37,6 +37,21 @@ extension StoreKitSuites {
             #expect(await updates.next()?.unsafePayloadValue.productID == "nonconsumable.racecar")
             await storefront.shutdown()
         }
+
+        @Test func aSessionUnderAStateDirectoryKeepsItsLedgerThereAfterASessionInMemoryOnTheSameFile() async throws {
+            _ = try StoreKitSuites.freshSession()  // the environment, in memory
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("storekit-shared-\(UUID().uuidString)").path
+            setenv("STOREFRONT_STATE", directory, 1)
+            defer {
+                unsetenv("STOREFRONT_STATE")
+                try? FileManager.default.removeItem(atPath: directory)
+            }
+            _ = try StoreKitSuites.freshSession()
+            let car = try await StoreKitSuites.buy("nonconsumable.car")
+            let storefront = try LocalAppStore(catalog: CatalogLoader.load(path: StoreKitSuites.configuration.path), stateDirectory: directory)
+            #expect(await storefront.ledgerEntries().map(\.id) == [Int64(car.id)])
+            await storefront.shutdown()
+        }
     }
 }
 

@@ -1,0 +1,82 @@
+import Foundation
+import StoreKit
+import StoreKitTest
+import Testing
+
+/// The names app code reaches StoreKit's values by besides the main ones: deprecated string forms kept
+/// for older systems, words for offers and reasons, the iOS 18.4 top-level names, per-product history.
+extension StoreKitSuites {
+@Suite("StoreKit's other names")
+struct StoreKitNamesTests {
+    let session: SKTestSession
+    init() throws { session = try StoreKitSuites.freshSession() }
+
+    @Test func allForAProductIsThatProductsHistoryNewestFirst() async throws {
+        let first = try await StoreKitSuites.buy("nonconsumable.car")
+        _ = try await StoreKitSuites.buy("nonconsumable.racecar")
+        let standard = try await StoreKitSuites.buy("subscription.standard")
+        var ids: [UInt64] = []
+        for await result in Transaction.all(for: "nonconsumable.car") { ids.append(try result.payloadValue.id) }
+        #expect(ids == [first.id])
+        ids = []
+        for await result in Transaction.all(for: "subscription.standard") { ids.append(try result.payloadValue.id) }
+        #expect(ids == [standard.id])
+        for await _ in Transaction.all(for: "nonconsumable.utilityvehicle") { Issue.record("never bought, yet in its history") }
+    }
+
+    @Test func theDeprecatedStringFormsAreTheSignedValues() async throws {
+        let pro = try await StoreKitSuites.buy("subscription.pro")
+        #expect(pro.environmentStringRepresentation == pro.environment.rawValue && pro.environmentStringRepresentation == "Xcode")
+        #expect(pro.reasonStringRepresentation == "PURCHASE")
+        let status = try #require(try await StoreKitSuites.product("subscription.pro").subscription?.status.first)
+        let renewal = try status.renewalInfo.payloadValue
+        #expect(renewal.environmentStringRepresentation == "Xcode")
+        #expect(renewal.offerPaymentModeStringRepresentation == nil, "the intro price was paid up front: the renewal has no offer")
+    }
+
+    @Test func offersAndExpiryReasonsReadInWords() {
+        #expect(Product.SubscriptionOffer.PaymentMode.freeTrial.localizedDescription == "Free Trial")
+        #expect(Product.SubscriptionOffer.PaymentMode.payAsYouGo.localizedDescription == "Pay As You Go")
+        #expect(Product.SubscriptionOffer.PaymentMode.payUpFront.localizedDescription == "Pay Up Front")
+        #expect(Product.SubscriptionOffer.OfferType.winBack.localizedDescription == "Win-Back Offer")
+        #expect(Transaction.OfferType.code.localizedDescription == "Offer Code")
+        #expect(Transaction.OfferType.introductory.localizedDescription == "Introductory Offer")
+        #expect(Product.SubscriptionInfo.RenewalInfo.ExpirationReason.billingError.localizedDescription == "Billing error")
+        #expect(Product.SubscriptionInfo.RenewalInfo.ExpirationReason(rawValue: 99).localizedDescription == "Unknown reason")
+    }
+
+    @Test func aSubscriptionPeriodIsDateComponentsOfItsUnit() throws {
+        let month = DateComponents(subscriptionPeriod: .monthly)
+        #expect(month.month == 1 && month.day == nil && month.year == nil)
+        #expect(DateComponents(subscriptionPeriod: .weekly).weekOfYear == 1)
+        #expect(DateComponents(subscriptionPeriod: .everyThreeDays).day == 3)
+        #expect(DateComponents(subscriptionPeriod: .yearly).year == 1)
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = try #require(TimeZone(identifier: "UTC"))
+        let start = Date(timeIntervalSince1970: 1_706_745_600)  // 2024-02-01
+        let end = try #require(calendar.date(byAdding: DateComponents(subscriptionPeriod: .weekly), to: start))
+        #expect(end.timeIntervalSince(start) == 7 * 86_400)
+    }
+
+    @Test func everySignedResultGivesWhatItsSignatureCovers() async throws {
+        _ = try await StoreKitSuites.buy("subscription.standard")
+        let status = try #require(try await StoreKitSuites.product("subscription.standard").subscription?.status.first)
+        let app = try await AppTransaction.shared
+        for (jws, signed) in [(status.transaction.jwsRepresentation, status.transaction.signedData),
+                              (status.renewalInfo.jwsRepresentation, status.renewalInfo.signedData),
+                              (app.jwsRepresentation, app.signedData)] {
+            let parts = jws.split(separator: ".")
+            #expect(String(decoding: signed, as: UTF8.self) == "\(parts[0]).\(parts[1])")
+        }
+    }
+
+    @Test func theTopLevelNamesAreTheNestedTypes() async throws {
+        _ = try await StoreKitSuites.buy("subscription.standard")
+        let info: SubscriptionInfo = try #require(try await StoreKitSuites.product("subscription.standard").subscription)
+        let status: SubscriptionStatus = try #require(try await info.status.first)
+        let state: SubscriptionRenewalState = status.state
+        let renewal: SubscriptionRenewalInfo = try status.renewalInfo.payloadValue
+        #expect(state == .subscribed && renewal.currentProductID == "subscription.standard")
+    }
+}
+}
