@@ -17,6 +17,9 @@ public enum AppEvent: Sendable, Equatable {
     case redeemed(code: String)
     case refundRequested(transactionID: Int64, outcome: RefundRequestOutcome)
     case failed(StoreAPI, StoreFailure)
+    /// The customer began a purchase on the App Store (a promoted product, a win-back offer): StoreKit's
+    /// `PurchaseIntent`, for the app to complete.
+    case purchaseIntent(productID: String, offerID: String?)
 
     public var isFailure: Bool {
         if case .failed = self { true } else { false }
@@ -40,6 +43,7 @@ public enum AppEvent: Sendable, Equatable {
         case .refundRequested(_, .success): "Refund requested"
         case .refundRequested(_, .userCancelled): "Refund request cancelled"
         case .failed(let api, let failure): "\(api.title) failed: \(failure.message)"
+        case .purchaseIntent(let id, _): "Purchase begun on the App Store: \(id)"
         }
     }
 }

@@ -21,6 +21,10 @@ public actor StoreManager {
     /// The app's `SKIncludeConsumableInAppPurchaseHistory`: whether its history keeps finished consumables.
     private let includesConsumableHistory: Bool
     private var listener: Task<Void, Never>?
+    /// Listens to `PurchaseIntent.intents` from launch, as an app that promotes its products must.
+    private var intentListener: Task<Void, Never>?
+    /// How many purchase intents the app has heard (and reported): a scenario's `promote` waits for its own.
+    public private(set) var purchaseIntentsHeard = 0
     /// Where each of `snapshot.products` is, by ID: what `purchase` buys.
     private var productIndex: [String: Int] = [:]
     /// Products the app holds beside `snapshot.products`, as an app keeps its `Product`s: ones loaded to be
@@ -92,11 +96,23 @@ public actor StoreManager {
                 }
             }
         }
+        intentListener = Task { [weak self] in
+            await StoreKitRuntime.withConnection(connection) {
+                for await intent in PurchaseIntent.intents {
+                    await self?.heard(intent)
+                }
+            }
+        }
         await loadProducts()
         await loadAppTransaction()
         await refresh()
         isLaunched = true
         startDelivering()
+    }
+
+    private func heard(_ intent: PurchaseIntent) {
+        purchaseIntentsHeard += 1
+        emit(.purchaseIntent(productID: intent.id, offerID: intent.offer?.id))
     }
 
     /// Runs StoreKit calls on this app's store.
@@ -149,6 +165,8 @@ public actor StoreManager {
     func stopListening() {
         listener?.cancel()
         listener = nil
+        intentListener?.cancel()
+        intentListener = nil
         for continuation in continuations.values { continuation.finish() }
         continuations.removeAll()
     }

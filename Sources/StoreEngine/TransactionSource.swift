@@ -56,6 +56,8 @@ public protocol TransactionSource: Sendable {
     func changeStamp() async -> ChangeStamp?
     /// What changed since `stamp`, when the source can describe all of it; nil when it cannot (read everything).
     func changes(since stamp: ChangeStamp) async -> SourceChanges?
+    /// Purchases the customer began on the App Store since the last call, each handed out once (`PurchaseIntent`).
+    func takePurchaseIntents() async -> [PurchaseIntentRequest]
 }
 
 /// Where a source's records stand: while the stamp is the same, so is everything they say. Opaque to the app.
@@ -231,6 +233,9 @@ public protocol StoreTestControls: Sendable {
     /// (not a renewal a purchase date in the past brought after it); nil when the store signs it later.
     @discardableResult
     func buyOutsideApp(productID: String, familyShared: Bool, options: PurchaseOptions) async throws -> String?
+    /// The customer taps the product's promotion on the App Store (with one of its promotional or
+    /// win-back offers): the app receives a `PurchaseIntent`.
+    func sendPurchaseIntent(productID: String, offerID: String?) async throws
     /// Issues a valid promotional offer signature (the developer's server's job).
     func signPromotionalOffer(productID: String, offerID: String) async throws -> String
     /// What the cancel sheet offers before a cancel (Retention Messaging); `ask` posts the signed realtime request.

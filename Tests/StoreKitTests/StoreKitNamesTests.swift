@@ -1,6 +1,8 @@
 import Foundation
 import StoreKit
-import StoreKitTest
+@testable @_spi(Storefront) import StoreKitTest
+import StoreEngine
+import StorefrontTestSupport
 import Testing
 
 /// The names app code reaches StoreKit's values by besides the main ones: deprecated string forms kept
@@ -77,6 +79,31 @@ struct StoreKitNamesTests {
         let state: SubscriptionRenewalState = status.state
         let renewal: SubscriptionRenewalInfo = try status.renewalInfo.payloadValue
         #expect(state == .subscribed && renewal.currentProductID == "subscription.standard")
+    }
+}
+}
+
+extension StoreKitSuites {
+@Suite("PurchaseIntent")
+struct PurchaseIntentAPITests {
+    @Test func intentsGiveEachPurchaseBegunOnTheAppStoreOnceWithTheOfferChosen() async throws {
+        let session = try SKTestSession(contentsOf: URL(fileURLWithPath: Repo.catalogPath))
+        session.clearTransactions()
+        // Sent before the app listens, as when the App Store launches the app for it.
+        try await session.store.sendPurchaseIntent(productID: "com.lumenquest.plus.monthly", offerID: "plus.winback")
+        try await session.store.sendPurchaseIntent(productID: "com.lumenquest.pro", offerID: nil)
+        var intents = PurchaseIntent.intents.makeAsyncIterator()
+        let winBack = try #require(await intents.next())
+        #expect(winBack.id == "com.lumenquest.plus.monthly" && winBack.product.id == winBack.id)
+        #expect(winBack.offer?.id == "plus.winback" && winBack.offer?.type == .winBack)
+        let second = try #require(await intents.next())
+        #expect(second.product.id == "com.lumenquest.pro" && second.offer == nil)
+        // The app completes it as Apple's example does: it buys the product with the offer.
+        let result = try await second.product.purchase()
+        guard case .success(.verified(let transaction)) = result else { Issue.record("\(result)"); return }
+        #expect(transaction.productID == "com.lumenquest.pro")
+        let none = await first(PurchaseIntent.intents, within: 0.6) { _ in true }
+        #expect(none == nil, "each intent is handed out once")
     }
 }
 }

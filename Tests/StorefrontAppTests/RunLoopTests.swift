@@ -171,4 +171,20 @@ struct RunLoopTests {
         #expect(app.state.log.filter { $0.text == "Waiting for approval (Ask to Buy)" }.count == 1)
         #expect(await app.quit() == 0)
     }
+
+    @Test("A purchase begun on the App Store opens the app's payment sheet on the product, with the offer chosen there")
+    @MainActor
+    func aPromotionOpensThePaymentSheet() async throws {
+        let app = try await RunningStorefront()
+        // The customer taps the promotion on the App Store: the tester's control, outside the storefront's loop.
+        _ = try await CommandPerformer(manager: app.manager, controls: app.store).perform(.promote("com.lumenquest.plus.monthly", offer: "plus.loyalty"))
+        try await app.waitFor("[ Confirm ]")
+        guard case .payment(let sheet)? = app.state.sheets.last else { Issue.record("no payment sheet: \(app.state.sheets)"); return }
+        #expect(sheet.productID == "com.lumenquest.plus.monthly" && sheet.offers[sheet.offerIndex] == .promotional("plus.loyalty"))
+        // A promotional offer is for a customer who subscribed before (this one never did): the store says so.
+        app.terminal.type(.enter)
+        try await app.waitFor("You are not eligible for this offer.")
+        #expect(await app.store.ledgerEntries().isEmpty)
+        #expect(await app.quit() == 0)
+    }
 }

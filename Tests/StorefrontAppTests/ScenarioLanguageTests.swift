@@ -68,3 +68,18 @@ extension ScenarioRunnerTests {
         #expect(try await outcomes(text) == [.passed, .passed, .passed, .passed, .passed, .passed])
     }
 }
+
+extension ScenarioRunnerTests {
+    @Test("promote: the customer taps a promotion on the App Store, and the app hears a PurchaseIntent; a wrong offer is refused")
+    func promoteSendsAPurchaseIntentToTheApp() async throws {
+        let text = """
+            promote com.lumenquest.plus.monthly offer plus.winback
+            expect message "Purchase begun on the App Store: com.lumenquest.plus.monthly"
+            promote com.lumenquest.coins.100 offer plus.winback
+            expect refused "not an auto-renewable subscription"
+            expect ledger 0
+            """
+        let report = try await run(text)
+        #expect(report.steps.map(\.outcome) == [.passed, .passed, .passed, .passed, .passed], "\(report.steps)")
+    }
+}

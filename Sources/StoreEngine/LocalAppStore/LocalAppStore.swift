@@ -41,6 +41,8 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
     var batch: CatchUpBatch?
     /// How many renewals a catch-up holds before it writes them (tests make it small).
     var catchUpChunk = CatchUpBatch.chunk
+    /// Purchases begun on the App Store that the app has not taken yet (`sendPurchaseIntent`).
+    var pendingPurchaseIntents: [PurchaseIntentRequest] = []
 
     /// Opens a store. `stateDirectory` nil keeps everything in memory (`--ephemeral`); `ledger` nil is the
     /// state directory's; a PostgreSQL one holds the ledger and the signing identity instead (the state directory is not used).

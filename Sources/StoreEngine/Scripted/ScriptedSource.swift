@@ -212,6 +212,13 @@ public actor ScriptedSource: TransactionSource, StoreTestControls {
         throw unsupported("the team's In-App Purchase keys")
     }
 
+    /// No App Store around it: no purchases begun there.
+    public func takePurchaseIntents() -> [PurchaseIntentRequest] { [] }
+
+    public func sendPurchaseIntent(productID: String, offerID: String?) throws {
+        throw unsupported("purchases begun on the App Store")
+    }
+
     public func signPromotionalOffer(productID: String, offerID: String) throws -> String {
         try sign(["productId": .string(productID), "offerIdentifier": .string(offerID), "nonce": .string(UUID().uuidString)])
     }

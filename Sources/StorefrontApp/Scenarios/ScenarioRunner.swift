@@ -201,7 +201,14 @@ public actor ScenarioRunner {
         }
         var command = command
         if case .manage(let name, let action) = command, let group = catalog.group(named: name) { command = .manage(group.id, action) }
+        let intentsHeard = await manager.purchaseIntentsHeard
         let outcome = try await CommandPerformer(manager: manager, controls: store).perform(command)
+        // The app looks for purchase intents four times a second: the step ends when it has heard this one
+        // (bounded: another device's app on the same store may take it instead).
+        if case .promote = command, appRunning {
+            let deadline = ContinuousClock.now + .seconds(2)
+            while ContinuousClock.now < deadline, await manager.purchaseIntentsHeard == intentsHeard { try? await Task.sleep(for: .milliseconds(10)) }
+        }
         if command == .reset { await store.update { $0.networkDelay = 0 } }  // headless: no artificial delay
         switch outcome {
         case .purchase(_, let result):

@@ -113,6 +113,9 @@ public struct CommandPerformer: Sendable {
         case .buyElsewhere(let id, let family):
             try await c.buyOutsideApp(productID: id, familyShared: family)
             return family ? "Family member bought \(id)" : "Bought \(id) outside the app"
+        case .promote(let id, let offer):
+            try await c.sendPurchaseIntent(productID: id, offerID: offer)
+            return "Promoted \(id) on the App Store" + (offer.map { " with offer \($0)" } ?? "")
         case .advance(let period):
             try await c.advanceTime(by: period)
             return "Advanced time by \(period.words)"

@@ -152,6 +152,12 @@ enum CommandTable {
         }) { w throws(ParseFailure) in
             .buyElsewhere(try w.next("PRODUCT"), family: w.flag("family"))
         },
+        Step(keyword: "promote", usage: "promote PRODUCT [offer ID]  (the customer taps its promotion on the App Store: the app gets a PurchaseIntent)",
+             section: .tester, write: {
+            if case .promote(let product, let offer) = $0 { [product] + (offer.map { ["offer", $0] } ?? []) } else { nil }
+        }) { w throws(ParseFailure) in
+            .promote(try w.next("PRODUCT"), offer: try w.value(after: "offer", "ID"))
+        },
         Step(keyword: "advance", usage: "advance PERIOD|DURATION  (P3D, P1W, P1M, P1Y… compressed by the time rate; 500ms, 31s, 2m: the clock, as is)",
              section: .tester, write: {
             switch $0 {

@@ -52,6 +52,9 @@ public enum StoreCommand: Sendable, Equatable {
     // The tester (Xcode's Transaction Manager)
     case control(TesterControl, TransactionRef)
     case buyElsewhere(String, family: Bool)
+    /// The customer taps the product's promotion on the App Store (with a promotional or win-back offer):
+    /// the app receives a `PurchaseIntent`.
+    case promote(String, offer: String?)
     case advance(Period)
     /// The store clock moves on by exactly this much, uncompressed: what a recorded session spent at a
     /// fast time rate (`advance 25300ms`), replayed without waiting for it as `wait` would.
@@ -63,7 +66,7 @@ public enum StoreCommand: Sendable, Equatable {
     /// The product a command names, checked against the catalog before a scenario runs.
     public var productID: String? {
         switch self {
-        case .buy(let id, _, _, _, _, _, _, _, _), .buyElsewhere(let id, _): id
+        case .buy(let id, _, _, _, _, _, _, _, _), .buyElsewhere(let id, _), .promote(let id, _): id
         case .requestRefund(let ref, _), .control(_, let ref): ref.productID
         default: nil
         }

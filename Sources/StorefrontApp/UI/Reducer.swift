@@ -33,6 +33,7 @@ func reduce(_ state: inout AppState, _ event: Event) -> [Effect] {
     case .appEvent(let event):
         state.status = StatusLine.describe(event, state)  // in display names, as every message
         if case .transactionArrived(let id, _, _) = event { state.approvedUnheard.remove(id) }
+        if case .purchaseIntent(let id, let offer) = event { PaymentSheet.open(forIntent: id, offer: offer, &state) }
     case .qaData(let settings, let ledger):
         StatusLine.noteApprovals(from: state.ledger, to: ledger, &state)
         state.settings = settings

@@ -77,7 +77,7 @@ extension AppEvent {
         switch self {
         case .purchased, .cancelled, .restored, .redeemed, .refundRequested: true
         case .failed(let api, _): [.appStoreSync, .refundRequest, .manageSubscriptions, .offerCodeRedeem].contains(api)
-        case .pending, .transactionArrived, .renewed, .revoked: false
+        case .pending, .transactionArrived, .renewed, .revoked, .purchaseIntent: false
         }
     }
 

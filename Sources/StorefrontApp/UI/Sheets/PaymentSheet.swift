@@ -228,3 +228,16 @@ func draft(for product: Product, _ state: AppState) -> PaymentSheet {
     draft.offerIndex = draft.offers.firstIndex { if case .winBack = $0 { true } else { false } } ?? 0
     return draft
 }
+
+extension PaymentSheet {
+    /// A purchase the customer began on the App Store: the app completes it on its payment sheet, with the
+    /// offer the customer chose there (one the customer may not use is left for the sheet's default).
+    static func open(forIntent productID: String, offer: String?, _ state: inout AppState) {
+        guard let product = state.product(productID) else { return }
+        var sheet = draft(for: product, state)
+        if let offer, let index = sheet.offers.firstIndex(where: { $0 == .promotional(offer) || $0 == .winBack(offer) }) {
+            sheet.offerIndex = index
+        }
+        state.sheets.append(.payment(sheet))
+    }
+}

@@ -1,0 +1,40 @@
+import StoreCore
+
+/// A purchase the customer began outside the app (a promoted In-App Purchase tapped on the App Store, a
+/// win-back offer redeemed there), for the app to complete: StoreKit's `PurchaseIntent`.
+public struct PurchaseIntentRequest: Sendable, Equatable {
+    public let productID: String
+    /// A promotional or win-back offer of the subscription, when the customer chose one.
+    public let offerID: String?
+
+    public init(productID: String, offerID: String?) {
+        self.productID = productID
+        self.offerID = offerID
+    }
+}
+
+extension LocalAppStore {
+    /// The customer taps a product's promotion on the App Store: the app receives it through
+    /// `PurchaseIntent.intents`. Held until the app takes it, as the system holds it for an app launching.
+    public func sendPurchaseIntent(productID: String, offerID: String?) throws {
+        guard let item = catalog.product(productID) else { throw TestControlError("unknown product \(productID)") }
+        if let offerID {
+            guard let terms = item.subscription else {
+                throw TestControlError("\(productID) is not an auto-renewable subscription: only a subscription's promotion carries an offer")
+            }
+            let offers = terms.promotionalOffers + terms.winBackOffers
+            guard offers.contains(where: { $0.id == offerID }) else {
+                let known = offers.compactMap(\.id)
+                throw TestControlError("\(productID) has no promotional or win-back offer \(offerID)"
+                    + (known.isEmpty ? " (it has none)" : " (it has \(known.joined(separator: ", ")))"))
+            }
+        }
+        pendingPurchaseIntents.append(PurchaseIntentRequest(productID: productID, offerID: offerID))
+    }
+
+    /// The purchase intents sent since the last call, oldest first; each is handed out once.
+    public func takePurchaseIntents() -> [PurchaseIntentRequest] {
+        defer { pendingPurchaseIntents = [] }
+        return pendingPurchaseIntents
+    }
+}

@@ -1,0 +1,52 @@
+import Foundation
+import StoreCore
+import StoreEngine
+
+/// StoreKit's `PurchaseIntent`: a purchase the customer began outside the app (a promoted In-App Purchase
+/// tapped on the App Store, a win-back offer redeemed there) for the app to complete, usually by buying
+/// `product` with `offer`. Here the tester sends one: the QA panel's "Promoted purchase", a scenario's
+/// `promote` step, or `LocalAppStore.sendPurchaseIntent`.
+public struct PurchaseIntent: Identifiable, Hashable, Sendable {
+    public let product: Product
+    /// The promotional or win-back offer the customer chose with it; nil for none.
+    public let offer: Product.SubscriptionOffer?
+    public var id: Product.ID { product.id }
+
+    /// Each purchase intent once: those sent before the app listened (the system holds them for an app it
+    /// launches), then each new one (the store is looked at four times a second). Lasts the app's life.
+    public static var intents: PurchaseIntents { PurchaseIntents() }
+
+    public struct PurchaseIntents: AsyncSequence, Sendable {
+        public typealias Element = PurchaseIntent
+
+        public func makeAsyncIterator() -> AsyncIterator { AsyncIterator() }
+
+        public struct AsyncIterator: AsyncIteratorProtocol {
+            var ready: [PurchaseIntent] = []
+
+            public mutating func next() async -> PurchaseIntent? {
+                while !Task.isCancelled {
+                    if !ready.isEmpty { return ready.removeFirst() }
+                    guard let connection = await StoreKitRuntime.listening() else { return nil }
+                    ready = await connection.purchaseIntents()
+                    if ready.isEmpty, (try? await Task.sleep(for: .milliseconds(250))) == nil { return nil }
+                }
+                return nil
+            }
+        }
+    }
+}
+
+extension StoreConnection {
+    /// The intents the store holds, as StoreKit hands them out: the product in the current storefront, and
+    /// its offer. One whose product the storefront does not sell is dropped, as the App Store would not show it.
+    func purchaseIntents() async -> [PurchaseIntent] {
+        let requests = await source.takePurchaseIntents()
+        guard !requests.isEmpty, let products = try? await source.products(for: requests.map(\.productID)).map(Product.init) else { return [] }
+        return requests.compactMap { request in
+            guard let product = products.first(where: { $0.id == request.productID }) else { return nil }
+            let offers = (product.subscription?.promotionalOffers ?? []) + (product.subscription?.winBackOffers ?? [])
+            return PurchaseIntent(product: product, offer: request.offerID.flatMap { id in offers.first { $0.id == id } })
+        }
+    }
+}

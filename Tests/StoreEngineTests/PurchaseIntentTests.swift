@@ -1,0 +1,37 @@
+import Foundation
+import Testing
+import StoreCore
+@testable import StoreEngine
+import StorefrontTestSupport
+
+/// Purchases the customer begins on the App Store (a promoted product, a win-back offer): StoreKit's `PurchaseIntent`.
+@Suite("Purchase intents")
+struct PurchaseIntentTests {
+    @Test("A purchase intent is held until the app takes it, handed out once, oldest first")
+    func aPurchaseIntentIsHeldUntilTheAppTakesItAndHandedOutOnce() async throws {
+        let store = try LocalAppStore(catalog: Repo.catalog, stateDirectory: nil)
+        try await store.sendPurchaseIntent(productID: ID.pro, offerID: nil)
+        try await store.sendPurchaseIntent(productID: ID.plusMonthly, offerID: "plus.winback")
+        let taken = await store.takePurchaseIntents()
+        #expect(taken == [PurchaseIntentRequest(productID: ID.pro, offerID: nil), PurchaseIntentRequest(productID: ID.plusMonthly, offerID: "plus.winback")])
+        #expect(await store.takePurchaseIntents().isEmpty)
+        #expect(await store.ledgerEntries().isEmpty, "an intent buys nothing: the app completes the purchase")
+        await store.shutdown()
+    }
+
+    @Test("A purchase intent names a product of the catalog, and only a subscription's own promotional or win-back offer")
+    func aPurchaseIntentNamesAKnownProductAndOneOfItsOffers() async throws {
+        let store = try LocalAppStore(catalog: Repo.catalog, stateDirectory: nil)
+        await #expect { try await store.sendPurchaseIntent(productID: "com.example.nothing", offerID: nil) } throws: {
+            "\($0)".contains("unknown product com.example.nothing")
+        }
+        await #expect { try await store.sendPurchaseIntent(productID: ID.coins, offerID: "plus.winback") } throws: {
+            "\($0)".contains("not an auto-renewable subscription")
+        }
+        await #expect { try await store.sendPurchaseIntent(productID: ID.plusMonthly, offerID: "pro.comeback50") } throws: {
+            "\($0)".contains("has no promotional or win-back offer pro.comeback50 (it has plus.loyalty, plus.winback)")
+        }
+        #expect(await store.takePurchaseIntents().isEmpty)
+        await store.shutdown()
+    }
+}
