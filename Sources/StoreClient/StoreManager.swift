@@ -155,9 +155,9 @@ public actor StoreManager {
     /// the app does outlives its stop (exiting under a verification once crashed in OpenSSL's exit-time
     /// cleanup, which `CCryptoSetup` now turns off for every program).
     public func stop() async {
-        let running = listener
+        let running = [listener, intentListener]
         stopListening()
-        await running?.value
+        for task in running { await task?.value }
         await delivering?.value
         await updatesRefresh?.value
     }

@@ -58,6 +58,8 @@ public protocol TransactionSource: Sendable {
     func changes(since stamp: ChangeStamp) async -> SourceChanges?
     /// Purchases the customer began on the App Store since the last call, each handed out once (`PurchaseIntent`).
     func takePurchaseIntents() async -> [PurchaseIntentRequest]
+    /// Puts back intents taken that the app could not hand out yet (their products could not be read), first in line.
+    func returnPurchaseIntents(_ intents: [PurchaseIntentRequest]) async
 }
 
 /// Where a source's records stand: while the stamp is the same, so is everything they say. Opaque to the app.

@@ -4,8 +4,8 @@ import StoreEngine
 
 /// StoreKit's `PurchaseIntent`: a purchase the customer began outside the app (a promoted In-App Purchase
 /// tapped on the App Store, a win-back offer redeemed there) for the app to complete, usually by buying
-/// `product` with `offer`. Here the tester sends one: the QA panel's "Promoted purchase", a scenario's
-/// `promote` step, or `LocalAppStore.sendPurchaseIntent`.
+/// `product` with `offer`. Here the tester sends one: the QA panel's "Promoted on the App Store…", a
+/// scenario's `promote` step, or `LocalAppStore.sendPurchaseIntent`; the first app on the store to look takes it.
 public struct PurchaseIntent: Identifiable, Hashable, Sendable {
     public let product: Product
     /// The promotional or win-back offer the customer chose with it; nil for none.
@@ -25,24 +25,27 @@ public struct PurchaseIntent: Identifiable, Hashable, Sendable {
             var ready: [PurchaseIntent] = []
 
             public mutating func next() async -> PurchaseIntent? {
-                while !Task.isCancelled {
+                while true {
                     if !ready.isEmpty { return ready.removeFirst() }
-                    guard let connection = await StoreKitRuntime.listening() else { return nil }
-                    ready = await connection.purchaseIntents()
+                    guard !Task.isCancelled, let connection = await StoreKitRuntime.listening() else { return nil }
+                    let taken = await connection.source.takePurchaseIntents()
+                    if !taken.isEmpty {
+                        // Products that cannot be read now (a failure, a store out of reach): back to the store, to try again.
+                        if let intents = await connection.purchaseIntents(taken) { ready = intents } else { await connection.source.returnPurchaseIntents(taken) }
+                    }
                     if ready.isEmpty, (try? await Task.sleep(for: .milliseconds(250))) == nil { return nil }
                 }
-                return nil
             }
         }
     }
 }
 
 extension StoreConnection {
-    /// The intents the store holds, as StoreKit hands them out: the product in the current storefront, and
-    /// its offer. One whose product the storefront does not sell is dropped, as the App Store would not show it.
-    func purchaseIntents() async -> [PurchaseIntent] {
-        let requests = await source.takePurchaseIntents()
-        guard !requests.isEmpty, let products = try? await source.products(for: requests.map(\.productID)).map(Product.init) else { return [] }
+    /// Intents as StoreKit hands them out: the product in the current storefront, and its offer; nil when the
+    /// products cannot be read now. One whose product the storefront no longer sells (it changed since the
+    /// customer tapped) is dropped, as the App Store there would not show it.
+    func purchaseIntents(_ requests: [PurchaseIntentRequest]) async -> [PurchaseIntent]? {
+        guard let products = try? await source.products(for: requests.map(\.productID)).map(Product.init) else { return nil }
         return requests.compactMap { request in
             guard let product = products.first(where: { $0.id == request.productID }) else { return nil }
             let offers = (product.subscription?.promotionalOffers ?? []) + (product.subscription?.winBackOffers ?? [])

@@ -151,6 +151,7 @@ public final class SKTestSession: Sendable {
         perform { [store] in
             await store.update { $0 = defaults }
             try await store.setStorefront(place.storefront, locale: place.locale)
+            _ = await store.takePurchaseIntents()  // one an earlier test left is not this test's
         }
     }
 

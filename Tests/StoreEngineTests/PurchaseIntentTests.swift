@@ -31,6 +31,19 @@ struct PurchaseIntentTests {
         await #expect { try await store.sendPurchaseIntent(productID: ID.plusMonthly, offerID: "pro.comeback50") } throws: {
             "\($0)".contains("has no promotional or win-back offer pro.comeback50 (it has plus.loyalty, plus.winback)")
         }
+        try await store.setStorefront("CHN", locale: nil)
+        await #expect { try await store.sendPurchaseIntent(productID: ID.removeAds, offerID: nil) } throws: {
+            "\($0)".contains("not sold in the storefront CHN")
+        }
+        #expect(await store.takePurchaseIntents().isEmpty)
+        await store.shutdown()
+    }
+
+    @Test("A reset drops the purchase intents the app never took")
+    func aResetDropsHeldPurchaseIntents() async throws {
+        let store = try LocalAppStore(catalog: Repo.catalog, stateDirectory: nil)
+        try await store.sendPurchaseIntent(productID: ID.pro, offerID: nil)
+        try await store.reset()
         #expect(await store.takePurchaseIntents().isEmpty)
         await store.shutdown()
     }

@@ -98,12 +98,22 @@ struct PurchaseIntentAPITests {
         #expect(winBack.offer?.id == "plus.winback" && winBack.offer?.type == .winBack)
         let second = try #require(await intents.next())
         #expect(second.product.id == "com.lumenquest.pro" && second.offer == nil)
-        // The app completes it as Apple's example does: it buys the product with the offer.
+        // The app completes it as Apple's example does: it buys the product.
         let result = try await second.product.purchase()
         guard case .success(.verified(let transaction)) = result else { Issue.record("\(result)"); return }
         #expect(transaction.productID == "com.lumenquest.pro")
         let none = await first(PurchaseIntent.intents, within: 0.6) { _ in true }
         #expect(none == nil, "each intent is handed out once")
+    }
+
+    @Test func anIntentWaitsWhileItsProductCannotBeReadAndIsNotLost() async throws {
+        let session = try SKTestSession(contentsOf: URL(fileURLWithPath: Repo.catalogPath))
+        session.resetToDefaultState()
+        try await session.setSimulatedError(.generic(.networkError(URLError(.cannotConnectToHost))), forAPI: .loadProducts)
+        try await session.store.sendPurchaseIntent(productID: "com.lumenquest.pro", offerID: nil)
+        #expect(await first(PurchaseIntent.intents, within: 0.6) { _ in true } == nil, "no product to hand out yet")
+        try await session.setSimulatedError(nil, forAPI: .loadProducts)
+        #expect(await first(PurchaseIntent.intents, within: 5) { _ in true }?.id == "com.lumenquest.pro")
     }
 }
 }

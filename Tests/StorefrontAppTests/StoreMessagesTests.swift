@@ -155,3 +155,34 @@ import StorefrontTestSupport
         #expect(!render(state, size: Size(width: 80, height: 24)).text.contains("now)."))
     }
 }
+
+/// A purchase begun on the App Store (`PurchaseIntent`) over the running app: it waits, as a message does,
+/// for nothing on screen, no purchase in flight and a pause in typing.
+@Suite struct PurchaseIntentSheetTests {
+    func paymentSheet(_ state: AppState) -> PaymentSheet? {
+        if case .payment(let sheet)? = state.top { sheet } else { nil }
+    }
+
+    @Test func aPurchaseBegunOnTheAppStoreWaitsForTheAppToBeQuiet() async throws {
+        var state = try await fixtureState()
+        _ = press(&state, .enter)  // the customer's own purchase: its payment sheet is open
+        _ = reduce(&state, .appEvent(.purchaseIntent(productID: "com.lumenquest.pro", offerID: nil)))
+        #expect(paymentSheet(state)?.productID == "com.lumenquest.coins.100", "the open sheet stays on top")
+        state.sheets.removeAll()
+        state.inFlight = 1  // its purchase goes on
+        _ = reduce(&state, .tick)
+        #expect(state.top == nil, "not over a purchase in flight")
+        state.inFlight = 0
+        for _ in 0..<8 { _ = reduce(&state, .tick) }
+        #expect(paymentSheet(state)?.productID == "com.lumenquest.pro")
+        #expect(state.purchaseIntents.isEmpty, "shown once")
+    }
+
+    @Test func aPurchaseBegunOnTheAppStoreOpensOnTheOfferChosenThere() async throws {
+        var state = try await fixtureState()
+        for _ in 0..<8 { _ = reduce(&state, .tick) }
+        _ = reduce(&state, .appEvent(.purchaseIntent(productID: "com.lumenquest.plus.monthly", offerID: "plus.loyalty")))
+        let sheet = try #require(paymentSheet(state))
+        #expect(sheet.productID == "com.lumenquest.plus.monthly" && sheet.offers[sheet.offerIndex] == .promotional("plus.loyalty"))
+    }
+}

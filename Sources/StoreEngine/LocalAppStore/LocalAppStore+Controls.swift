@@ -204,6 +204,7 @@ extension LocalAppStore {
 
     public func reset() throws {
         try clearTransactions()
+        pendingPurchaseIntents = []
         currentSettings = catalog.settings
         try ledger.db.execute("DELETE FROM meta WHERE key IN ('settings', 'originalAppVersion', 'originalPurchaseDate', 'originalPlatform')")
         follower.wrote(settings: nil)

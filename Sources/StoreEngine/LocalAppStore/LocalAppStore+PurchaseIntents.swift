@@ -15,9 +15,13 @@ public struct PurchaseIntentRequest: Sendable, Equatable {
 
 extension LocalAppStore {
     /// The customer taps a product's promotion on the App Store: the app receives it through
-    /// `PurchaseIntent.intents`. Held until the app takes it, as the system holds it for an app launching.
+    /// `PurchaseIntent.intents`. Held until an app on this store takes it, as the system holds it for an
+    /// app launching; in memory only (a reset, or the store closing, drops it).
     public func sendPurchaseIntent(productID: String, offerID: String?) throws {
         guard let item = catalog.product(productID) else { throw TestControlError("unknown product \(productID)") }
+        guard item.price(in: currentStorefront.code, on: .upFront) != nil else {
+            throw TestControlError("\(productID) is not sold in the storefront \(currentStorefront.code): the App Store there does not show it")
+        }
         if let offerID {
             guard let terms = item.subscription else {
                 throw TestControlError("\(productID) is not an auto-renewable subscription: only a subscription's promotion carries an offer")
@@ -36,5 +40,9 @@ extension LocalAppStore {
     public func takePurchaseIntents() -> [PurchaseIntentRequest] {
         defer { pendingPurchaseIntents = [] }
         return pendingPurchaseIntents
+    }
+
+    public func returnPurchaseIntents(_ intents: [PurchaseIntentRequest]) {
+        pendingPurchaseIntents.insert(contentsOf: intents, at: 0)
     }
 }

@@ -214,6 +214,7 @@ public actor ScriptedSource: TransactionSource, StoreTestControls {
 
     /// No App Store around it: no purchases begun there.
     public func takePurchaseIntents() -> [PurchaseIntentRequest] { [] }
+    public func returnPurchaseIntents(_ intents: [PurchaseIntentRequest]) {}
 
     public func sendPurchaseIntent(productID: String, offerID: String?) throws {
         throw unsupported("purchases begun on the App Store")

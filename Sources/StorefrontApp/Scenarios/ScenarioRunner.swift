@@ -204,10 +204,12 @@ public actor ScenarioRunner {
         let intentsHeard = await manager.purchaseIntentsHeard
         let outcome = try await CommandPerformer(manager: manager, controls: store).perform(command)
         // The app looks for purchase intents four times a second: the step ends when it has heard this one
-        // (bounded: another device's app on the same store may take it instead).
+        // (at most 2 s: another device's app on the same store may take it instead, or the app crashed).
         if case .promote = command, appRunning {
             let deadline = ContinuousClock.now + .seconds(2)
-            while ContinuousClock.now < deadline, await manager.purchaseIntentsHeard == intentsHeard { try? await Task.sleep(for: .milliseconds(10)) }
+            while ContinuousClock.now < deadline, await manager.purchaseIntentsHeard == intentsHeard, await !manager.hasCrashed {
+                guard (try? await Task.sleep(for: .milliseconds(10))) != nil else { break }
+            }
         }
         if command == .reset { await store.update { $0.networkDelay = 0 } }  // headless: no artificial delay
         switch outcome {

@@ -17,7 +17,7 @@ func reduce(_ state: inout AppState, _ event: Event) -> [Effect] {
         state.size = size
     case .tick:
         state.tick += 1
-        StoreMessages.present(&state)  // one that waited for a pause in typing
+        presentWaitingSheets(&state)  // one that waited for a pause in typing
     case .clock(let now):
         state.snapshot.now = now
     case .inputReady:
@@ -29,11 +29,14 @@ func reduce(_ state: inout AppState, _ event: Event) -> [Effect] {
         else if snapshot.damage == nil, state.snapshot.damage != nil { state.status = "✓ The ledger can be read again" }
         state.snapshot = snapshot
         clampSelections(&state)
-        StoreMessages.present(&state)
+        presentWaitingSheets(&state)
     case .appEvent(let event):
         state.status = StatusLine.describe(event, state)  // in display names, as every message
         if case .transactionArrived(let id, _, _) = event { state.approvedUnheard.remove(id) }
-        if case .purchaseIntent(let id, let offer) = event { PaymentSheet.open(forIntent: id, offer: offer, &state) }
+        if case .purchaseIntent(let id, let offer) = event {
+            state.purchaseIntents.append((id, offer))
+            presentWaitingSheets(&state)
+        }
     case .qaData(let settings, let ledger):
         StatusLine.noteApprovals(from: state.ledger, to: ledger, &state)
         state.settings = settings

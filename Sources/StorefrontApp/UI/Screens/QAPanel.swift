@@ -105,7 +105,7 @@ enum QAPanel {
         rows.append(Row(label: "Buy outside app…", activate: .sheet(.menu(title: "Buy outside the app", items: products.map {
             MenuItem(label: $0.displayName, effect: .command(.buyElsewhere($0.id, family: false)))
         }, selected: 0))))
-        rows.append(Row(label: "Promoted on the App Store…", value: "the app gets a PurchaseIntent", activate: .sheet(.menu(title: "Customer taps a promotion", items: products.flatMap { product in
+        rows.append(Row(label: "Promoted on the App Store…", value: "the app's PurchaseIntent", activate: .sheet(.menu(title: "Customer taps a promotion", items: products.flatMap { product in
             [MenuItem(label: product.displayName, effect: .command(.promote(product.id, offer: nil)))]
                 + ((product.subscription?.promotionalOffers ?? []) + (product.subscription?.winBackOffers ?? [])).compactMap(\.id).map {
                     MenuItem(label: "\(product.displayName) · offer \($0)", effect: .command(.promote(product.id, offer: $0)))

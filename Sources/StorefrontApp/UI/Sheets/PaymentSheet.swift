@@ -229,10 +229,19 @@ func draft(for product: Product, _ state: AppState) -> PaymentSheet {
     return draft
 }
 
+/// What the App Store puts before the customer when the app is quiet and nothing else is on screen (no
+/// purchase in flight, no typing, no demo driving): its messages, then purchases begun on the App Store.
+func presentWaitingSheets(_ state: inout AppState) {
+    StoreMessages.present(&state)
+    PaymentSheet.presentPurchaseIntent(&state)
+}
+
 extension PaymentSheet {
     /// A purchase the customer began on the App Store: the app completes it on its payment sheet, with the
     /// offer the customer chose there (one the customer may not use is left for the sheet's default).
-    static func open(forIntent productID: String, offer: String?, _ state: inout AppState) {
+    static func presentPurchaseIntent(_ state: inout AppState) {
+        guard state.top == nil, !state.layering.drives, StoreMessages.isQuiet(state), !state.purchaseIntents.isEmpty else { return }
+        let (productID, offer) = state.purchaseIntents.removeFirst()
         guard let product = state.product(productID) else { return }
         var sheet = draft(for: product, state)
         if let offer, let index = sheet.offers.firstIndex(where: { $0 == .promotional(offer) || $0 == .winBack(offer) }) {
