@@ -49,6 +49,8 @@ final class SigningPipeline: Sendable {
         return (try results.map { ($0.id, try $0.result.get()) }, texts)
     }
 
+    /// Called by one caller at a time (the store's actor, whose catch-up owns this pipeline): batches then
+    /// reach the serial queue in the order they were filled.
     private func add(_ job: Job) {
         let full = pending.withLock { pending in
             pending.append(job)
