@@ -11,9 +11,9 @@ struct PurchaseIntentTests {
     func aPurchaseIntentIsHeldUntilTheAppTakesItAndHandedOutOnce() async throws {
         let store = try LocalAppStore(catalog: Repo.catalog, stateDirectory: nil)
         try await store.sendPurchaseIntent(productID: ID.pro, offerID: nil)
-        try await store.sendPurchaseIntent(productID: ID.plusMonthly, offerID: "plus.winback")
+        try await store.sendPurchaseIntent(productID: ID.plusMonthly, offerID: "plus.loyalty")
         let taken = await store.takePurchaseIntents()
-        #expect(taken == [PurchaseIntentRequest(productID: ID.pro, offerID: nil), PurchaseIntentRequest(productID: ID.plusMonthly, offerID: "plus.winback")])
+        #expect(taken == [PurchaseIntentRequest(productID: ID.pro, offerID: nil), PurchaseIntentRequest(productID: ID.plusMonthly, offerID: "plus.loyalty")])
         #expect(await store.takePurchaseIntents().isEmpty)
         #expect(await store.ledgerEntries().isEmpty, "an intent buys nothing: the app completes the purchase")
         await store.shutdown()
@@ -36,6 +36,22 @@ struct PurchaseIntentTests {
             "\($0)".contains("not sold in the storefront CHN")
         }
         #expect(await store.takePurchaseIntents().isEmpty)
+        await store.shutdown()
+    }
+
+    @Test("A win-back offer comes with a purchase intent only for a lapsed subscriber of the group, as the App Store shows it")
+    func aWinBackOfferIsOnlyALapsedSubscribersPromotion() async throws {
+        let store = try LocalAppStore(catalog: Repo.catalog, stateDirectory: nil)
+        await #expect { try await store.sendPurchaseIntent(productID: ID.plusMonthly, offerID: "plus.winback") } throws: {
+            "\($0)".contains("only to a lapsed subscriber of the group, and this customer is new to it")
+        }
+        try await store.buyOutsideApp(productID: ID.plusMonthly, familyShared: false)
+        await #expect { try await store.sendPurchaseIntent(productID: ID.plusMonthly, offerID: "plus.winback") } throws: {
+            "\($0)".contains("this customer is subscribed")
+        }
+        try await store.expireSubscription(productID: ID.plusMonthly)
+        try await store.sendPurchaseIntent(productID: ID.plusMonthly, offerID: "plus.winback")
+        #expect(await store.takePurchaseIntents() == [PurchaseIntentRequest(productID: ID.plusMonthly, offerID: "plus.winback")])
         await store.shutdown()
     }
 

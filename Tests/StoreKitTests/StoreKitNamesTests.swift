@@ -90,12 +90,12 @@ struct PurchaseIntentAPITests {
         let session = try SKTestSession(contentsOf: URL(fileURLWithPath: Repo.catalogPath))
         session.clearTransactions()
         // Sent before the app listens, as when the App Store launches the app for it.
-        try await session.store.sendPurchaseIntent(productID: "com.lumenquest.plus.monthly", offerID: "plus.winback")
+        try await session.store.sendPurchaseIntent(productID: "com.lumenquest.plus.monthly", offerID: "plus.loyalty")
         try await session.store.sendPurchaseIntent(productID: "com.lumenquest.pro", offerID: nil)
         var intents = PurchaseIntent.intents.makeAsyncIterator()
-        let winBack = try #require(await intents.next())
-        #expect(winBack.id == "com.lumenquest.plus.monthly" && winBack.product.id == winBack.id)
-        #expect(winBack.offer?.id == "plus.winback" && winBack.offer?.type == .winBack)
+        let promoted = try #require(await intents.next())
+        #expect(promoted.id == "com.lumenquest.plus.monthly" && promoted.product.id == promoted.id)
+        #expect(promoted.offer?.id == "plus.loyalty" && promoted.offer?.type == .promotional)
         let second = try #require(await intents.next())
         #expect(second.product.id == "com.lumenquest.pro" && second.offer == nil)
         // The app completes it as Apple's example does: it buys the product.

@@ -73,7 +73,7 @@ extension ScenarioRunnerTests {
     @Test("promote: the customer taps a promotion on the App Store, and the app hears a PurchaseIntent; a wrong offer is refused")
     func promoteSendsAPurchaseIntentToTheApp() async throws {
         let text = """
-            promote com.lumenquest.plus.monthly offer plus.winback
+            promote com.lumenquest.plus.monthly offer plus.loyalty
             expect message "Purchase begun on the App Store: com.lumenquest.plus.monthly"
             promote com.lumenquest.coins.100 offer plus.winback
             expect refused "not an auto-renewable subscription"

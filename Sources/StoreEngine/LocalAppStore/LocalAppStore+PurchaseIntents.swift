@@ -32,6 +32,13 @@ extension LocalAppStore {
                 throw TestControlError("\(productID) has no promotional or win-back offer \(offerID)"
                     + (known.isEmpty ? " (it has none)" : " (it has \(known.joined(separator: ", ")))"))
             }
+            if let winBack = terms.winBackOffers.first(where: { $0.id == offerID }) {
+                let customer = try OfferEligibility(history: ledger.subscriptions(group: terms.groupID)).customer
+                guard winBack.isEligible, customer == .expired else {
+                    throw TestControlError("the App Store shows the win-back offer \(offerID) only to a lapsed subscriber of the group, "
+                        + "and this customer is \(customer == .new ? "new to it" : "subscribed"): expire the subscription first")
+                }
+            }
         }
         pendingPurchaseIntents.append(PurchaseIntentRequest(productID: productID, offerID: offerID))
     }

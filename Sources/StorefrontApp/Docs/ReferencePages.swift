@@ -145,7 +145,7 @@ enum ReferencePages {
         "device": "Another device on the same account, with its own app state.",
         "wait": "Wall-clock time passes.",
         "buy-elsewhere": "QA panel: *Buy outside app…*; with `family`, *Family member purchase…*.",
-        "promote": "QA panel: *Promoted on the App Store…*; the offer is one of the subscription's promotional or win-back offers. The storefront's app opens its payment sheet on it; the step ends when the app has heard it (at most 2 s; with several devices, the first app to look takes it). A product the storefront does not sell is refused.",
+        "promote": "QA panel: *Promoted on the App Store…*; the offer is one of the subscription's promotional or win-back offers. The storefront's app opens its payment sheet on it; the step ends when the app has heard it (at most 2 s; with several devices, the first app to look takes it). A product the storefront does not sell is refused, and a win-back offer for a customer who is not a lapsed subscriber of the group (the App Store shows it to no one else).",
         "advance": "QA panel: *Advance time P…*: the store clock jumps, and what falls due meanwhile happens.",
         "export": "Writes every signed token to FILE.",
         "clear": "QA panel: *Clear all transactions*: every transaction deleted; the app keeps its own data (its wallet).",
