@@ -60,6 +60,10 @@ public protocol TransactionSource: Sendable {
     func takePurchaseIntents() async -> [PurchaseIntentRequest]
     /// Puts back intents taken that the app could not hand out yet (their products could not be read), first in line.
     func returnPurchaseIntents(_ intents: [PurchaseIntentRequest]) async
+    /// The app's order and visibility for its promoted products (`Product.PromotionInfo`); empty while it set none.
+    func promotionOrder() async throws -> [PromotionOverride]
+    func setPromotionOrder(_ order: [PromotionOverride]) async throws
+    func setPromotionVisibility(_ visibility: PromotionOverride.Visibility, for productID: String) async throws
 }
 
 /// Where a source's records stand: while the stamp is the same, so is everything they say. Opaque to the app.

@@ -53,3 +53,63 @@ extension StoreConnection {
         }
     }
 }
+
+extension Product {
+    /// StoreKit's `Product.PromotionInfo`: the app's own order and visibility for its promoted In-App
+    /// Purchases on the App Store, per device. Here the store keeps them for the app (in memory, for the
+    /// store's life, as a device keeps them) and reads them back; no App Store page here shows the order.
+    public struct PromotionInfo: Identifiable, Hashable, Sendable {
+        public let productID: Product.ID
+        public var visibility: Visibility
+        public var id: Product.ID { productID }
+
+        public enum Visibility: Hashable, Sendable {
+            case appStoreConnectDefault, visible, hidden
+        }
+
+        /// The promotions the app ordered, with their visibility; empty while it set none.
+        public static var currentOrder: [PromotionInfo] {
+            get async throws {
+                try await connection().call { try await $0.promotionOrder() }.map {
+                    PromotionInfo(productID: $0.productID, visibility: Visibility($0.visibility))
+                }
+            }
+        }
+
+        /// Orders the promoted products by these identifiers (each keeps the visibility it had).
+        public static func updateProductOrder(byID productIDs: some Collection<Product.ID>) async throws {
+            let visibilities = Dictionary(try await currentOrder.map { ($0.productID, $0.visibility) }) { a, _ in a }
+            try await updateAll(productIDs.map { PromotionInfo(productID: $0, visibility: visibilities[$0] ?? .appStoreConnectDefault) })
+        }
+
+        /// Sets the whole order and every visibility; an empty collection cancels the app's changes.
+        public static func updateAll(_ promotions: some Collection<PromotionInfo>) async throws {
+            let order = promotions.map { PromotionOverride(productID: $0.productID, visibility: $0.visibility.override) }
+            try await connection().call { try await $0.setPromotionOrder(order) }
+        }
+
+        public static func updateProductVisibility(_ visibility: Visibility, for productID: Product.ID) async throws {
+            try await connection().call { try await $0.setPromotionVisibility(visibility.override, for: productID) }
+        }
+
+        /// Saves this promotion's `visibility`.
+        public func update() async throws {
+            try await Self.updateProductVisibility(visibility, for: productID)
+        }
+
+        private static func connection() throws -> StoreConnection {
+            guard let connection = StoreKitRuntime.current else { throw StoreKitError.unknown }
+            return connection
+        }
+    }
+}
+
+extension Product.PromotionInfo.Visibility {
+    init(_ visibility: PromotionOverride.Visibility) {
+        self = switch visibility { case .appStoreConnectDefault: .appStoreConnectDefault; case .visible: .visible; case .hidden: .hidden }
+    }
+
+    var override: PromotionOverride.Visibility {
+        switch self { case .appStoreConnectDefault: .appStoreConnectDefault; case .visible: .visible; case .hidden: .hidden }
+    }
+}

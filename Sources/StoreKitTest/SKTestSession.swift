@@ -152,6 +152,7 @@ public final class SKTestSession: Sendable {
             await store.update { $0 = defaults }
             try await store.setStorefront(place.storefront, locale: place.locale)
             _ = await store.takePurchaseIntents()  // one an earlier test left is not this test's
+            try await store.setPromotionOrder([])
         }
     }
 

@@ -115,5 +115,25 @@ struct PurchaseIntentAPITests {
         try await session.setSimulatedError(nil, forAPI: .loadProducts)
         #expect(await first(PurchaseIntent.intents, within: 5) { _ in true }?.id == "com.lumenquest.pro")
     }
+
+    @Test func promotionInfoKeepsTheAppsOrderAndVisibility() async throws {
+        let session = try SKTestSession(contentsOf: URL(fileURLWithPath: Repo.catalogPath))
+        session.resetToDefaultState()
+        #expect(try await Product.PromotionInfo.currentOrder.isEmpty, "none set: App Store Connect's order")
+        try await Product.PromotionInfo.updateProductOrder(byID: ["com.lumenquest.pro", "com.lumenquest.plus.monthly"])
+        var order = try await Product.PromotionInfo.currentOrder
+        #expect(order.map(\.productID) == ["com.lumenquest.pro", "com.lumenquest.plus.monthly"])
+        #expect(order.allSatisfy { $0.visibility == .appStoreConnectDefault })
+        order[1].visibility = .hidden
+        try await order[1].update()
+        try await Product.PromotionInfo.updateProductVisibility(.visible, for: "com.lumenquest.removeads")
+        try await Product.PromotionInfo.updateProductOrder(byID: ["com.lumenquest.plus.monthly", "com.lumenquest.removeads"])
+        order = try await Product.PromotionInfo.currentOrder
+        #expect(order.map(\.productID) == ["com.lumenquest.plus.monthly", "com.lumenquest.removeads"])
+        #expect(order.map(\.visibility) == [.hidden, .visible], "each keeps the visibility it had")
+        await #expect(throws: StoreKitError.self) { try await Product.PromotionInfo.updateProductOrder(byID: ["com.example.nothing"]) }
+        try await Product.PromotionInfo.updateAll([Product.PromotionInfo]())
+        #expect(try await Product.PromotionInfo.currentOrder.isEmpty, "an empty collection cancels the app's changes")
+    }
 }
 }

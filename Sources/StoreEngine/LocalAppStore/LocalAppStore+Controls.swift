@@ -204,7 +204,7 @@ extension LocalAppStore {
 
     public func reset() throws {
         try clearTransactions()
-        pendingPurchaseIntents = []
+        (pendingPurchaseIntents, promotions) = ([], [])
         currentSettings = catalog.settings
         try ledger.db.execute("DELETE FROM meta WHERE key IN ('settings', 'originalAppVersion', 'originalPurchaseDate', 'originalPlatform')")
         follower.wrote(settings: nil)

@@ -53,3 +53,40 @@ extension LocalAppStore {
         pendingPurchaseIntents.insert(contentsOf: intents, at: 0)
     }
 }
+
+/// The app's own order and visibility for its promoted products on this device (StoreKit's
+/// `Product.PromotionInfo`), overriding App Store Connect's.
+public struct PromotionOverride: Sendable, Equatable {
+    public enum Visibility: String, Sendable { case appStoreConnectDefault, visible, hidden }
+    public let productID: String
+    public var visibility: Visibility
+
+    public init(productID: String, visibility: Visibility) {
+        self.productID = productID
+        self.visibility = visibility
+    }
+}
+
+extension LocalAppStore {
+    /// The promoted products in the app's order with their visibility; empty while the app set none.
+    public func promotionOrder() -> [PromotionOverride] { promotions }
+
+    /// Replaces the order (an empty one cancels the app's changes); each product named once, and known.
+    public func setPromotionOrder(_ order: [PromotionOverride]) throws {
+        if let unknown = order.first(where: { catalog.product($0.productID) == nil }) {
+            throw TestControlError("unknown product \(unknown.productID): a promotion names a product of the catalog")
+        }
+        var seen = Set<String>()
+        promotions = order.filter { seen.insert($0.productID).inserted }
+    }
+
+    /// Sets one product's visibility, adding it at the end of the order when it is not in it.
+    public func setPromotionVisibility(_ visibility: PromotionOverride.Visibility, for productID: String) throws {
+        guard catalog.product(productID) != nil else { throw TestControlError("unknown product \(productID)") }
+        if let index = promotions.firstIndex(where: { $0.productID == productID }) {
+            promotions[index].visibility = visibility
+        } else {
+            promotions.append(PromotionOverride(productID: productID, visibility: visibility))
+        }
+    }
+}

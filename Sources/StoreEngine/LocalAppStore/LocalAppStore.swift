@@ -43,6 +43,8 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
     var catchUpChunk = CatchUpBatch.chunk
     /// Purchases begun on the App Store that the app has not taken yet (`sendPurchaseIntent`).
     var pendingPurchaseIntents: [PurchaseIntentRequest] = []
+    /// The app's order and visibility for its promoted products (`Product.PromotionInfo`); in memory, as a device keeps it.
+    var promotions: [PromotionOverride] = []
 
     /// Opens a store. `stateDirectory` nil keeps everything in memory (`--ephemeral`); `ledger` nil is the
     /// state directory's; a PostgreSQL one holds the ledger and the signing identity instead (the state directory is not used).

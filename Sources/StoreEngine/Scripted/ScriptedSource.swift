@@ -215,6 +215,11 @@ public actor ScriptedSource: TransactionSource, StoreTestControls {
     /// No App Store around it: no purchases begun there.
     public func takePurchaseIntents() -> [PurchaseIntentRequest] { [] }
     public func returnPurchaseIntents(_ intents: [PurchaseIntentRequest]) {}
+    public func promotionOrder() throws -> [PromotionOverride] { throw unsupported("promoted products") }
+    public func setPromotionOrder(_ order: [PromotionOverride]) throws { throw unsupported("promoted products") }
+    public func setPromotionVisibility(_ visibility: PromotionOverride.Visibility, for productID: String) throws {
+        throw unsupported("promoted products")
+    }
 
     public func sendPurchaseIntent(productID: String, offerID: String?) throws {
         throw unsupported("purchases begun on the App Store")
