@@ -63,16 +63,13 @@ extension Product {
         public var visibility: Visibility
         public var id: Product.ID { productID }
 
-        public enum Visibility: Hashable, Sendable {
-            case appStoreConnectDefault, visible, hidden
-        }
+        /// `.appStoreConnectDefault`, `.visible`, `.hidden`.
+        public typealias Visibility = PromotionOverride.Visibility
 
         /// The promotions the app ordered, with their visibility; empty while it set none.
         public static var currentOrder: [PromotionInfo] {
             get async throws {
-                try await connection().call { try await $0.promotionOrder() }.map {
-                    PromotionInfo(productID: $0.productID, visibility: Visibility($0.visibility))
-                }
+                try await connection().call { try await $0.promotionOrder() }.map { PromotionInfo(productID: $0.productID, visibility: $0.visibility) }
             }
         }
 
@@ -84,12 +81,12 @@ extension Product {
 
         /// Sets the whole order and every visibility; an empty collection cancels the app's changes.
         public static func updateAll(_ promotions: some Collection<PromotionInfo>) async throws {
-            let order = promotions.map { PromotionOverride(productID: $0.productID, visibility: $0.visibility.override) }
+            let order = promotions.map { PromotionOverride(productID: $0.productID, visibility: $0.visibility) }
             try await connection().call { try await $0.setPromotionOrder(order) }
         }
 
         public static func updateProductVisibility(_ visibility: Visibility, for productID: Product.ID) async throws {
-            try await connection().call { try await $0.setPromotionVisibility(visibility.override, for: productID) }
+            try await connection().call { try await $0.setPromotionVisibility(visibility, for: productID) }
         }
 
         /// Saves this promotion's `visibility`.
@@ -101,15 +98,5 @@ extension Product {
             guard let connection = StoreKitRuntime.current else { throw StoreKitError.unknown }
             return connection
         }
-    }
-}
-
-extension Product.PromotionInfo.Visibility {
-    init(_ visibility: PromotionOverride.Visibility) {
-        self = switch visibility { case .appStoreConnectDefault: .appStoreConnectDefault; case .visible: .visible; case .hidden: .hidden }
-    }
-
-    var override: PromotionOverride.Visibility {
-        switch self { case .appStoreConnectDefault: .appStoreConnectDefault; case .visible: .visible; case .hidden: .hidden }
     }
 }

@@ -33,10 +33,10 @@ extension LocalAppStore {
                     + (known.isEmpty ? " (it has none)" : " (it has \(known.joined(separator: ", ")))"))
             }
             if let winBack = terms.winBackOffers.first(where: { $0.id == offerID }) {
-                let customer = try OfferEligibility(history: ledger.subscriptions(group: terms.groupID)).customer
-                guard winBack.isEligible, customer == .expired else {
+                let eligibility = OfferEligibility(history: try ledger.subscriptions(group: terms.groupID))
+                guard eligibility.mayHave(winBack: winBack) else {
                     throw TestControlError("the App Store shows the win-back offer \(offerID) only to a lapsed subscriber of the group, "
-                        + "and this customer is \(customer == .new ? "new to it" : "subscribed"): expire the subscription first")
+                        + "and this customer is \(eligibility.customer == .new ? "new to it" : "subscribed"): expire the subscription first")
                 }
             }
         }

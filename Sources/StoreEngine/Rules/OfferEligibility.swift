@@ -17,6 +17,9 @@ struct OfferEligibility {
         return history.contains(where: \.isActive) ? .existing : .expired
     }
 
+    /// Win-back offers are for lapsed subscribers of the group, and only while the offer is open to them.
+    func mayHave(winBack offer: SubscriptionOffer) -> Bool { offer.isEligible && customer == .expired }
+
     /// The offer a purchase of `productID` gets: the promotional or win-back offer asked for, else
     /// the introductory offer when the customer is eligible, each only among the offers of the
     /// billing plan bought (`options.billingPlan`). `terms` is nil for a product that is
@@ -43,7 +46,7 @@ struct OfferEligibility {
             guard let offer = terms.winBackOffers.first(where: { $0.id == winBackID && $0.billingPlan == options.billingPlan }) else {
                 throw StoreFailure.purchase(.invalidOfferIdentifier)
             }
-            guard offer.isEligible, customer == .expired else { throw StoreFailure.purchase(.ineligibleForOffer) }
+            guard mayHave(winBack: offer) else { throw StoreFailure.purchase(.ineligibleForOffer) }
             return offer
         }
         return isEligibleForIntroOffer ? terms.introductoryOffer(on: options.billingPlan) : nil

@@ -82,7 +82,7 @@ struct AppState: Sendable {
     /// StoreKit messages shown this launch (see `StoreMessages`): each once.
     var messagesShown: Set<String> = []
     /// Purchases the customer began on the App Store, waiting for the app to show its payment sheet.
-    var purchaseIntents: [(productID: String, offer: String?)] = []
+    var purchaseIntents: [PurchaseIntentRequest] = []
     /// The last thing that happened; every message also goes to the event log (screen 5).
     var status: String {
         get { statusLine }

@@ -34,7 +34,7 @@ func reduce(_ state: inout AppState, _ event: Event) -> [Effect] {
         state.status = StatusLine.describe(event, state)  // in display names, as every message
         if case .transactionArrived(let id, _, _) = event { state.approvedUnheard.remove(id) }
         if case .purchaseIntent(let id, let offer) = event {
-            state.purchaseIntents.append((id, offer))
+            state.purchaseIntents.append(PurchaseIntentRequest(productID: id, offerID: offer))
             presentWaitingSheets(&state)
         }
     case .qaData(let settings, let ledger):

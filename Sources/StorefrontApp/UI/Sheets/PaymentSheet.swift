@@ -241,10 +241,10 @@ extension PaymentSheet {
     /// offer the customer chose there (one the customer may not use is left for the sheet's default).
     static func presentPurchaseIntent(_ state: inout AppState) {
         guard state.top == nil, !state.layering.drives, StoreMessages.isQuiet(state), !state.purchaseIntents.isEmpty else { return }
-        let (productID, offer) = state.purchaseIntents.removeFirst()
-        guard let product = state.product(productID) else { return }
+        let intent = state.purchaseIntents.removeFirst()
+        guard let product = state.product(intent.productID) else { return }
         var sheet = draft(for: product, state)
-        if let offer, let index = sheet.offers.firstIndex(where: { $0 == .promotional(offer) || $0 == .winBack(offer) }) {
+        if let offer = intent.offerID, let index = sheet.offers.firstIndex(where: { $0 == .promotional(offer) || $0 == .winBack(offer) }) {
             sheet.offerIndex = index
         }
         state.sheets.append(.payment(sheet))
