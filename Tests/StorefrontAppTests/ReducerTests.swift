@@ -72,6 +72,7 @@ import StorefrontTestSupport
         press(&state, .enter, .enter)
         _ = reduce(&state, .finished(.purchase(productID: "com.lumenquest.coins.100", .failed(.storeKit(.networkError)))))
         #expect(state.top == .message(title: "Purchase failed", text: StoreFailure.storeKit(.networkError).message))
+        _ = reduce(&state, .qaData(state.settings, state.ledger))  // the read the outcome's effect asked for
         press(&state, .escape)
         #expect(state.sheets.isEmpty)
     }

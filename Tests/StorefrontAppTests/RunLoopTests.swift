@@ -127,6 +127,25 @@ struct RunLoopTests {
         #expect(await app.quit() == 0)
     }
 
+    @Test("Keys typed while the payment sheet is purchasing act once the outcome is shown, in order")
+    @MainActor
+    func keysTypedWhilePurchasingAreKept() async throws {
+        let app = try await RunningStorefront()
+        await app.store.update { $0.networkDelay = 0.3 }
+        app.terminal.type(.enter)
+        try await app.waitFor("[ Confirm ]")
+        app.terminal.type(.enter)
+        try await app.waitFor("Purchasing")
+        app.terminal.type(.character("3"))  // History, then down to the first transaction's details
+        app.terminal.type(.enter)
+        try await app.waitFor("Purchased 100 Coins")
+        // 3 shows the history; Enter, typed after it, opens the newest transaction's details.
+        try await app.waitUntil("History with a transaction's details open: \(app.state.screen), \(String(describing: app.state.top))") {
+            app.state.screen == .history && app.state.top != nil
+        }
+        #expect(await app.quit() == 0)
+    }
+
     @Test("A click on [ Confirm ], press then release, buys without waiting for another key")
     @MainActor
     func purchaseByClick() async throws {

@@ -110,7 +110,8 @@ struct AppState: Sendable {
     var approvedUnheard: Set<String> = []
     /// Effects the run loop has started and not yet heard back from: it counts them, screens only read it.
     var inFlight = 0
-    /// A QA control's change is on its way to the store: further keys wait in `waitingKeys`.
+    /// A QA control's change or a confirmed purchase is on its way to the store: further keys wait in
+    /// `waitingKeys` until what it changed is read.
     var awaitingStore = false
     var waitingKeys: [Key] = []
     var size = Size(width: 80, height: 24)

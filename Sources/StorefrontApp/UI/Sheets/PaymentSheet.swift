@@ -84,6 +84,9 @@ struct PaymentSheet: SheetView, Equatable {
         case .promotional(let id), .winBack(let id): id  // the performer signs a promotional offer
         }
         isPurchasing = answer == .confirm
+        // Keys typed while it is purchasing (a tester's `3` for the history) act once the outcome and
+        // what it changed are shown, as a QA control's do, rather than going to a sheet that takes none.
+        if isPurchasing { state.awaitingStore = true }
         wasAlreadyPurchased = state.product(productID).flatMap { Self.alreadyPurchased($0, state) } != nil
         let signature: StoreCommand.OfferSignature = if case .promotional = offer, let signatureFile { .file(signatureFile) } else { .valid }
         let buy = StoreCommand.buy(productID, quantity: quantity, offer: offerID, signature: signature, askToBuy: false, plan: plan, answer: answer)
