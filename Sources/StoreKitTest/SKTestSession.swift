@@ -62,12 +62,12 @@ public final class SKTestSession: Sendable {
 
     // MARK: Settings
 
-    /// Purchases answer the payment sheet by themselves; always so here, where no sheet is shown.
+    /// Off at first, as Apple's; purchases answer the payment sheet by themselves either way here, where no sheet is shown.
     public var disableDialogs: Bool {
         get { dialogsDisabled.withLock { $0 } }
         set { dialogsDisabled.withLock { $0 = newValue } }
     }
-    private let dialogsDisabled = Locked(true)
+    private let dialogsDisabled = Locked(false)
 
     public var askToBuyEnabled: Bool {
         get { setting(\.askToBuy) }
@@ -97,7 +97,11 @@ public final class SKTestSession: Sendable {
     /// The storefront's ISO 3166-1 alpha-3 code (`USA`).
     public var storefront: String {
         get { (try? wait { [store] in await store.storefront().code }) ?? defaultPlace.storefront }
-        set { perform { [store] in try await store.setStorefront(newValue, locale: nil) } }
+        // The locale stays: it chooses the language, the storefront the prices.
+        set {
+            let locale = self.locale.identifier
+            perform { [store] in try await store.setStorefront(newValue, locale: locale) }
+        }
     }
 
     public var locale: Locale {
@@ -145,8 +149,11 @@ public final class SKTestSession: Sendable {
         }
     }
 
-    /// Every setting back to the configuration file's; transactions stay.
+    /// Every setting back to the configuration file's (and the session's own: dialogs, the failure error);
+    /// transactions stay.
     public func resetToDefaultState() {
+        dialogsDisabled.withLock { $0 = false }
+        chosenFailure.withLock { $0 = .unknown }
         let (defaults, place) = (defaults, defaultPlace)
         perform { [store] in
             await store.update { $0 = defaults }

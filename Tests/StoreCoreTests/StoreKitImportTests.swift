@@ -278,10 +278,10 @@ struct StoreKitImportTests {
         #expect(catalog.warnings.last?.contains("App Transaction error purchase #0 has no equivalent") == true)
     }
 
-    @Test("_failTransactionsEnabled makes purchases fail with purchaseNotAllowed")
+    @Test("_failTransactionsEnabled makes purchases fail with StoreKitError.unknown, as the session's failTransactionsEnabled")
     func failTransactions() throws {
         let catalog = try storekit(#""settings": {"_failTransactionsEnabled": true, "_askToBuyEnabled": true, "_billingIssuesEnabled": true, "_renewalBillingIssuesEnabled": true, "_billingGracePeriodEnabled": true}"#)
-        #expect(catalog.settings.failures == [.purchase: .purchase(.purchaseNotAllowed)])
+        #expect(catalog.settings.failures == [.purchase: .storeKit(.unknown)])
         #expect(catalog.settings.askToBuy && catalog.settings.interruptedPurchases)
         #expect(catalog.settings.billingRetryOnRenewal && catalog.settings.gracePeriod)
     }

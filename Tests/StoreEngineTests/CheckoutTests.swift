@@ -5,10 +5,11 @@ import StoreCore
 
 @Suite("Checkout: quantity, Ask to Buy, interrupted purchases (plain values)")
 struct CheckoutTests {
-    @Test("up to 10 of a consumable in one purchase, exactly one of anything else")
+    @Test("up to 10 of a consumable or a non-renewing subscription in one purchase, exactly one of anything else")
     func quantities() {
         #expect(Checkout.allowedQuantities(of: .consumable) == 1...10)
-        for type in [ProductType.nonConsumable, .autoRenewable, .nonRenewing] {
+        #expect(Checkout.allowedQuantities(of: .nonRenewing) == 1...10)
+        for type in [ProductType.nonConsumable, .autoRenewable] {
             #expect(Checkout.allowedQuantities(of: type) == 1...1, "\(type)")
         }
     }

@@ -27,14 +27,12 @@ struct SubscriptionControlsTests {
         }
     }
 
-    @Test("a price increase asks a fifth more, once; its answer is recorded")
+    @Test("a price increase asks a fifth more; asked again while it waits, it is the same increase; its answer is recorded")
     func priceIncrease() throws {
         let asked = try SubscriptionControls.priceIncreaseRequested(Fixture.record(), listed: 9_990, currency: "USD")
         #expect(asked.priceIncrease == .notYetResponded)
         #expect(asked.increasedPriceMilliunits == SubscriptionRecord.increased(9_990, currency: "USD"))
-        #expect(throws: TestControlError("a price increase for pro.monthly is already waiting for consent")) {
-            try SubscriptionControls.priceIncreaseRequested(asked, listed: 9_990, currency: "USD")
-        }
+        #expect(try SubscriptionControls.priceIncreaseRequested(asked, listed: 12_990, currency: "USD") == asked)
         #expect(try SubscriptionControls.priceIncreaseAnswered(asked, agree: true).priceIncrease == .agreed)
         #expect(try SubscriptionControls.priceIncreaseAnswered(asked, agree: false).priceIncrease == .declined)
         #expect(throws: TestControlError("no price increase is waiting for consent")) {

@@ -103,13 +103,13 @@ struct SubscriptionLifecycleTests {
         record.renewalInfo(next: (9_990, ["winback"]), currency: "USD", signedDate: bought, appTransactionID: "1")
     }
 
-    @Test("renewal info of a lapsed subscription: no renewal, its expiration reason and its eligible win-back offers")
+    @Test("renewal info of a lapsed subscription: its renewal date still (when it expired), its expiration reason and its eligible win-back offers")
     func lapsedRenewalInfo() {
         var record = Fixture.record(.expired)
         record.expirationReason = .billingError
         let payload = info(record)
         #expect(!payload.willAutoRenew)
-        #expect(payload.renewalDate == nil)
+        #expect(payload.renewalDate == record.expirationDate, "always present for an auto-renewable subscription, even expired")
         #expect(payload.expirationReason == .billingError)
         #expect(payload.eligibleWinBackOfferIDs == ["winback"])
     }
@@ -127,23 +127,25 @@ struct SubscriptionLifecycleTests {
         #expect(!info(Fixture.record(.revoked)).willAutoRenew)
     }
 
-    @Test("renewal info in grace period: in billing retry, with the grace period's end; in billing retry alone, no grace date")
+    @Test("renewal info in grace period: in billing retry for a billing error, with the grace period's end; in billing retry alone, no grace date")
     func billingRenewalInfo() {
         var grace = Fixture.record(.inGracePeriod)
         grace.gracePeriodEnd = Fixture.date("2027-03-17T10:00:00Z")
         #expect(info(grace).isInBillingRetry)
+        #expect(info(grace).expirationReason == .billingError, "read together with isInBillingRetry, as Apple's page says")
         #expect(info(grace).gracePeriodExpirationDate == Fixture.date("2027-03-17T10:00:00Z"))
         var retry = grace
         retry.state = .inBillingRetryPeriod
         #expect(info(retry).isInBillingRetry)
         #expect(info(retry).gracePeriodExpirationDate == nil)
+        #expect(info(retry).expirationReason == .billingError)
     }
 
-    @Test("a declined price increase is reported as not yet responded; an agreed one as agreed")
+    @Test("a declined price increase is no longer pending (auto-renew is off instead); an agreed one is agreed")
     func priceIncreaseStatus() {
         var record = Fixture.record()
         record.priceIncrease = .declined
-        #expect(info(record).priceIncreaseStatus == .notYetResponded)
+        #expect(info(record).priceIncreaseStatus == nil)
         record.priceIncrease = .agreed
         #expect(info(record).priceIncreaseStatus == .agreed)
         record.priceIncrease = nil

@@ -137,5 +137,116 @@ struct StoreKitFidelityTests {
         let listed = await transactions(Transaction.all).map(\.id)
         #expect(!listed.contains(fuel.id))
     }
+
+    // MARK: Rules from a behaviour audit against Apple's pages and tests run on Xcode
+
+    func renewalInfo(_ groupID: String = "3F19ED53") async throws -> Product.SubscriptionInfo.RenewalInfo {
+        let status = try #require(try await Product.SubscriptionInfo.status(for: groupID).first)
+        guard case .verified(let info) = status.renewalInfo else { throw StoreKitSuites.TestFailure("unverified renewal info") }
+        return info
+    }
+
+    @Test func currentEntitlementsHoldOnlyTheLatestPurchaseOfANonRenewingSubscription() async throws {
+        let first = try await StoreKitSuites.buy("nonRenewing.standard")
+        let second = try await StoreKitSuites.buy("nonRenewing.standard")
+        #expect(await transactions(Transaction.currentEntitlements).map(\.id) == [second.id])
+        #expect(await transactions(Transaction.currentEntitlements(for: "nonRenewing.standard")).map(\.id) == [second.id])
+        #expect(await transactions(Transaction.all).map(\.id).contains(first.id), "the first is still in the history")
+    }
+
+    @Test func aNonRenewingSubscriptionSellsUpToTenAtOnce() async throws {
+        let plan = try await StoreKitSuites.buy("nonRenewing.standard", options: [.quantity(3)])
+        #expect(plan.purchasedQuantity == 3)
+        await #expect(throws: Product.PurchaseError.invalidQuantity) { try await product("nonRenewing.standard").purchase(options: [.quantity(11)]) }
+    }
+
+    @Test func expiringASubscriptionEndsItsLatestTransactionNow() async throws {
+        let pro = try await StoreKitSuites.buy("subscription.pro")
+        let before = Date()
+        try session.expireSubscription(productIdentifier: pro.productID)
+        let latest = try #require(await Transaction.latest(for: pro.productID)).unsafePayloadValue
+        let expires = try #require(latest.expirationDate)
+        #expect(latest.id == pro.id && expires < pro.expirationDate!)
+        #expect(abs(expires.timeIntervalSince(before)) < 5, "now, not the period's end: \(expires)")
+        #expect(await transactions(Transaction.currentEntitlements).isEmpty)
+    }
+
+    @Test func forcingARenewalEndsTheRenewedTransactionNowAndStartsAPeriod() async throws {
+        let standard = try await StoreKitSuites.buy("subscription.standard")
+        var updates = Transaction.updates.makeAsyncIterator()
+        try session.forceRenewalOfSubscription(productIdentifier: standard.productID)
+        let renewal = try #require(await updates.next()).unsafePayloadValue
+        let renewed = try #require(await transactions(Transaction.all).first { $0.id == standard.id })
+        #expect(renewed.expirationDate == renewal.purchaseDate, "the renewed period ends as the new one begins")
+        #expect(renewal.expirationDate! > renewal.purchaseDate)
+    }
+
+    @Test func anExpiredSubscriptionsRenewalInfoKeepsItsRenewalDate() async throws {
+        let pro = try await StoreKitSuites.buy("subscription.pro")
+        try session.expireSubscription(productIdentifier: pro.productID)
+        let info = try await renewalInfo()
+        #expect(info.renewalDate != nil, "always present for an auto-renewable subscription, even an expired one")
+        #expect(!info.willAutoRenew)
+    }
+
+    @Test func billingRetryReportsABillingErrorAsTheExpirationReason() async throws {
+        session.shouldEnterBillingRetryOnRenewal = true
+        let standard = try await StoreKitSuites.buy("subscription.standard")
+        try session.forceRenewalOfSubscription(productIdentifier: standard.productID)
+        let info = try await renewalInfo()
+        #expect(info.isInBillingRetry && info.expirationReason == .billingError)
+    }
+
+    @Test func aSubscriberIsNotEligibleForAnIntroductoryOfferUntilTheSubscriptionLapses() async throws {
+        let pro = try #require(try await product("subscription.pro").subscription)
+        #expect(await pro.isEligibleForIntroOffer)
+        let standard = try await StoreKitSuites.buy("subscription.standard")  // no introductory offer
+        #expect(await !pro.isEligibleForIntroOffer, "introductory offers are for new subscribers")
+        try session.expireSubscription(productIdentifier: standard.productID)
+        #expect(await pro.isEligibleForIntroOffer, "never received one: eligible again once lapsed")
+    }
+
+    @Test func decliningAPriceIncreaseLeavesNoneWaiting() async throws {
+        let pro = try await StoreKitSuites.buy("subscription.pro")
+        try session.requestPriceIncreaseConsentForTransaction(identifier: Int(pro.id))
+        try session.requestPriceIncreaseConsentForTransaction(identifier: Int(pro.id))  // may be asked repeatedly
+        #expect(try await renewalInfo().priceIncreaseStatus == .pending)
+        try session.declinePriceIncreaseForTransaction(identifier: Int(pro.id))
+        let info = try await renewalInfo()
+        #expect(info.priceIncreaseStatus == .noIncreasePending && !info.willAutoRenew)
+        #expect(session.allTransactions().allSatisfy { !$0.isPendingPriceIncreaseConsent })
+    }
+
+    @Test func resolvingAnIssueOfASubscriptionOutOfBillingRetryDoesNothing() async throws {
+        let pro = try await StoreKitSuites.buy("subscription.pro")
+        try session.resolveIssueForTransaction(identifier: Int(pro.id))
+        #expect(await transactions(Transaction.all).map(\.id) == [pro.id], "no renewal")
+    }
+
+    @Test func deletingASubscriptionsOriginalTransactionDeletesItsRenewals() async throws {
+        let standard = try await StoreKitSuites.buy("subscription.standard")
+        try session.forceRenewalOfSubscription(productIdentifier: standard.productID)
+        try session.forceRenewalOfSubscription(productIdentifier: standard.productID)
+        #expect(session.allTransactions().count == 3)
+        try session.deleteTransaction(identifier: Int(standard.id))
+        #expect(session.allTransactions().isEmpty)
+        #expect(await transactions(Transaction.currentEntitlements).isEmpty)
+    }
+
+    @Test func changingTheStorefrontKeepsTheLocale() async throws {
+        session.locale = Locale(identifier: "de_DE")
+        session.storefront = "GBR"
+        #expect(session.storefront == "GBR" && session.locale.identifier == "de_DE")
+    }
+
+    @Test func aSessionStartsWithDialogsOnAndItsResetPutsThemAndTheFailureErrorBack() throws {
+        let fresh = try SKTestSession(contentsOf: StoreKitSuites.configuration)
+        #expect(!fresh.disableDialogs)
+        fresh.disableDialogs = true
+        fresh.failureError = .paymentNotAllowed
+        fresh.resetToDefaultState()
+        #expect(!fresh.disableDialogs && fresh.failureError == .unknown)
+        fresh.disableDialogs = true
+    }
 }
 }

@@ -369,9 +369,10 @@ private struct Reader {
         settings.gracePeriod = try field.optional("_billingGracePeriodEnabled")?.bool() ?? false
         settings.failures = try failures(field.optional("_storeKitErrors"))
         // Xcode's older "Fail Transactions" switch: purchases fail. Unless an injected Purchase error says
-        // how, they fail with the Purchase API's default injectable error (purchaseNotAllowed).
+        // how, they fail as `SKTestSession.failTransactionsEnabled` makes them, with StoreKitError.unknown
+        // (its `failureError` starts as unknown; RevenueCat's tests against Xcode assert it).
         if try field.optional("_failTransactionsEnabled")?.bool() == true, settings.failures[.purchase] == nil {
-            settings.failures[.purchase] = StoreAPI.purchase.injectableFailures.first
+            settings.failures[.purchase] = .storeKit(.unknown)
         }
         return settings
     }

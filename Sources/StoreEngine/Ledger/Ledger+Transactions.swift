@@ -303,11 +303,15 @@ extension Ledger {
         }
     }
 
-    /// Non-consumables and non-renewing subscriptions that are not revoked (subscriptions come from `subscriptions`).
+    /// The latest purchase of each non-consumable and non-renewing subscription the customer owns, not
+    /// revoked (subscriptions come from `subscriptions`): a non-renewing subscription bought again is
+    /// entitled by its newest transaction only, as `currentEntitlements` lists it.
     func ownedOneTimeRows() throws -> [Row] {
         try rows("""
-            SELECT \(Self.columns) FROM transactions WHERE product_type IN ('nonConsumable', 'nonRenewing')
-            AND status = 'completed' AND revoked = 0 ORDER BY id
+            SELECT \(Self.columns) FROM transactions WHERE id IN (
+                SELECT MAX(id) FROM transactions WHERE product_type IN ('nonConsumable', 'nonRenewing')
+                AND status = 'completed' AND revoked = 0 GROUP BY product_id)
+            ORDER BY id
             """)
     }
 
@@ -356,6 +360,11 @@ extension Ledger {
         let wasCounted = try db.query("SELECT \(counted) FROM unfinished WHERE id = ?", [.int(id)]).first?.first?.int == 1
         try db.query("DELETE FROM unfinished WHERE id = ?", [.int(id)])
         return wasCounted
+    }
+
+    /// The transactions of one original transaction (a subscription's purchase and renewals), oldest first.
+    func transactionIDs(originalID: Int64) throws -> [Int64] {
+        try db.query("SELECT id FROM transactions WHERE original_id = ? ORDER BY id", [.int(originalID)]).compactMap { $0[0].int }
     }
 
     func delete(_ id: Int64) throws {

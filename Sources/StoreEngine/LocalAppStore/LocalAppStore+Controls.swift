@@ -146,11 +146,16 @@ extension LocalAppStore {
         row.payload.productType == .autoRenewable ? try ledger.subscription(row.payload.originalTransactionID) : nil
     }
 
+    /// Deletes a transaction; a subscription's original transaction goes with all its renewals (Apple's
+    /// test session deletes "all related renewal transactions"), and a subscription whose latest went, with them.
     public func deleteTransaction(_ transactionID: Int64) throws {
         guard let row = try ledger.row(transactionID) else { throw TestControlError("no transaction \(transactionID)") }
+        let original = row.payload.originalTransactionID
         try ledger.db.transaction {
-            try ledger.delete(transactionID)
-            if let sub = try ledger.subscription(row.payload.originalTransactionID), sub.latestTransactionID == transactionID {
+            let deleted = row.payload.productType == .autoRenewable && transactionID == original
+                ? try ledger.transactionIDs(originalID: original) : [transactionID]
+            for id in deleted { try ledger.delete(id) }
+            if let sub = try ledger.subscription(original), deleted.contains(sub.latestTransactionID) {
                 try ledger.deleteSubscription(sub.originalID)
             }
         }

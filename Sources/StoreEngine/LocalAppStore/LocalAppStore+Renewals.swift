@@ -119,11 +119,24 @@ extension LocalAppStore {
                                                active: active)
     }
 
+    /// Ends the subscription now: its latest transaction too expires now, as `SKTestSession.expireSubscription`
+    /// changes it (an app comparing `expirationDate` with the time sees it end).
     public func expireSubscription(productID: String) throws {
         let old = try record(forProduct: productID, active: true)
         var record = old
         record.expire(at: now())
-        try save(record, from: old)
+        try ledger.db.transaction {
+            try endLatestTransaction(of: record, at: record.expirationDate)
+            try save(record, from: old)
+        }
+    }
+
+    /// Moves the subscription's latest transaction's expiration back to `date` and signs it again.
+    private func endLatestTransaction(of record: SubscriptionRecord, at date: Date) throws {
+        guard var row = try ledger.row(record.latestTransactionID), let expires = row.payload.expirationDate, expires > date else { return }
+        row.payload.expirationDate = date
+        row.jws = asSigned(try sign(row.payload.json))
+        try ledger.update(row)
     }
 
     /// A renewal the tester asks for now. With renewals set to fail (billing retry on renewal), it fails as the
@@ -143,9 +156,14 @@ extension LocalAppStore {
     /// A renewal the tester makes now (not the clock's): delivered to the app at once, as a catch-up's are.
     /// Purchased after the transaction it renews, to the millisecond signed dates keep, even when the
     /// store's clock has not moved since (a buy and a forced renewal in one millisecond were equal).
+    /// The transaction it renews ends then, as `SKTestSession.forceRenewalOfSubscription` changes it.
     private func renewNow(_ record: SubscriptionRecord) throws {
         let renewed = try ledger.row(record.latestTransactionID)?.payload.purchaseDate
-        _ = try renew(record, at: max(now(), renewed.map { $0.addingTimeInterval(0.001) } ?? .distantPast))
+        let date = max(now(), renewed.map { $0.addingTimeInterval(0.001) } ?? .distantPast)
+        try ledger.db.transaction {
+            try endLatestTransaction(of: record, at: date)
+            _ = try renew(record, at: date)
+        }
         pumpEvents()
     }
 
@@ -161,6 +179,7 @@ extension LocalAppStore {
         let listed = catalog.product(record.productID)?.price(in: storefront, on: record.billingPlan ?? .upFront)
         let increase = try SubscriptionControls.priceIncreaseRequested(record, listed: listed.map(Self.milliunits),
                                                                        currency: last?.payload.currency ?? currentStorefront.currency)
+        guard increase != record else { return }  // the one waiting, asked again: nothing new to tell the backend
         try save(increase, notifying: .priceIncreaseRequested)
     }
 
@@ -173,12 +192,14 @@ extension LocalAppStore {
         try renewNow(SubscriptionControls.billingIssue(record(forProduct: productID), productID: productID))
     }
 
-    /// The same, for the subscription a transaction belongs to (by its original transaction).
+    /// The same, for the subscription a transaction belongs to (by its original transaction); nothing
+    /// once it has left billing retry (Apple's header says the call then has no effect).
     public func resolveBillingIssue(originalTransactionID: Int64) throws {
         catchUp()
         guard let record = try ledger.subscriptions().first(where: { $0.originalID == originalTransactionID }) else {
             throw TestControlError("no subscription has original transaction \(originalTransactionID)")
         }
+        guard record.state == .inBillingRetryPeriod || record.state == .inGracePeriod else { return }
         try renewNow(SubscriptionControls.billingIssue(record, productID: record.productID))
     }
 }

@@ -85,14 +85,15 @@ extension SubscriptionRecord {
     func renewalInfo(next: (priceMilliunits: Int64?, winBackOfferIDs: [String]), currency: String,
                      signedDate: Date, appTransactionID: String) -> RenewalInfoPayload {
         let lapsed = state == .expired
+        let isInBillingRetry = state == .inBillingRetryPeriod || state == .inGracePeriod
         var info = RenewalInfoPayload(
             originalTransactionID: originalID, productID: productID, autoRenewProductID: autoRenewProductID,
             willAutoRenew: willAutoRenew && !lapsed && state != .revoked,
-            expirationReason: lapsed ? expirationReason : nil,
-            isInBillingRetry: state == .inBillingRetryPeriod || state == .inGracePeriod,
+            expirationReason: lapsed ? expirationReason : isInBillingRetry ? .billingError : nil,
+            isInBillingRetry: isInBillingRetry,
             gracePeriodExpirationDate: state == .inGracePeriod ? gracePeriodEnd : nil,
-            priceIncreaseStatus: priceIncrease.map { $0 == .agreed ? .agreed : .notYetResponded },
-            renewalDate: lapsed ? nil : expirationDate, recentSubscriptionStartDate: recentStartDate,
+            priceIncreaseStatus: priceIncrease == .declined ? nil : priceIncrease.map { $0 == .agreed ? .agreed : .notYetResponded },
+            renewalDate: expirationDate, recentSubscriptionStartDate: recentStartDate,
             renewalPriceMilliunits: renewalPrice(catalog: next.priceMilliunits), currency: currency,
             eligibleWinBackOfferIDs: lapsed ? next.winBackOfferIDs : [],
             signedDate: signedDate, appTransactionID: appTransactionID)
