@@ -286,6 +286,11 @@ struct StoreKitImportTests {
         #expect(catalog.settings.billingRetryOnRenewal && catalog.settings.gracePeriod)
     }
 
+    @Test("a .storekit file's store approves refund requests at once, as Xcode's test environment does")
+    func refundRequestsApprovedAtOnce() throws {
+        #expect(try storekit(#""settings": {}"#).settings.autoApproveRefunds)
+    }
+
     @Test("an unknown product type is an error naming its path")
     func unknownType() {
         let location = errorLocation { try storekit(#""products": [{"productID": "a", "type": "Consumable", "displayPrice": "1"}, {"productID": "b", "type": "Bundle", "displayPrice": "1"}]"#) }

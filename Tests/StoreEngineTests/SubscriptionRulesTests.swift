@@ -178,7 +178,7 @@ struct SubscriptionRulesTests {
         await h.close()
     }
 
-    @Test("Ask to Buy applies to plan changes: an upgrade is pending until approved, then takes effect on the request's ID")
+    @Test("Ask to Buy applies to plan changes: an upgrade is pending until approved, then takes effect on the request's ID, with a purchase event ID of its own")
     func askToBuyUpgrade() async throws {
         let h = try await Harness.make()
         let plus = try #require(await h.manager.purchase(ID.plusYearly).transaction)
@@ -193,6 +193,8 @@ struct SubscriptionRulesTests {
         #expect(await !h.entitled(ID.plusYearly))
         let pro = try #require(await h.entry(ID.proYearly))
         #expect(pro.id == request.id && pro.status == .completed && pro.payload.originalTransactionID == plus.originalTransactionID)
+        // webOrderLineItemID identifies each subscription purchase event (the placeholder's was every such upgrade's).
+        #expect(pro.payload.webOrderLineItemID == String(pro.id + 1_000_000_000))
         #expect(await h.store.ledgerEntries().first { $0.id == plus.transactionID }?.payload.isUpgraded == true)
         await h.close()
     }

@@ -57,11 +57,14 @@ struct TransactionControlsTests {
         #expect(Self.controls.refund(of: Self.row(), prorated: false) == (.refundFull, Proration.fullRefund))
     }
 
-    @Test("a refund request is refused for what cannot be refunded, and asked once")
+    @Test("a refund request is refused for what cannot be refunded, and asked once: again while it waits or once approved is a duplicate")
     func refundRequests() throws {
         let requested = try Self.controls.refundRequested(Self.row())
         #expect(requested.refundRequest == .pending)
         #expect(throws: StoreFailure.refund(.duplicateRequest)) { try Self.controls.refundRequested(requested) }
+        var approved = try Self.controls.refundDecided(requested, id: 7, approve: true)
+        approved.payload.revocationDate = Self.now  // what the approval's refund does next
+        #expect(throws: StoreFailure.refund(.duplicateRequest)) { try Self.controls.refundRequested(approved) }
         #expect(throws: StoreFailure.refund(.failed)) { try Self.controls.refundRequested(Self.row(.pendingApproval)) }
         #expect(throws: StoreFailure.refund(.failed)) { try Self.controls.refundRequested(nil) }
         #expect(try Self.controls.refundDecided(requested, id: 7, approve: false).refundRequest == .declined)

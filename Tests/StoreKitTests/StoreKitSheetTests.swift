@@ -25,6 +25,7 @@ struct StoreKitSheetTests {
     }
 
     @Test func aRefundRequestSubmittedIsReceivedOnceAndASecondIsADuplicate() async throws {
+        await session.store.update { $0.autoApproveRefunds = false }  // decided by hand, as the QA panel may switch it
         let car = try await buy("nonconsumable.car")
         let asked = Locked<StoreSheet?>(nil)
         let scene = UIWindowScene { sheet in asked.withLock { $0 = sheet }; return .requestRefund(reason: "I didn't receive it") }
@@ -33,6 +34,17 @@ struct StoreKitSheetTests {
         #expect(id == car.id)
         await #expect(throws: Transaction.RefundRequestError.duplicateRequest) {
             try await Transaction.beginRefundRequest(for: car.id, in: UIWindowScene())
+        }
+    }
+
+    @Test func aRefundRequestUnderATestSessionIsApprovedAtOnceAndReachesTheAppRevoked() async throws {
+        let car = try await buy("nonconsumable.car")
+        #expect(try await car.beginRefundRequest(in: UIWindowScene(answering: .confirm)) == .success)
+        let revoked = await first(Transaction.updates) { $0.unsafePayloadValue.id == car.id }?.unsafePayloadValue
+        #expect(revoked?.revocationDate != nil && revoked?.revocationReason == .other)
+        #expect(await Transaction.currentEntitlements.first { _ in true } == nil)
+        await #expect(throws: Transaction.RefundRequestError.duplicateRequest) {
+            try await car.beginRefundRequest(in: UIWindowScene())
         }
     }
 

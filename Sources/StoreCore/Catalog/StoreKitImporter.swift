@@ -368,6 +368,9 @@ private struct Reader {
         settings.billingRetryOnRenewal = try field.optional("_renewalBillingIssuesEnabled")?.bool() ?? false
         settings.gracePeriod = try field.optional("_billingGracePeriodEnabled")?.bool() ?? false
         settings.failures = try failures(field.optional("_storeKitErrors"))
+        // Xcode's test environment "always approves refund requests, and processes them immediately" (Apple's
+        // refundTransaction page); the QA panel may still switch it off to decide by hand.
+        settings.autoApproveRefunds = true
         // Xcode's older "Fail Transactions" switch: purchases fail. Unless an injected Purchase error says
         // how, they fail as `SKTestSession.failTransactionsEnabled` makes them, with StoreKitError.unknown
         // (its `failureError` starts as unknown; RevenueCat's tests against Xcode assert it).

@@ -288,9 +288,10 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
             } else {
                 let id = try ledger.nextTransactionID()
                 if payload.originalTransactionID == Self.provisionalID { payload.originalTransactionID = id }
-                if payload.webOrderLineItemID != nil { payload.webOrderLineItemID = String(id + 1_000_000_000) }
                 payload.transactionID = id
             }
+            // Each subscription purchase event's own, from the ID it completes as (a held upgrade takes its request's).
+            if payload.webOrderLineItemID != nil { payload.webOrderLineItemID = String(payload.transactionID + 1_000_000_000) }
             if payload.productType == .nonConsumable, payload.ownership == .purchased, !replacing,
                try ledger.ownsOneTimeProduct(payload.productID) {
                 throw code == nil ? StoreFailure.purchase(.purchaseNotAllowed) : StoreFailure.offerCode(.alreadyOwned)
