@@ -286,6 +286,15 @@ struct StoreKitImportTests {
         #expect(catalog.settings.billingRetryOnRenewal && catalog.settings.gracePeriod)
     }
 
+    @Test("subscriptionOffersKeyPair is the key offer signatures are checked against; one that is not base64 is an error naming it")
+    func offersKeyPair() throws {
+        let key = try #require(try load("russell-archer+StoreHelperDemo__Products.storekit").offerSigningKey)
+        #expect(key.keyID == "5509FCF1" && key.privateKeyPEM.hasPrefix("-----BEGIN PRIVATE KEY-----\n"))
+        #expect(try storekit(#""subscriptionOffersKeyPair": null"#).offerSigningKey == nil)
+        let location = errorLocation { try storekit(#""subscriptionOffersKeyPair": {"id": "AB12CD34", "privateKey": "not base64!"}"#) }
+        #expect(location == .field("subscriptionOffersKeyPair.privateKey"))
+    }
+
     @Test("a .storekit file's store approves refund requests at once, as Xcode's test environment does")
     func refundRequestsApprovedAtOnce() throws {
         #expect(try storekit(#""settings": {}"#).settings.autoApproveRefunds)

@@ -319,5 +319,32 @@ struct StoreKitPlanTests {
         let back = try await buy([offer, .appAccountToken(token)])
         #expect(back.offer?.type == .promotional && back.offer?.id == "pro.yearly.comeback")
     }
+
+    /// Xcode checks promotional-offer signatures against the `.storekit` file's own key pair
+    /// (`subscriptionOffersKeyPair`, an 8-character key ID): a signature Apple's library makes with it is accepted.
+    @Test(.tags(.appleLibrary), .enabled(if: AppleLibraryPython.enabled, "Apple's library is not installed (.venv-apple)"))
+    func aPromotionalOfferSignedWithTheConfigurationFilesKeyIsApplied() async throws {
+        let file = Repo.sharedFixtures.appendingPathComponent("storekit/russell-archer+StoreHelperDemo__Products.storekit")
+        let session = try SKTestSession(contentsOf: file)
+        session.disableDialogs = true
+        session.clearTransactions()
+        let gold = "com.rarcher.subscription.vip.gold"
+        let first = try await StoreKitSuites.buy(gold)
+        try session.expireSubscription(productIdentifier: first.productID)  // promotional offers are for existing or lapsed subscribers
+        let key = try #require(session.store.catalog.offerSigningKey)
+        #expect(key.keyID == "5509FCF1")
+        let keyPath = FileManager.default.temporaryDirectory.appendingPathComponent("SubscriptionKey_\(UUID().uuidString).p8").path
+        try key.privateKeyPEM.write(toFile: keyPath, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: keyPath) }
+        let answer = try await AppleLibraryPython.sign([["kind": "legacy", "productId": gold, "offerId": "vip.gold.xmassale", "applicationUsername": ""]],
+                                                       keyPath: keyPath, keyID: key.keyID, issuerID: "", bundleID: session.store.catalog.app.bundleID)[0]
+        let fields = try #require(try JSONSerialization.jsonObject(with: Data(answer.utf8)) as? [String: Any])
+        let offer = Product.PurchaseOption.promotionalOffer(
+            offerID: "vip.gold.xmassale", keyID: key.keyID, nonce: try #require((fields["nonce"] as? String).flatMap(UUID.init(uuidString:))),
+            signature: try #require((fields["signature"] as? String).flatMap { Data(base64Encoded: $0) }),
+            timestamp: try #require((fields["timestamp"] as? NSNumber)?.intValue))
+        let back = try await StoreKitSuites.buy(gold, options: [offer])
+        #expect(back.offer?.type == .promotional && back.offer?.id == "vip.gold.xmassale")
+    }
 }
 }

@@ -15,6 +15,15 @@ public struct Catalog: Sendable, Equatable {
     /// An Xcode `.storekit` file: each product has one price, which every storefront shows in its own
     /// currency (0.99 is ¥1 in Japan), as Xcode does; the storefront says so where the price is a surprise.
     public var hasOnePrice = false
+    /// The promotional-offer key a `.storekit` file carries (`subscriptionOffersKeyPair`): Xcode checks the
+    /// app's offer signatures against it, so the store accepts what it signs, under its (8-character) key ID.
+    public var offerSigningKey: OfferSigningKey?
+
+    public struct OfferSigningKey: Sendable, Equatable {
+        public var keyID: String
+        /// PKCS#8, as an App Store Connect `.p8`.
+        public var privateKeyPEM: String
+    }
 
     /// The one-line notice for a `.storekit` catalog's prices in a storefront of another currency than
     /// the file was priced in (taken as the first storefront's); nil when there is nothing to say.

@@ -5,8 +5,8 @@ import Foundation
 /// Goes by the keys present, never the `version` number, and ignores keys it doesn't know (Xcode adds
 /// some in every release). Deliberately ignored: `_compatibilityTimeRate`, `_disableDialogs`, the
 /// synced-file keys (`_applicationInternalID`, `_developerTeamID`, `_lastSynchronizedDate`), `appPolicies`'
-/// texts (its URLs are the app's policy links), `subscriptionBundleGroups`, `subscriptionSuiteGroups` and `subscriptionOffersKeyPair`
-/// (the real App Store's promotional-offer signing key; this store signs with its own).
+/// texts (its URLs are the app's policy links), `subscriptionBundleGroups` and `subscriptionSuiteGroups`.
+/// `subscriptionOffersKeyPair` is the key the app's offer signatures are checked against (`Catalog.offerSigningKey`).
 /// Every type error fails with a `CatalogError` naming the JSON path of the field. 5.0+ `billingPlans` and
 /// the `billingPlanType` of each offer are read; what is not understood there (an unknown plan type or
 /// plan field) is a warning naming the file and the product, never dropped silently.
@@ -78,7 +78,20 @@ private struct Reader {
                               offerCodes: offerCodes, settings: settings)
         catalog.warnings = warnings
         catalog.hasOnePrice = true
+        catalog.offerSigningKey = try offerSigningKey(root.optional("subscriptionOffersKeyPair"))
         return catalog
+    }
+
+    /// `subscriptionOffersKeyPair`: `{id, privateKey}`, the key's PKCS#8 bytes in base64 (null or absent: none).
+    func offerSigningKey(_ field: JSONField?) throws -> Catalog.OfferSigningKey? {
+        guard let field else { return nil }
+        let id = try field.required("id").nonEmptyString()
+        let key = try field.required("privateKey")
+        guard let der = Data(base64Encoded: try key.string()), !der.isEmpty else {
+            throw key.error("not a private key in base64 (Xcode writes the key's PKCS#8 bytes here): generate the key pair again in Xcode's StoreKit configuration editor")
+        }
+        let base64 = der.base64EncodedString(options: [.lineLength64Characters, .endLineWithLineFeed])
+        return .init(keyID: id, privateKeyPEM: "-----BEGIN PRIVATE KEY-----\n\(base64)\n-----END PRIVATE KEY-----\n")
     }
 
     func app(_ root: JSONField) -> AppInfo {

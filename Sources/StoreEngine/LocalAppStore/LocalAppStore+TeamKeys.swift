@@ -24,9 +24,12 @@ extension LocalAppStore {
         return InAppPurchaseKey(keyID: keyID, issuerID: issuerID?.lowercased(), publicKey: publicKey)
     }
 
-    /// The keys registered, by key ID.
+    /// The keys registered, by key ID, and the `.storekit` file's offer key.
     public func inAppPurchaseKeys() -> [String: InAppPurchaseKey] {
         var keys: [String: InAppPurchaseKey] = [:]
+        if let own = catalog.offerSigningKey, let key = try? SigningKey(pem: own.privateKeyPEM) {
+            keys[own.keyID] = InAppPurchaseKey(keyID: own.keyID, issuerID: nil, publicKey: key.publicKey)
+        }
         for (id, value) in serverRecords(.inAppPurchaseKey) {
             guard let json = try? JSONParser.parse(Data(value.utf8)), let der = json["publicKey"]?.stringValue.flatMap({ Data(base64Encoded: $0) }),
                   let key = try? PublicKey(der: der) else { continue }
