@@ -282,6 +282,21 @@ struct StoreKitPlanTests {
         #expect(Product.PurchaseOption.promotionalOffer(id: "x").debugDescription == #"promotionalOffer(id: "x")"#)
     }
 
+    @Test func aSubscribersPromotionalOfferOnTheirOwnPlanAppliesFromTheNextRenewal() async throws {
+        let first = try await buy([])
+        let signature = try await session.store.signPromotionalOffer(productID: Self.yearly, offerID: "pro.yearly.comeback")
+        let offer = Set(Product.PurchaseOption.promotionalOffer("pro.yearly.comeback", compactJWS: signature))
+        #expect(try await buy(offer).id == first.id, "nothing is charged now: the current transaction")
+        let status = try #require(try await StoreKitSuites.product(Self.yearly).subscription?.status.first)
+        guard case .verified(let info) = status.renewalInfo else { Issue.record("unverified"); return }
+        #expect(info.offer?.type == .promotional && info.offer?.id == "pro.yearly.comeback" && info.willAutoRenew)
+        var updates = Transaction.updates.makeAsyncIterator()
+        try session.forceRenewalOfSubscription(productIdentifier: Self.yearly)
+        let renewal = try #require(await updates.next()).unsafePayloadValue
+        #expect(renewal.offer?.type == .promotional && renewal.offer?.id == "pro.yearly.comeback" && renewal.price == Decimal(string: "19.99"))
+        await #expect(throws: Product.PurchaseError.invalidOfferSignature, "its nonce was used") { try await buy(offer) }
+    }
+
     @Test func aPromotionalOfferByIDWithAValidSignatureIsApplied() async throws {
         let first = try await buy([])
         try session.disableAutoRenewForTransaction(identifier: Int(first.id))

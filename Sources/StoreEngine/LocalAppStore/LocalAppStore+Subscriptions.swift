@@ -100,6 +100,18 @@ extension LocalAppStore {
     }
 
     /// Buying the current plan again calls off a change waiting for the renewal (a downgrade, a crossgrade).
+    /// A subscriber's promotional offer on the plan they have: nothing is charged now, and it applies
+    /// from the next renewal (renewal info shows it meanwhile), as an active subscriber's offer code does.
+    func carryToNextRenewal(_ offer: SubscriptionOffer, of item: CatalogProduct, nonce: String) throws {
+        guard var record = try planChange(to: item)?.current else { return }
+        record.offer = SubscriptionRecord.CarriedOffer(redeemed: offer, storefront: currentStorefront.code)
+        record.willAutoRenew = true
+        try ledger.db.transaction {
+            try save(record, notifying: .offerRedeemedForNextRenewal(sameProduct: true))
+            _ = try ledger.useNonce(nonce)
+        }
+    }
+
     func callOffChange(_ record: SubscriptionRecord, keeping productID: String) throws {
         guard record.autoRenewProductID != productID else { return }
         var record = record

@@ -172,7 +172,10 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
         // Buying what the customer already has gets it again for free: the existing transaction, no charge, no new row.
         if let owned = try alreadyPurchased(item) {
             guard answer == .confirm else { return .userCancelled }
-            if item.type == .autoRenewable, let current = try planChange(to: item)?.current { try callOffChange(current, keeping: item.id) }
+            if item.type == .autoRenewable, let current = try planChange(to: item)?.current {
+                try callOffChange(current, keeping: item.id)
+                if let offer, offer.type == .promotional, let nonce = promotion?.nonce { try carryToNextRenewal(offer, of: item, nonce: nonce) }
+            }
             return .success(jws: present(owned))
         }
         guard answer == .confirm else { return .userCancelled }
