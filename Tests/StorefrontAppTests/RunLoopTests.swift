@@ -140,7 +140,8 @@ struct RunLoopTests {
         app.terminal.type(.enter)
         try await app.waitFor("Purchased 100 Coins")
         // 3 shows the history; Enter, typed after it, opens the newest transaction's details.
-        try await app.waitUntil("History with a transaction's details open: \(app.state.screen), \(String(describing: app.state.top))") {
+        try await app.waitUntil("History with a transaction's details open: \(app.state.screen), \(String(describing: app.state.top)); "
+                                + "awaiting the store: \(app.state.awaitingStore), waiting keys: \(app.state.waitingKeys), in flight: \(app.state.inFlight)") {
             app.state.screen == .history && app.state.top != nil
         }
         #expect(await app.quit() == 0)
