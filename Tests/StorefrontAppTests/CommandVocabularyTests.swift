@@ -97,6 +97,21 @@ import StorefrontTestSupport
         await manager.stop()
     }
 
+    @Test("a refund request says who decides: the tester in the QA panel, or nobody when requests are approved at once")
+    func refundRequestSaysWhoDecides() async throws {
+        let (store, manager) = try await liveStore()
+        let performer = CommandPerformer(manager: manager, controls: store)
+        for approvesAtOnce in [false, true] {
+            await store.update { $0.autoApproveRefunds = approvesAtOnce }
+            await manager.purchase(approvesAtOnce ? "com.lumenquest.pro" : "com.lumenquest.removeads")
+            guard case .done(let message) = try await performer.perform(.requestRefund(.newest(productID: approvesAtOnce ? "com.lumenquest.pro" : "com.lumenquest.removeads"), reason: "Other")) else {
+                Issue.record("the request failed"); continue
+            }
+            #expect(message.contains(approvesAtOnce ? "approved at once" : "decides in the QA panel"), "\(message)")
+        }
+        await manager.stop()
+    }
+
     @Test("the scenario-steps page names every step")
     func stepsPageListsEveryStep() throws {
         let page = try String(contentsOf: Repo.root.appendingPathComponent("docs/scenario-steps.md"), encoding: .utf8)

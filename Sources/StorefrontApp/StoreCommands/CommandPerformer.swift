@@ -49,7 +49,9 @@ public struct CommandPerformer: Sendable {
             if case .failure(let failure) = await manager.requestRefund(transactionID: id, reason: reason) {
                 return .refused("Refund request failed: \(failure.message)", failure)
             }
-            return .done("Refund requested; the App Store decides in the QA panel (4)")
+            // Approved at once (Xcode's test environment, or the QA panel's switch), or waiting for the tester.
+            return .done(await controls.settings().autoApproveRefunds ? "Refund requested and approved at once (QA panel: Approve refund requests at once)"
+                                                                       : "Refund requested; the App Store decides in the QA panel (4)")
         case .retentionOffer(let group):
             return .retention(group: group, await controls.retentionOffer(group: group) { url, payload in
                 await RealtimeRetention.ask(url: url, signedPayload: payload)
