@@ -286,13 +286,15 @@ struct StoreKitImportTests {
         #expect(catalog.settings.billingRetryOnRenewal && catalog.settings.gracePeriod)
     }
 
-    @Test("subscriptionOffersKeyPair is the key offer signatures are checked against; one that is not base64 is an error naming it")
+    @Test("subscriptionOffersKeyPair is the key offer signatures are checked against; one that is not a P-256 key in base64 is an error naming it")
     func offersKeyPair() throws {
         let key = try #require(try load("russell-archer+StoreHelperDemo__Products.storekit").offerSigningKey)
         #expect(key.keyID == "5509FCF1" && key.privateKeyPEM.hasPrefix("-----BEGIN PRIVATE KEY-----\n"))
         #expect(try storekit(#""subscriptionOffersKeyPair": null"#).offerSigningKey == nil)
-        let location = errorLocation { try storekit(#""subscriptionOffersKeyPair": {"id": "AB12CD34", "privateKey": "not base64!"}"#) }
-        #expect(location == .field("subscriptionOffersKeyPair.privateKey"))
+        for key in ["not base64!", Data("a text, not a key".utf8).base64EncodedString()] {
+            let location = errorLocation { try storekit(#""subscriptionOffersKeyPair": {"id": "AB12CD34", "privateKey": "\#(key)"}"#) }
+            #expect(location == .field("subscriptionOffersKeyPair.privateKey"), "\(key)")
+        }
     }
 
     @Test("a .storekit file's store approves refund requests at once, as Xcode's test environment does")

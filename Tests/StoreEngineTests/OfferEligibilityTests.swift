@@ -52,6 +52,19 @@ struct OfferEligibilityTests {
         #expect(!OfferEligibility(history: [before]).isEligibleForIntroOffer)
     }
 
+    @Test("intro eligibility: none while subscribed to the group (billing retry too), a crossgrade gets none; a family member's subscription does not count")
+    func noIntroWhileSubscribed() throws {
+        var own = Fixture.record(.subscribed)
+        own.introOfferReceived = false
+        #expect(!OfferEligibility(history: [own]).isEligibleForIntroOffer)
+        #expect(try purchase(OfferEligibility(history: [own])) == nil)
+        own.state = .inBillingRetryPeriod
+        #expect(!OfferEligibility(history: [own]).isEligibleForIntroOffer)
+        var shared = Fixture.record(.subscribed)
+        (shared.introOfferReceived, shared.familyShared) = (false, true)
+        #expect(OfferEligibility(history: [shared]).isEligibleForIntroOffer)
+    }
+
     @Test("the customer is new to a group, existing while subscribed (billing retry too), expired once lapsed")
     func customerKinds() {
         #expect(new.customer == .new)

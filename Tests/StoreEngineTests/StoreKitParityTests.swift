@@ -23,6 +23,17 @@ struct StoreKitParityTests {
         await h.close()
     }
 
+    @Test("a non-consumable the customer bought and a family member shares is entitled by both transactions")
+    func ownedAndFamilySharedBothEntitle() async throws {
+        let h = try await Harness.make()
+        _ = await h.manager.purchase(ID.pro)
+        try await h.store.buyOutsideApp(productID: ID.pro, familyShared: true)
+        let verifier = SignedDataVerifier(trustedRoots: [h.store.certificate])
+        let owners = await h.store.currentEntitlements().compactMap { verifier.transaction($0).payload }.filter { $0.productID == ID.pro }
+        #expect(owners.count == 2 && Set(owners.map(\.ownership)) == [.purchased, .familyShared])
+        await h.close()
+    }
+
     @Test("buying the subscription the customer is subscribed to returns its current transaction and writes no row")
     func buyingCurrentSubscriptionReturnsIt() async throws {
         let h = try await Harness.make()

@@ -34,7 +34,10 @@ struct SubscriptionControlsTests {
         #expect(asked.increasedPriceMilliunits == SubscriptionRecord.increased(9_990, currency: "USD"))
         #expect(try SubscriptionControls.priceIncreaseRequested(asked, listed: 12_990, currency: "USD") == asked)
         #expect(try SubscriptionControls.priceIncreaseAnswered(asked, agree: true).priceIncrease == .agreed)
-        #expect(try SubscriptionControls.priceIncreaseAnswered(asked, agree: false).priceIncrease == .declined)
+        let declined = try SubscriptionControls.priceIncreaseAnswered(asked, agree: false)
+        #expect(declined.priceIncrease == .declined && !declined.willAutoRenew)
+        // Auto-renew turned back on: the increase waits for consent again, as renewal info then says.
+        #expect(try SubscriptionControls.autoRenew(declined, enabled: true).priceIncrease == .notYetResponded)
         #expect(throws: TestControlError("no price increase is waiting for consent")) {
             try SubscriptionControls.priceIncreaseAnswered(Fixture.record(), agree: true)
         }

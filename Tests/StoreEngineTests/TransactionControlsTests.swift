@@ -65,6 +65,8 @@ struct TransactionControlsTests {
         var approved = try Self.controls.refundDecided(requested, id: 7, approve: true)
         approved.payload.revocationDate = Self.now  // what the approval's refund does next
         #expect(throws: StoreFailure.refund(.duplicateRequest)) { try Self.controls.refundRequested(approved) }
+        approved.payload.revocationDate = nil  // the refund reversed: the customer may ask again
+        #expect(try Self.controls.refundRequested(approved).refundRequest == .pending)
         #expect(throws: StoreFailure.refund(.failed)) { try Self.controls.refundRequested(Self.row(.pendingApproval)) }
         #expect(throws: StoreFailure.refund(.failed)) { try Self.controls.refundRequested(nil) }
         #expect(try Self.controls.refundDecided(requested, id: 7, approve: false).refundRequest == .declined)

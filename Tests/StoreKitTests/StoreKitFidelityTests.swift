@@ -168,6 +168,7 @@ struct StoreKitFidelityTests {
         let expires = try #require(latest.expirationDate)
         #expect(latest.id == pro.id && expires < pro.expirationDate!)
         #expect(abs(expires.timeIntervalSince(before)) < 5, "now, not the period's end: \(expires)")
+        #expect(latest.signedDate >= before.addingTimeInterval(-1), "signed again")
         #expect(await transactions(Transaction.currentEntitlements).isEmpty)
     }
 
@@ -195,6 +196,8 @@ struct StoreKitFidelityTests {
         try session.forceRenewalOfSubscription(productIdentifier: standard.productID)
         let info = try await renewalInfo()
         #expect(info.isInBillingRetry && info.expirationReason == .billingError)
+        let latest = try #require(await Transaction.latest(for: standard.productID)).unsafePayloadValue
+        #expect(latest.expirationDate! <= Date().addingTimeInterval(1), "the failed renewal's period ended now")
     }
 
     @Test func aSubscriberIsNotEligibleForAnIntroductoryOfferUntilTheSubscriptionLapses() async throws {

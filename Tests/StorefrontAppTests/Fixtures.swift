@@ -60,4 +60,5 @@ func press(_ state: inout WalkthroughState, _ keys: Key...) -> [WalkthroughEffec
 func storeAnswers(_ state: inout AppState) {
     _ = reduce(&state, .finished(.done("done")))
     _ = reduce(&state, .qaData(state.settings, state.ledger))
+    _ = reduce(&state, .storeSettled)
 }

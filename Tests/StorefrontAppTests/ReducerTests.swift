@@ -67,12 +67,26 @@ import StorefrontTestSupport
         #expect(press(&state, .enter).first == .command(.buy("com.lumenquest.coins.100", quantity: 1, offer: nil, signature: .valid, askToBuy: false, answer: .cancel)))
     }
 
+    /// A read may come from the idle look or a store event, begun before the purchase was saved: the keys
+    /// typed meanwhile act once the purchase's own read is in, not at the first read.
+    @Test func keysHeldForAPurchaseWaitForItsOwnReadNotAnyRead() async throws {
+        var state = try await fixtureState(purchases: false)
+        press(&state, .enter, .enter)
+        #expect(state.isPurchasing && state.awaitingStore)
+        press(&state, .character("3"))
+        _ = reduce(&state, .finished(.purchase(productID: "com.lumenquest.coins.100", .userCancelled)))
+        _ = reduce(&state, .qaData(state.settings, state.ledger))
+        #expect(state.screen == .store && state.waitingKeys == [.character("3")])
+        _ = reduce(&state, .storeSettled)
+        #expect(state.screen == .history && state.isSettled)
+    }
+
     @Test func failedPurchaseShowsTheMessage() async throws {
         var state = try await fixtureState(purchases: false)
         press(&state, .enter, .enter)
         _ = reduce(&state, .finished(.purchase(productID: "com.lumenquest.coins.100", .failed(.storeKit(.networkError)))))
         #expect(state.top == .message(title: "Purchase failed", text: StoreFailure.storeKit(.networkError).message))
-        _ = reduce(&state, .qaData(state.settings, state.ledger))  // the read the outcome's effect asked for
+        _ = reduce(&state, .storeSettled)  // the read the outcome's effect asked for is in
         press(&state, .escape)
         #expect(state.sheets.isEmpty)
     }

@@ -147,6 +147,35 @@ struct RunLoopTests {
         #expect(await app.quit() == 0)
     }
 
+    @Test("While the payment sheet is purchasing, q quits at once, as its key hints say")
+    @MainActor
+    func quitActsAtOnceWhilePurchasing() async throws {
+        let app = try await RunningStorefront()
+        await app.store.update { $0.networkDelay = 30 }
+        app.terminal.type(.enter)
+        try await app.waitFor("[ Confirm ]")
+        app.terminal.type(.enter)
+        try await app.waitFor("Purchasing")
+        #expect(await app.quit() == 0)
+        #expect(app.state.isPurchasing, "the loop ended before the store answered")
+    }
+
+    @Test("An impatient second Enter on Confirm opens no other payment sheet once the purchase is done")
+    @MainActor
+    func aSecondEnterOnConfirmIsDropped() async throws {
+        let app = try await RunningStorefront()
+        await app.store.update { $0.networkDelay = 0.3 }
+        app.terminal.type(.enter)
+        try await app.waitFor("[ Confirm ]")
+        app.terminal.type(.enter)
+        try await app.waitFor("Purchasing")
+        app.terminal.type(.enter)
+        try await app.waitFor("Purchased 100 Coins")
+        try await app.waitUntil("the store settled") { app.state.isSettled }
+        #expect(app.state.top == nil, "\(String(describing: app.state.top))")
+        #expect(await app.quit() == 0)
+    }
+
     @Test("A click on [ Confirm ], press then release, buys without waiting for another key")
     @MainActor
     func purchaseByClick() async throws {

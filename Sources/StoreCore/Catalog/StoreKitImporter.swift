@@ -87,8 +87,10 @@ private struct Reader {
         guard let field else { return nil }
         let id = try field.required("id").nonEmptyString()
         let key = try field.required("privateKey")
-        guard let der = Data(base64Encoded: try key.string()), !der.isEmpty else {
-            throw key.error("not a private key in base64 (Xcode writes the key's PKCS#8 bytes here): generate the key pair again in Xcode's StoreKit configuration editor")
+        // PKCS#8 of a P-256 key names id-ecPublicKey (1.2.840.10045.2.1) and prime256v1 (1.2.840.10045.3.1.7).
+        let ecKey: [UInt8] = [0x06, 0x07, 0x2A, 0x86, 0x48, 0xCE, 0x3D, 0x02, 0x01], p256: [UInt8] = [0x06, 0x08, 0x2A, 0x86, 0x48, 0xCE, 0x3D, 0x03, 0x01, 0x07]
+        guard let der = Data(base64Encoded: try key.string()), der.firstRange(of: ecKey) != nil, der.firstRange(of: p256) != nil else {
+            throw key.error("not a P-256 private key in base64 (Xcode writes the key's PKCS#8 bytes here): generate the key pair again in Xcode's StoreKit configuration editor")
         }
         let base64 = der.base64EncodedString(options: [.lineLength64Characters, .endLineWithLineFeed])
         return .init(keyID: id, privateKeyPEM: "-----BEGIN PRIVATE KEY-----\n\(base64)\n-----END PRIVATE KEY-----\n")

@@ -303,14 +303,15 @@ extension Ledger {
         }
     }
 
-    /// The latest purchase of each non-consumable and non-renewing subscription the customer owns, not
-    /// revoked (subscriptions come from `subscriptions`): a non-renewing subscription bought again is
-    /// entitled by its newest transaction only, as `currentEntitlements` lists it.
+    /// The non-consumables the customer owns (bought and family-shared both) and the latest purchase of
+    /// each non-renewing subscription, not revoked (subscriptions come from `subscriptions`): a
+    /// non-renewing subscription bought again is entitled by its newest transaction only.
     func ownedOneTimeRows() throws -> [Row] {
         try rows("""
-            SELECT \(Self.columns) FROM transactions WHERE id IN (
-                SELECT MAX(id) FROM transactions WHERE product_type IN ('nonConsumable', 'nonRenewing')
-                AND status = 'completed' AND revoked = 0 GROUP BY product_id)
+            SELECT \(Self.columns) FROM transactions WHERE product_type IN ('nonConsumable', 'nonRenewing')
+            AND status = 'completed' AND revoked = 0
+            AND (product_type = 'nonConsumable' OR id IN (SELECT MAX(id) FROM transactions WHERE product_type = 'nonRenewing'
+                                                          AND status = 'completed' AND revoked = 0 GROUP BY product_id))
             ORDER BY id
             """)
     }

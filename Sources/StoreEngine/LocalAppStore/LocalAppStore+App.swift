@@ -59,7 +59,7 @@ extension LocalAppStore {
         case .cancel, .reenable:
             let enabled = action == .reenable
             guard record.willAutoRenew != enabled else { break }
-            record.willAutoRenew = enabled
+            record.setAutoRenew(enabled)
             try save(record, notifying: .autoRenewChanged(enabled: enabled))
         case .switchTo(let productID):
             guard let item = catalog.product(productID), item.subscription?.groupID == groupID else {

@@ -135,6 +135,7 @@ extension LocalAppStore {
     private func endLatestTransaction(of record: SubscriptionRecord, at date: Date) throws {
         guard var row = try ledger.row(record.latestTransactionID), let expires = row.payload.expirationDate, expires > date else { return }
         row.payload.expirationDate = date
+        row.payload.signedDate = now()
         row.jws = asSigned(try sign(row.payload.json))
         try ledger.update(row)
     }
@@ -147,7 +148,10 @@ extension LocalAppStore {
         if currentSettings.billingRetryOnRenewal, record.state == .subscribed {
             record.expirationDate = min(record.expirationDate, now())
             if case .change(let next, _)? = schedule.step(record, period: catalog.product(record.productID)?.subscription?.period, at: now()) {
-                return try save(next, from: old)
+                return try ledger.db.transaction {
+                    try endLatestTransaction(of: next, at: record.expirationDate)
+                    try save(next, from: old)
+                }
             }
         }
         try renewNow(record)

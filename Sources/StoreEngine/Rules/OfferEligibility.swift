@@ -11,7 +11,7 @@ struct OfferEligibility {
     /// *received* one in the group (a lapsed subscriber who never had one is eligible again), and never
     /// while subscribed to the group (they are for new subscribers: StoreKit Testing answers false
     /// for another product of the group, and a crossgrade gets none).
-    var isEligibleForIntroOffer: Bool { !history.contains { ($0.introOfferReceived ?? true) || $0.isActive } }
+    var isEligibleForIntroOffer: Bool { !history.contains { ($0.introOfferReceived ?? true) || (!$0.familyShared && $0.isActive) } }
 
     /// Who the customer is, as offer codes and win-back offers see it.
     var customer: CustomerEligibility {

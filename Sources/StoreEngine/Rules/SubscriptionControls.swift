@@ -24,7 +24,7 @@ enum SubscriptionControls {
             throw TestControlError("auto-renew is already \(enabled ? "on" : "off") for \(record.productID)")
         }
         var record = record
-        record.willAutoRenew = enabled
+        record.setAutoRenew(enabled)
         return record
     }
 

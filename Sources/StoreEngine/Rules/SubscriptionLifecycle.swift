@@ -55,6 +55,13 @@ extension SubscriptionRecord {
         return ended
     }
 
+    /// Turns auto-renew on or off; turned back on after a declined price increase, the increase waits for
+    /// consent again (renewal info must not say it renews while the schedule would expire it).
+    mutating func setAutoRenew(_ enabled: Bool) {
+        willAutoRenew = enabled
+        if enabled, priceIncrease == .declined { priceIncrease = .notYetResponded }
+    }
+
     /// Expires the subscription by hand (a test control): it ends now unless it already has, with
     /// the reason it had, else autoRenewDisabled, and will not renew.
     mutating func expire(at now: Date) {
@@ -64,10 +71,6 @@ extension SubscriptionRecord {
         expirationDate = min(expirationDate, now)
     }
 
-    /// What StoreKit reports of the subscription's renewal: a lapsed or revoked one will not renew
-    /// and has no renewal date, and only a lapsed one shows why it expired and its win-back offers.
-    /// `next` is the auto-renew product's price in the customer's storefront and its eligible
-    /// win-back offers.
     /// What the next renewal charges: a price increase's new price while it is for the product renewed, else the catalog's.
     func renewalPrice(catalog: Int64?) -> Int64? {
         autoRenewProductID == productID && priceIncrease != .declined ? increasedPriceMilliunits ?? catalog : catalog
@@ -82,6 +85,10 @@ extension SubscriptionRecord {
         return (raised + step - 1) / step * step
     }
 
+    /// What StoreKit reports of the subscription's renewal: a lapsed or revoked one will not renew; the
+    /// renewal date is always there (in the past once expired); why it expired shows once lapsed, and a
+    /// billing error while in billing retry; a lapsed one shows its win-back offers. `next` is the
+    /// auto-renew product's price in the customer's storefront and its eligible win-back offers.
     func renewalInfo(next: (priceMilliunits: Int64?, winBackOfferIDs: [String]), currency: String,
                      signedDate: Date, appTransactionID: String) -> RenewalInfoPayload {
         let lapsed = state == .expired

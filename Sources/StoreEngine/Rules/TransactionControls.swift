@@ -23,8 +23,11 @@ struct TransactionControls {
 
     /// The customer asks for a refund of a completed transaction not revoked.
     func refundRequested(_ row: Ledger.Row?) throws -> Ledger.Row {
-        // Asked again after a request, waiting or approved (Xcode's test environment approves at once), is a duplicate.
-        if row?.refundRequest == .pending || row?.refundRequest == .approved { throw StoreFailure.refund(.duplicateRequest) }
+        // Asked again while a request waits, or once one was approved and refunded (Xcode's test environment
+        // approves at once), is a duplicate; after a refund reversed, the customer may ask again.
+        if row?.refundRequest == .pending || (row?.refundRequest == .approved && row?.payload.isRevoked == true) {
+            throw StoreFailure.refund(.duplicateRequest)
+        }
         guard var row, row.status == .completed, !row.payload.isRevoked else { throw StoreFailure.refund(.failed) }
         row.refundRequest = .pending
         return row

@@ -72,10 +72,14 @@ public actor ScriptedSource: TransactionSource, StoreTestControls {
     }
 
     public func currentEntitlements() -> [String] {
-        entries.filter { e in
+        let entitled = entries.filter { e in
             e.status == .completed && !e.payload.isRevoked && e.payload.productType != .consumable
                 && (e.payload.expirationDate.map { $0 > clock } ?? true) && !e.payload.isUpgraded
-        }.compactMap(\.jws)
+        }
+        // A non-renewing subscription is entitled by its latest purchase only.
+        let latestNonRenewing = Dictionary(entitled.filter { $0.payload.productType == .nonRenewing }.map { ($0.payload.productID, $0.id) },
+                                           uniquingKeysWith: max)
+        return entitled.filter { $0.payload.productType != .nonRenewing || latestNonRenewing[$0.payload.productID] == $0.id }.compactMap(\.jws)
     }
 
     public func allTransactions(limit: Int?) -> [String] {

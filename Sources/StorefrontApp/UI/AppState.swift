@@ -111,7 +111,7 @@ struct AppState: Sendable {
     /// Effects the run loop has started and not yet heard back from: it counts them, screens only read it.
     var inFlight = 0
     /// A QA control's change or a confirmed purchase is on its way to the store: further keys wait in
-    /// `waitingKeys` until what it changed is read.
+    /// `waitingKeys` until what it changed is read (`Event.storeSettled`).
     var awaitingStore = false
     var waitingKeys: [Key] = []
     var size = Size(width: 80, height: 24)
@@ -122,6 +122,12 @@ struct AppState: Sendable {
     var layering = Layering()
 
     var top: SheetState? { sheets.last }
+
+    /// The payment sheet is on top, its purchase on the way to the store.
+    var isPurchasing: Bool { if case .payment(let sheet)? = top { sheet.isPurchasing } else { false } }
+
+    /// Nothing in flight and no key waiting for the store: what is on screen is what the store said.
+    var isSettled: Bool { inFlight == 0 && !awaitingStore && waitingKeys.isEmpty }
 
     /// The current screen's filter, the one `/` edits and Esc clears.
     var filter: TextField {

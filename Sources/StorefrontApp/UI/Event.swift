@@ -21,6 +21,8 @@ enum Event: Sendable {
     case finished(CommandOutcome)
     /// An effect that could not be done, and why.
     case failed(String)
+    /// An effect's answer and what it changed have been read: keys typed meanwhile may act on them.
+    case storeSettled
 }
 
 /// What an effect changed in the store: what the run loop reads again, once, after its event.

@@ -11,7 +11,7 @@ func reduce(_ state: inout AppState, _ event: Event) -> [Effect] {
         state.lastKeyTick = state.tick
         // A QA control cycles from the value the store reports: a key pressed before the store
         // answered the last one waits for that answer, or five → would all send the same value.
-        if state.awaitingStore, key != .control("c") { state.waitingKeys.append(key); return [] }
+        if state.awaitingStore || !state.waitingKeys.isEmpty { return hold(key, &state) }
         return handle(key, &state)
     case .resize(let size):
         state.size = size
@@ -43,7 +43,6 @@ func reduce(_ state: inout AppState, _ event: Event) -> [Effect] {
         state.ledger = ledger
         state.isLoadingLedger = false
         clampSelections(&state)
-        if state.inFlight == 0 { return releaseWaitingKeys(&state) }
     case .notifications(let list):
         state.notifications = list
         StoreEventLog.tell(list, &state)
@@ -52,11 +51,34 @@ func reduce(_ state: inout AppState, _ event: Event) -> [Effect] {
         finish(outcome, &state)
     case .failed(let message):
         state.status = "⚠ " + message
+    case .storeSettled:
+        if state.inFlight == 0 { return releaseWaitingKeys(&state) }
     }
     return []
 }
 
-/// The keys that waited for the store, in order, until one of them asks the store again.
+/// A key while the store answers: it waits its turn, in order, but quitting acts at once; a click is
+/// aimed at what is on screen now, and Enter or Esc typed first at the sheet that is purchasing, which
+/// takes no answer (a second Enter on Confirm must not open another payment sheet once it closes).
+private func hold(_ key: Key, _ state: inout AppState) -> [Effect] {
+    if quits(key, state) { return handle(key, &state) }
+    if case .mouse = key { return [] }
+    if state.isPurchasing, state.waitingKeys.isEmpty, key == .enter || key == .escape { return [] }
+    state.waitingKeys.append(key)
+    return []
+}
+
+/// Whether `key` quits here: Ctrl-C anywhere, else the key map's Quit unless a field takes it as text.
+private func quits(_ key: Key, _ state: AppState) -> Bool {
+    if key == .control("c") { return true }
+    var sheet = state.top?.view
+    let typed = if case .character = key { state.isEditingFilter } else { false }
+    let isText = typed || (sheet?.edit(key) ?? false)
+    return !isText && KeyMap.action(for: key, in: state) == .quit
+}
+
+/// The keys that waited for the store, in order, until one of them asks the store again (the rest
+/// wait for that answer to settle in turn).
 private func releaseWaitingKeys(_ state: inout AppState) -> [Effect] {
     state.awaitingStore = false
     while !state.waitingKeys.isEmpty, !state.awaitingStore {

@@ -15,14 +15,17 @@ enum InAppPurchaseKeyCommand {
             throw error
         }
         let keys = await store.inAppPurchaseKeys().values.sorted { $0.keyID < $1.keyID }
+        let catalogs = store.catalog.offerSigningKey?.keyID  // the .storekit file's own, not registered
         await store.shutdown()
         if options.json {
             print(JSONValue.array(keys.map { key in
-                .object([("keyId", .string(key.keyID)), ("issuerId", key.issuerID.map(JSONValue.string) ?? .null)])
+                .object([("keyId", .string(key.keyID)), ("issuerId", key.issuerID.map(JSONValue.string) ?? .null),
+                         ("source", .string(key.keyID == catalogs ? "catalog" : "registered"))])
             }).serialized())
         } else {
             print(keys.isEmpty ? "No In-App Purchase keys registered (storefront iap-key KEY_ID FILE.p8 [--issuer UUID])."
-                  : keys.map { "\($0.keyID)  issuer \($0.issuerID ?? "(any)")" }.joined(separator: "\n"))
+                  : keys.map { $0.keyID == catalogs ? "\($0.keyID)  the catalog's Subscription Offers Key (subscriptionOffersKeyPair)"
+                                                    : "\($0.keyID)  issuer \($0.issuerID ?? "(any)")" }.joined(separator: "\n"))
         }
         return 0
     }

@@ -135,7 +135,7 @@ final class StorefrontLoop<Model: LoopModel> {
         Task.detached {
             let reply = await runner.run(effect)
             sink.yield(.reply(reply.event))  // straight to the loop: the companion hears it there
-            sink.yield(.read(await reader.read(reply.changed)))
+            sink.yield(.read(await reader.read(reply.changed) + [.storeSettled]))
         }
     }
 

@@ -30,7 +30,7 @@ struct PaymentSheet: SheetView, Equatable {
     var planIndex = 0
     /// 0 = Confirm, 1 = Cancel.
     var button = 0
-    /// Confirmed and waiting for the store: further keys are ignored, a spinner shows.
+    /// Confirmed and waiting for the store: a spinner shows; further keys wait for the outcome (see `hold` in Reducer.swift).
     var isPurchasing = false
     /// StoreKit's limit for a consumable's quantity in one purchase, as the payment sheet offers it.
     static let maximumQuantity = 10

@@ -108,8 +108,7 @@ enum StoreMessages {
 
     /// Whether the tester has paused: no key for a second, none waiting for the store, nothing in flight.
     static func isQuiet(_ state: AppState) -> Bool {
-        state.inFlight == 0 && !state.awaitingStore && state.waitingKeys.isEmpty
-            && state.lastKeyTick.map { state.tick - $0 >= quietTicks } ?? true
+        state.isSettled && state.lastKeyTick.map { state.tick - $0 >= quietTicks } ?? true
     }
 
     /// Shows the first message not yet shown this launch, when nothing else is on screen and typing paused.

@@ -83,6 +83,7 @@ enum DemoPlan {
     static func select(_ target: Int, on screen: Screen, _ state: AppState) -> [DemoMove]? {
         var start = state
         start.layering = Layering()
+        (start.awaitingStore, start.waitingKeys) = (false, [])  // the keys are pressed once the store has settled
         var best: [Key]?
         for jump in [[], [Key.home], [Key.end]] {
             for step in [Key.down, .up] {

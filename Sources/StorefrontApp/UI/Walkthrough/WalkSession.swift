@@ -124,7 +124,7 @@ final class WalkSession: LoopCompanion {
 
     /// Until the store has answered what the last key set off (bounded: a demo never hangs).
     private func waitIdle() async {
-        for _ in 0..<200 where latest.inFlight > 0 { await sleep(.milliseconds(50)) }
+        for _ in 0..<200 where !latest.app.isSettled { await sleep(.milliseconds(50)) }
     }
 
     private func play() async {
