@@ -2,6 +2,10 @@
 public enum ProductType: String, CaseIterable, Sendable, Codable {
     case consumable, nonConsumable, autoRenewable, nonRenewing
 
+    /// The most one purchase buys: StoreKit sells up to 10 of a consumable or a non-renewing
+    /// subscription at once (`PurchaseOption.quantity`), and one of anything else.
+    public var maximumQuantity: Int { self == .consumable || self == .nonRenewing ? 10 : 1 }
+
     /// The `type` string Apple puts in signed transactions.
     public var signedName: String {
         switch self {

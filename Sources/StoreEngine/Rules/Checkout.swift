@@ -4,9 +4,7 @@ import StoreCore
 /// How many of a product one purchase buys, and whether the purchase waits before completing.
 enum Checkout {
     /// StoreKit sells up to 10 of a consumable or a non-renewing subscription at once, and one of anything else.
-    static func allowedQuantities(of type: ProductType) -> ClosedRange<Int> {
-        1...(type == .consumable || type == .nonRenewing ? 10 : 1)
-    }
+    static func allowedQuantities(of type: ProductType) -> ClosedRange<Int> { 1...type.maximumQuantity }
 
     /// What a purchase waits for: a parent's approval (Ask to Buy, on for the session, or simulated by
     /// the purchase in the Sandbox, as `simulatesAskToBuyInSandbox` says: Xcode's test environment ignores

@@ -32,8 +32,8 @@ struct PaymentSheet: SheetView, Equatable {
     var button = 0
     /// Confirmed and waiting for the store: a spinner shows; further keys wait for the outcome (see `hold` in Reducer.swift).
     var isPurchasing = false
-    /// StoreKit's limit for a consumable's quantity in one purchase, as the payment sheet offers it.
-    static let maximumQuantity = 10
+    /// StoreKit's limit for a quantity in one purchase (a consumable's, a non-renewing subscription's), as the payment sheet offers it.
+    static let maximumQuantity = ProductType.consumable.maximumQuantity
     /// The customer had the product when they confirmed: the store gives it back at no charge.
     var wasAlreadyPurchased = false
     /// A file holding what the team's server signed for the promotional offer (`s`); nil: the local store signs.
@@ -221,7 +221,7 @@ struct PaymentSheet: SheetView, Equatable {
 
 /// The payment sheet's starting choices: offers the customer may use for this product.
 func draft(for product: Product, _ state: AppState) -> PaymentSheet {
-    var draft = PaymentSheet(productID: product.id, allowsQuantity: product.type == .consumable)
+    var draft = PaymentSheet(productID: product.id, allowsQuantity: product.type.maximumQuantity > 1)
     if let terms = product.subscription {
         let plans = BillingPlanType.allCases.filter { terms.billingPlan($0) != nil }
         draft.plans = plans.isEmpty ? [.upFront] : plans

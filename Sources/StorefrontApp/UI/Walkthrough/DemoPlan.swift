@@ -25,7 +25,7 @@ enum DemoPlan {
                   let row = StoreScreen.products(state).firstIndex(where: { $0.id == id }),
                   let path = select(row, on: .store, state) else { return nil }
             var sheet = draft(for: product, state)
-            guard quantity == 1 || (sheet.allowsQuantity && quantity <= 10) else { return nil }
+            guard quantity == 1 || (sheet.allowsQuantity && quantity <= PaymentSheet.maximumQuantity) else { return nil }
             // `b` steps through the billing plans; the offers are then the plan's own.
             guard let planPresses = sheet.plans.firstIndex(of: plan) else { return nil }
             sheet.choose(plan: planPresses, state)
