@@ -81,6 +81,13 @@ import StorefrontTestSupport
         #expect(state.screen == .history && state.isSettled)
     }
 
+    @Test func thePaymentSheetOffersAQuantityWhereStoreKitSellsMany() async throws {
+        let state = try await fixtureState(purchases: false)
+        func allows(_ id: String) throws -> Bool { draft(for: try #require(state.product(id)), state).allowsQuantity }
+        #expect(try allows("com.lumenquest.coins.100") && allows("com.lumenquest.seasonpass"))
+        #expect(try !allows("com.lumenquest.pro") && !allows("com.lumenquest.pro.yearly"))
+    }
+
     @Test func failedPurchaseShowsTheMessage() async throws {
         var state = try await fixtureState(purchases: false)
         press(&state, .enter, .enter)
