@@ -68,6 +68,15 @@ final class RunningStorefront {
         return drawn
     }
 
+    /// Confirms the first product's payment sheet and waits while it is purchasing (`networkDelay` seconds).
+    func confirmFirstProduct(networkDelay: TimeInterval) async throws {
+        await store.update { $0.networkDelay = networkDelay }
+        terminal.type(.enter)
+        try await waitFor("[ Confirm ]")
+        terminal.type(.enter)
+        try await waitFor("Purchasing")
+    }
+
     /// The cell a label starts at on the screen.
     func position(of label: String) throws -> (x: Int, y: Int) {
         let lines = terminal.text.components(separatedBy: "\n")
@@ -132,11 +141,7 @@ struct RunLoopTests {
     @MainActor
     func keysTypedWhilePurchasingAreKept() async throws {
         let app = try await RunningStorefront()
-        await app.store.update { $0.networkDelay = 0.3 }
-        app.terminal.type(.enter)
-        try await app.waitFor("[ Confirm ]")
-        app.terminal.type(.enter)
-        try await app.waitFor("Purchasing")
+        try await app.confirmFirstProduct(networkDelay: 0.3)
         app.terminal.type(.character("3"))  // History, then down to the first transaction's details
         app.terminal.type(.enter)
         try await app.waitFor("Purchased 100 Coins")
@@ -152,11 +157,7 @@ struct RunLoopTests {
     @MainActor
     func quitActsAtOnceWhilePurchasing() async throws {
         let app = try await RunningStorefront()
-        await app.store.update { $0.networkDelay = 5 }
-        app.terminal.type(.enter)
-        try await app.waitFor("[ Confirm ]")
-        app.terminal.type(.enter)
-        try await app.waitFor("Purchasing")
+        try await app.confirmFirstProduct(networkDelay: 5)
         #expect(await app.quit(with: .character("q")) == 0)
         #expect(app.state.isPurchasing, "the loop ended before the store answered")
     }
@@ -166,11 +167,7 @@ struct RunLoopTests {
     func aSecondEnterOnConfirmIsDropped() async throws {
         let app = try await RunningStorefront()
         // Long enough that the second Enter surely comes while the sheet is purchasing, however loaded the machine.
-        await app.store.update { $0.networkDelay = 1.5 }
-        app.terminal.type(.enter)
-        try await app.waitFor("[ Confirm ]")
-        app.terminal.type(.enter)
-        try await app.waitFor("Purchasing")
+        try await app.confirmFirstProduct(networkDelay: 1.5)
         app.terminal.type(.enter)
         try await app.waitFor("Purchased 100 Coins")
         try await app.waitUntil("the store settled") { app.state.isSettled }
