@@ -111,4 +111,7 @@ public enum SubscriptionState: String, Sendable, CaseIterable {
 
     /// Whether the app should grant access: subscribed or in grace period.
     public var grantsAccess: Bool { self == .subscribed || self == .inGracePeriod }
+
+    /// Whether the App Store is retrying the renewal's payment: in billing retry, its grace period included.
+    public var isInBillingRetry: Bool { self == .inBillingRetryPeriod || self == .inGracePeriod }
 }

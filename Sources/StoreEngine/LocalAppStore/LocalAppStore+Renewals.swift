@@ -203,7 +203,7 @@ extension LocalAppStore {
         guard let record = try ledger.subscriptions().first(where: { $0.originalID == originalTransactionID }) else {
             throw TestControlError("no subscription has original transaction \(originalTransactionID)")
         }
-        guard record.state == .inBillingRetryPeriod || record.state == .inGracePeriod else { return }
+        guard record.state.isInBillingRetry else { return }
         try renewNow(SubscriptionControls.billingIssue(record, productID: record.productID))
     }
 }

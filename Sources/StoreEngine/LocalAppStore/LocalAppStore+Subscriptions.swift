@@ -99,7 +99,6 @@ extension LocalAppStore {
         }
     }
 
-    /// Buying the current plan again calls off a change waiting for the renewal (a downgrade, a crossgrade).
     /// A subscriber's promotional offer on the plan they have: nothing is charged now, and it applies
     /// from the next renewal (renewal info shows it meanwhile), as an active subscriber's offer code does.
     func carryToNextRenewal(_ offer: SubscriptionOffer, of item: CatalogProduct, nonce: String) throws {
@@ -112,6 +111,7 @@ extension LocalAppStore {
         }
     }
 
+    /// Buying the current plan again calls off a change waiting for the renewal (a downgrade, a crossgrade).
     func callOffChange(_ record: SubscriptionRecord, keeping productID: String) throws {
         guard record.autoRenewProductID != productID else { return }
         var record = record

@@ -50,7 +50,7 @@ enum StoreEvent: Equatable {
                                  upgrade: Bool) -> (type: NotificationType, subtype: NotificationSubtype?) {
         guard type == .autoRenewable else { return (.oneTimeCharge, nil) }
         if isRenewal {
-            let recovering = previous == .inBillingRetryPeriod || previous == .inGracePeriod
+            let recovering = previous?.isInBillingRetry == true
             return (.didRenew, recovering ? .billingRecovery : nil)
         }
         let subtype: NotificationSubtype = upgrade ? .upgrade : previous == nil ? .initialBuy : .resubscribe

@@ -27,7 +27,7 @@ public struct StoreMessage: Sendable, Equatable {
         if info.priceIncreaseStatus == .notYetResponded, state.grantsAccess {
             return message(.priceIncreaseConsent, "priceIncrease:\(subscription)")
         }
-        if state == .inBillingRetryPeriod || state == .inGracePeriod {
+        if state.isInBillingRetry {
             return message(.billingIssue, "billingIssue:\(subscription):\(t.transactionID)")
         }
         if state == .expired, let offerID = info.eligibleWinBackOfferIDs.first(where: winBackOfferIDs.contains) {

@@ -60,7 +60,7 @@ enum SubscriptionControls {
 
     /// A billing issue resolves by renewing now, while the subscription is in billing retry or grace.
     static func billingIssue(_ record: SubscriptionRecord, productID: String) throws -> SubscriptionRecord {
-        guard record.state == .inBillingRetryPeriod || record.state == .inGracePeriod else {
+        guard record.state.isInBillingRetry else {
             throw TestControlError("\(productID) is not in billing retry")
         }
         return record

@@ -92,7 +92,7 @@ extension SubscriptionRecord {
     func renewalInfo(next: (priceMilliunits: Int64?, winBackOfferIDs: [String]), currency: String,
                      signedDate: Date, appTransactionID: String) -> RenewalInfoPayload {
         let lapsed = state == .expired
-        let isInBillingRetry = state == .inBillingRetryPeriod || state == .inGracePeriod
+        let isInBillingRetry = state.isInBillingRetry
         var info = RenewalInfoPayload(
             originalTransactionID: originalID, productID: productID, autoRenewProductID: autoRenewProductID,
             willAutoRenew: willAutoRenew && !lapsed && state != .revoked,
