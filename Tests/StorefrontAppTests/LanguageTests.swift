@@ -36,6 +36,16 @@ import StorefrontTestSupport
         }
     }
 
+    @Test("a template's slots are filled once, in any script; a slot with no value and a lone brace stay as written")
+    func templatesFillTheirSlotsOnce() {
+        #expect(StringTable.fill("{price}/月、{length}", ["price": "¥800", "length": "1か月"]) == "¥800/月、1か月")
+        #expect(StringTable.fill("Total: {total}", ["total": "{price}", "price": "$1"]) == "Total: {price}")
+        #expect(StringTable.fill("{missing} é", [:]) == "{missing} é")
+        #expect(StringTable.fill("a { b", ["b": "x"]) == "a { b")
+        #expect(StringTable.fill("no slots", ["a": "b"]) == "no slots")
+        #expect(StringTable.slots("{a} and {b}, {") == ["a", "b"])
+    }
+
     @Test func theTableIsChosenByLanguageScriptAndRegion() {
         let chosen = ["ja_JP": "ja", "ja": "ja", "zh_CN": "zh-Hans", "zh-Hans": "zh-Hans", "zh_SG": "zh-Hans", "zh_TW": "zh-Hant",
                       "zh_HK": "zh-Hant", "zh_MO": "zh-Hant", "zh-Hant": "zh-Hant", "zh-Hant-CN": "zh-Hant", "zh-Hans-HK": "zh-Hans",

@@ -97,8 +97,8 @@ enum KeyMap {
 
     /// True when `action` scrolls the top sheet rather than being the sheet's own.
     static func sheetScrolls(_ action: Action, _ state: AppState) -> Bool {
-        guard let top = state.top, top.maxScroll(state) > 0 else { return false }
-        return !top.view.bindings(state).contains { $0.action == action }
+        guard let top = state.top, !top.view.bindings(state).contains(where: { $0.action == action }) else { return false }
+        return top.maxScroll(state) > 0
     }
 
     private static func sheetScrolling(_ top: SheetState, _ state: AppState) -> [Binding] {
@@ -112,8 +112,14 @@ enum KeyMap {
     static func page(_ state: AppState) -> Int { max(1, (state.size.height - 5) / 2) }
 
     static func action(for key: Key, in state: AppState) -> Action? {
-        bindings(state).first { $0.keys.contains(key) }?.action
+        // Only a scroll key needs to know whether the top sheet scrolls, which lays it out.
+        if !state.layering.drives, let top = state.top, !scrollKeys.contains(key) {
+            return top.view.bindings(state).first { $0.keys.contains(key) }?.action
+        }
+        return bindings(state).first { $0.keys.contains(key) }?.action
     }
+
+    private static let scrollKeys = Set(scroll.flatMap(\.keys))
 
     static func footer(_ state: AppState) -> [KeyHint] {
         bindings(state).filter(\.footer).map { KeyHint($0.name, $0.hint ?? $0.label, pinned: $0.action == .help) }

@@ -24,23 +24,30 @@ struct StringTable: Sendable {
 
     /// The slots a phrase's template names, in order.
     static func slots(_ template: String) -> [String] {
-        var names: [String] = [], name: String?
-        for c in template {
-            if c == "{" { name = "" } else if c == "}", let n = name { names.append(n); name = nil } else if name != nil { name!.append(c) }
-        }
+        var names: [String] = []
+        forEachPiece(of: template) { piece, isSlot in if isSlot { names.append(piece) } }
         return names
     }
 
     /// One pass over the template: a value holding braces is never filled again.
     static func fill(_ template: String, _ values: [String: String]) -> String {
-        var out = "", name: String?
-        for c in template {
-            if c == "{" { name = "" }
-            else if c == "}", let n = name { out += values[n] ?? "{\(n)}"; name = nil }
-            else if name != nil { name!.append(c) }
-            else { out.append(c) }
-        }
+        guard template.utf8.contains(UInt8(ascii: "{")) else { return template }
+        var out = ""
+        forEachPiece(of: template) { piece, isSlot in out += isSlot ? values[piece] ?? "{\(piece)}" : piece }
         return out
+    }
+
+    /// The template's text and slots in order; a `{` without a `}` after it is text. On its UTF-8: a
+    /// frame fills hundreds of these, and walking them by `Character` was most of a key's reduce.
+    private static func forEachPiece(of template: String, _ body: (String, _ isSlot: Bool) -> Void) {
+        let (open, close) = (UInt8(ascii: "{"), UInt8(ascii: "}"))
+        var rest = template.utf8[...]
+        while let start = rest.firstIndex(of: open), let end = rest[start...].firstIndex(of: close) {
+            if start > rest.startIndex { body(String(decoding: rest[..<start], as: UTF8.self), false) }
+            body(String(decoding: rest[rest.index(after: start)..<end], as: UTF8.self), true)
+            rest = rest[rest.index(after: end)...]
+        }
+        if !rest.isEmpty { body(String(decoding: rest, as: UTF8.self), false) }
     }
 }
 
