@@ -68,13 +68,17 @@ final class RunningStorefront {
         return drawn
     }
 
-    /// Confirms the first product's payment sheet and waits while it is purchasing (`networkDelay` seconds).
+    /// Confirms the first product's payment sheet and waits until it has drawn its spinner (it purchases
+    /// for `networkDelay` seconds). Waited for among the frames drawn, not on the screen as polled: under
+    /// load (ThreadSanitizer, both cores busy) the outcome had replaced the spinner before a poll saw it.
     func confirmFirstProduct(networkDelay: TimeInterval) async throws {
         await store.update { $0.networkDelay = networkDelay }
         terminal.type(.enter)
         try await waitFor("[ Confirm ]")
+        var purchasingDrawn = false
+        loop.onFrame = { if $0.text.contains("Purchasing") { purchasingDrawn = true } }
         terminal.type(.enter)
-        try await waitFor("Purchasing")
+        try await waitUntil("a frame with \"Purchasing\" on it, now:\n\(terminal.text)") { purchasingDrawn }
     }
 
     /// The cell a label starts at on the screen.
