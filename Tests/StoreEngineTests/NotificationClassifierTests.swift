@@ -44,11 +44,18 @@ struct NotificationClassifierTests {
         #expect(named(.renewalPreferenceChanged(backToCurrent: true)) == "DID_CHANGE_RENEWAL_PREF")
     }
 
-    @Test("a promotional, win-back or code offer is OFFER_REDEEMED with the purchase's subtype; for the next renewal, none or DOWNGRADE")
+    @Test("an offer that starts a subscription or brings a lapsed one back is SUBSCRIBED: OFFER_REDEEMED is for active subscriptions only")
+    func offerStartingASubscriptionIsSubscribed() {
+        #expect(named(purchase(nil, offer: .promotional)) == "SUBSCRIBED INITIAL_BUY")
+        #expect(named(purchase(nil, offer: .code)) == "SUBSCRIBED INITIAL_BUY")
+        #expect(named(purchase(.expired, offer: .winBack)) == "SUBSCRIBED RESUBSCRIBE")
+        #expect(named(purchase(.expired, offer: .promotional)) == "SUBSCRIBED RESUBSCRIBE")
+    }
+
+    @Test("a subscriber's promotional or code offer is OFFER_REDEEMED: UPGRADE now, none or DOWNGRADE for the next renewal")
     func offerRedeemed() {
-        #expect(named(purchase(nil, offer: .promotional)) == "OFFER_REDEEMED INITIAL_BUY")
-        #expect(named(purchase(.expired, offer: .winBack)) == "OFFER_REDEEMED RESUBSCRIBE")
-        #expect(named(purchase(.expired, offer: .code, upgrade: true)) == "OFFER_REDEEMED UPGRADE")
+        #expect(named(purchase(.subscribed, offer: .code, upgrade: true)) == "OFFER_REDEEMED UPGRADE")
+        #expect(named(purchase(.subscribed, offer: .promotional, upgrade: true)) == "OFFER_REDEEMED UPGRADE")
         #expect(named(.offerRedeemedForNextRenewal(sameProduct: true)) == "OFFER_REDEEMED")
         #expect(named(.offerRedeemedForNextRenewal(sameProduct: false)) == "OFFER_REDEEMED DOWNGRADE")
     }
@@ -72,6 +79,12 @@ struct NotificationClassifierTests {
         #expect(named(.stateChanged(from: .inBillingRetryPeriod, to: .expired, reason: .billingError)) == "EXPIRED BILLING_RETRY")
         #expect(named(.stateChanged(from: .subscribed, to: .expired, reason: .didNotConsentToPriceIncrease)) == "EXPIRED PRICE_INCREASE")
         #expect(named(.stateChanged(from: .subscribed, to: .expired, reason: .productUnavailable)) == "EXPIRED PRODUCT_NOT_FOR_SALE")
+    }
+
+    @Test("an expiry for another reason is EXPIRED with no subtype")
+    func expiredForAnotherReasonHasNoSubtype() {
+        #expect(named(.stateChanged(from: .subscribed, to: .expired, reason: .unknown)) == "EXPIRED")
+        #expect(named(.stateChanged(from: .inGracePeriod, to: .expired, reason: nil)) == "EXPIRED")
     }
 
     @Test("a subscription that was not active makes no notification when it changes state")

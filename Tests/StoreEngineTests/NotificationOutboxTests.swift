@@ -128,7 +128,7 @@ struct NotificationOutboxTests {
         await store.shutdown()
     }
 
-    @Test("a promotional offer bought by a subscriber who lapsed is OFFER_REDEEMED RESUBSCRIBE")
+    @Test("a promotional offer bought by a subscriber who lapsed is SUBSCRIBED RESUBSCRIBE, not OFFER_REDEEMED")
     func promotionalOfferRedeemed() async throws {
         let store = try store()
         try await buy(store, ID.proMonthly)
@@ -136,7 +136,7 @@ struct NotificationOutboxTests {
         let signature = try await store.signPromotionalOffer(productID: ID.proMonthly, offerID: "pro.comeback50")
         let options = PurchaseOptions(promotionalOffer: (id: "pro.comeback50", signature: signature))
         _ = try await store.purchase(ID.proMonthly, options: options, answer: .confirm)
-        #expect(await names(store).last == "OFFER_REDEEMED RESUBSCRIBE")
+        #expect(await names(store).last == "SUBSCRIBED RESUBSCRIBE")
         await store.shutdown()
     }
 
@@ -306,4 +306,81 @@ struct NotificationOutboxTests {
         await a.shutdown()
         await b.shutdown()
     }
+
+    /// A notification's `data`, as the backend decodes it.
+    func data(_ notification: StoreNotification?) throws -> JSONValue? {
+        let signed = try #require(notification).signedPayload
+        return try JSONParser.parse(try #require(Base64URL.decode(String(signed.split(separator: ".")[1]))))["data"]
+    }
+
+    func autoRenewStatus(_ data: JSONValue?) throws -> Int? {
+        let info = try #require(data?["signedRenewalInfo"]?.stringValue)
+        return try JSONParser.parse(try #require(Base64URL.decode(String(info.split(separator: ".")[1]))))["autoRenewStatus"]?.intValue
+    }
+
+    @Test("a refund request on a subscription that renews turns auto-renew off: DID_CHANGE_RENEWAL_STATUS AUTO_RENEW_DISABLED, then CONSUMPTION_REQUEST")
+    func refundRequestTurnsAutoRenewOff() async throws {
+        let store = try store()
+        let bought = try await buy(store, ID.proMonthly)
+        _ = try await store.requestRefund(transactionID: bought, reason: "Other")
+        #expect(await names(store) == ["SUBSCRIBED INITIAL_BUY", "DID_CHANGE_RENEWAL_STATUS AUTO_RENEW_DISABLED", "CONSUMPTION_REQUEST"])
+        let request = try data(await store.notifications().first { $0.type == "CONSUMPTION_REQUEST" })
+        #expect(try autoRenewStatus(request) == 0)
+        await store.shutdown()
+    }
+
+    @Test("buying the plan again after cancelling it turns auto-renew back on: DID_CHANGE_RENEWAL_STATUS AUTO_RENEW_ENABLED, and it renews")
+    func buyingAgainAfterCancellingResumesAutoRenew() async throws {
+        let store = try store()
+        try await buy(store, ID.proMonthly)
+        try await store.setAutoRenew(productID: ID.proMonthly, enabled: false)
+        _ = try await store.purchase(ID.proMonthly, options: PurchaseOptions(), answer: .confirm)
+        try await store.advanceTime(by: Period(1, .month))
+        #expect(await names(store) == ["SUBSCRIBED INITIAL_BUY", "DID_CHANGE_RENEWAL_STATUS AUTO_RENEW_DISABLED",
+                                       "DID_CHANGE_RENEWAL_STATUS AUTO_RENEW_ENABLED", "DID_RENEW"])
+        await store.shutdown()
+    }
+
+    @Test("a promotional offer taken with a downgrade is OFFER_REDEEMED DOWNGRADE, discounts the renewal that makes the change, and uses its nonce")
+    func promotionalOfferWithADowngrade() async throws {
+        let store = try store()
+        try await buy(store, ID.proMonthly)
+        let signature = try await store.signPromotionalOffer(productID: ID.plusMonthly, offerID: "plus.loyalty")
+        let options = PurchaseOptions(promotionalOffer: (id: "plus.loyalty", signature: signature))
+        _ = try await store.purchase(ID.plusMonthly, options: options, answer: .confirm)
+        #expect(await names(store) == ["SUBSCRIBED INITIAL_BUY", "OFFER_REDEEMED DOWNGRADE"])
+        try await store.advanceTime(by: Period(1, .month))
+        let renewal = try #require(await store.ledgerEntries(limit: 1).first?.payload)
+        #expect(renewal.productID == ID.plusMonthly && renewal.offerType == .promotional && renewal.offerID == "plus.loyalty")
+        await #expect(throws: StoreFailure.self, "a used nonce") { _ = try await store.purchase(ID.plusMonthly, options: options, answer: .confirm) }
+        await store.shutdown()
+    }
+
+    @Test("a promotional offer taken with an upgrade uses its nonce")
+    func promotionalOfferWithAnUpgradeUsesItsNonce() async throws {
+        let store = try store()
+        try await buy(store, ID.plusMonthly)
+        let signature = try await store.signPromotionalOffer(productID: ID.proMonthly, offerID: "pro.comeback50")
+        let options = PurchaseOptions(promotionalOffer: (id: "pro.comeback50", signature: signature))
+        _ = try await store.purchase(ID.proMonthly, options: options, answer: .confirm)
+        #expect(await names(store) == ["SUBSCRIBED INITIAL_BUY", "OFFER_REDEEMED UPGRADE"])
+        try await store.expireSubscription(productID: ID.proMonthly)
+        await #expect(throws: StoreFailure.self, "a used nonce") { _ = try await store.purchase(ID.proMonthly, options: options, answer: .confirm) }
+        await store.shutdown()
+    }
+
+    @Test("data.appAppleId is there in Production only: Apple leaves it out in the sandbox", arguments: [StoreEnvironment.sandbox, .production])
+    func appAppleIDInProductionOnly(_ environment: StoreEnvironment) async throws {
+        var catalog = Repo.catalog
+        catalog.settings.networkDelay = 0
+        catalog.settings.environment = environment
+        catalog.app.appAppleID = 1_234_567_890
+        let store = try LocalAppStore(catalog: catalog, stateDirectory: nil, ledger: PostgresTestServer.defaultLedger(for: nil), time: ManualTime())
+        try await buy(store, ID.coins)
+        let data = try data(await store.notifications().first)
+        #expect(data?["appAppleId"]?.intValue == (environment == .production ? 1_234_567_890 : nil))
+        #expect(data?["bundleId"]?.stringValue == catalog.app.bundleID)
+        await store.shutdown()
+    }
+
 }

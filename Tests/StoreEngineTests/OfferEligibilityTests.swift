@@ -163,10 +163,10 @@ struct OfferEligibilityTests {
     func redeemedCodeStartsAtNextRenewal() {
         var code = SubscriptionOffer(id: "Two Months", type: .code, paymentMode: .payAsYouGo, period: Period(1, .month), periodCount: 2,
                                      prices: ["USA": 1.99])
-        #expect(SubscriptionRecord.CarriedOffer(redeemed: code, storefront: "USA")
-                == .init(type: .code, id: "Two Months", period: Period(1, .month), priceMilliunits: 1_990, remainingPeriods: 2))
+        #expect(SubscriptionRecord.CarriedOffer(redeemed: code, for: "pro", storefront: "USA")
+                == .init(type: .code, id: "Two Months", period: Period(1, .month), priceMilliunits: 1_990, remainingPeriods: 2, productID: "pro"))
         code.paymentMode = .freeTrial
-        #expect(SubscriptionRecord.CarriedOffer(redeemed: code, storefront: "USA")
-                == .init(type: .code, id: "Two Months", period: Period(2, .month), priceMilliunits: 0, remainingPeriods: 1))
+        #expect(SubscriptionRecord.CarriedOffer(redeemed: code, for: "pro", storefront: "USA")
+                == .init(type: .code, id: "Two Months", period: Period(2, .month), priceMilliunits: 0, remainingPeriods: 1, productID: "pro"))
     }
 }

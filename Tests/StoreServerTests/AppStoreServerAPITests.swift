@@ -211,7 +211,7 @@ import StorefrontTestSupport
         let unknown = await f.get("/inApps/v1/lookup/\(OrderID.of(transactionID: id + 7))")
         #expect(unknown.status == 200)
         #expect(unknown.json["status"]?.intValue == 1)
-        #expect(unknown.json["signedTransactions"]?.arrayValue?.isEmpty == true)
+        #expect(unknown.json["signedTransactions"] == nil, "Apple: an invalid order's response has no signedTransactions")
         #expect(await f.get("/inApps/v1/lookup/NOT-AN-ORDER").json["status"]?.intValue == 1)
     }
 
@@ -293,15 +293,18 @@ import StorefrontTestSupport
         #expect(await f.put("/inApps/v1/subscriptions/extend/\(monthly)", body).json["effectiveDate"] == first.json["effectiveDate"])
     }
 
-    @Test func notificationHistoryReachesBack180DaysAndNoFurther4000012() async throws {
+    @Test("Get Notification History reaches back 180 days in Production and 30 in the sandbox, and no further (4000012)",
+          arguments: [(StoreEnvironment.production, Int64(180)), (.sandbox, 30)])
+    func notificationHistoryReachesBackAsFarAsAppleKeepsIt(_ environment: StoreEnvironment, _ days: Int64) async throws {
         let f = try APIFixture()
+        await f.store.update { $0.environment = environment }
         let now = Int64(await f.store.now().timeIntervalSince1970 * 1000), day: Int64 = 86_400_000
         func history(from start: Int64) async -> HTTPResponse {
             await f.api.respond(to: HTTPRequest(method: "POST", path: "/inApps/v1/notifications/history",
                                                 body: Data(#"{"startDate":\#(start),"endDate":\#(now)}"#.utf8)))
         }
-        #expect(await history(from: now - 180 * day + 1000).status == 200)
-        #expect(await history(from: now - 181 * day).errorCode == 4_000_012)
+        #expect(await history(from: now - days * day + 1000).status == 200)
+        #expect(await history(from: now - (days + 1) * day).errorCode == 4_000_012)
     }
 
     @Test func aSubscriptionIsExtendedAtMostTwiceAYear() async throws {
@@ -387,6 +390,120 @@ import StorefrontTestSupport
         let now = Int64(await f.store.now().timeIntervalSince1970 * 1000)
         let history = await post(f, "/inApps/v1/notifications/history", #"{"startDate":\#(now - 60_000),"endDate":\#(now + 60_000)}"#)
         #expect(history.json["notificationHistory"]?.arrayValue?.isEmpty == true)
+    }
+
+    @Test("Apple's other notification types and subtypes are filters Get Notification History takes, though none is sent here")
+    func notificationHistoryTakesEveryAppleType() async throws {
+        let f = try APIFixture()
+        let now = Int64(await f.store.now().timeIntervalSince1970 * 1000)
+        for (type, subtype) in [("RENEWAL_EXTENSION", "SUMMARY"), ("EXTERNAL_PURCHASE_TOKEN", "UNREPORTED"), ("METADATA_UPDATE", nil),
+                                ("MIGRATION", nil), ("PRICE_CHANGE", nil), ("RESCIND_CONSENT", nil), ("RENEWAL_EXTENSION", "FAILURE")] {
+            let filter = #""notificationType":"\#(type)""# + (subtype.map { #","notificationSubtype":"\#($0)""# } ?? "")
+            let response = await post(f, "/inApps/v1/notifications/history", #"{"startDate":\#(now - 60_000),"endDate":\#(now),\#(filter)}"#)
+            #expect(response.status == 200, "\(type) \(subtype ?? ""): \(response.errorCode ?? 0)")
+        }
+        #expect(await post(f, "/inApps/v1/notifications/history", #"{"startDate":\#(now - 60_000),"endDate":\#(now),"notificationType":"NOPE"}"#)
+            .errorCode == 4_000_018)
+    }
+
+    @Test("a transaction ID limits Get Notification History to the customer's notifications: no TEST")
+    func notificationHistoryOfOneCustomerLeavesTestOut() async throws {
+        let f = try APIFixture()
+        await f.store.update { $0.notificationURL = "http://127.0.0.1:9/notify" }
+        let coins = try await f.buy(ID.coins)
+        _ = try await f.store.requestTestNotification()
+        let now = Int64(await f.store.now().timeIntervalSince1970 * 1000)
+        func types(_ filter: String) async throws -> [String] {
+            let history = await post(f, "/inApps/v1/notifications/history", #"{"startDate":\#(now - 60_000),"endDate":\#(now + 1)\#(filter)}"#)
+            return try (history.json["notificationHistory"]?.arrayValue ?? []).map {
+                try f.payload(try #require($0["signedPayload"]?.stringValue))["notificationType"]?.stringValue ?? "?"
+            }
+        }
+        #expect(try await types("") == ["ONE_TIME_CHARGE", "TEST"])
+        #expect(try await types(#","transactionId":"\#(coins)""#) == ["ONE_TIME_CHARGE"])
+    }
+
+    @Test("the app transaction's ID is refused where an in-app purchase's is wanted: 4000048")
+    func appTransactionIDIsNotAnInAppPurchase() async throws {
+        let f = try APIFixture()
+        try await f.buy(ID.coins)
+        let app = await f.store.appTransactionID
+        #expect(await f.get("/inApps/v1/transactions/\(app)").errorCode == 4_000_048)
+        #expect(await post(f, "/inApps/v1/transactions/\(app)/finish", "").errorCode == 4_000_048)
+        #expect(await f.put("/inApps/v1/transactions/\(app)/appAccountToken", #"{"appAccountToken":"\#(UUID())"}"#).errorCode == 4_000_048)
+        let consumption = #"{"customerConsented":true,"sampleContentProvided":false,"deliveryStatus":"DELIVERED"}"#
+        #expect(await f.put("/inApps/v2/transactions/consumption/\(app)", consumption).errorCode == 4_000_048)
+        #expect(await f.get("/inApps/v2/history/\(app)").status == 200, "history takes any of the customer's transaction IDs")
+    }
+
+    @Test("Set App Account Token answers Apple's codes: 4000006 for an ID that is not one, 404 4040005 for one not found")
+    func setAppAccountTokenErrorCodes() async throws {
+        let f = try APIFixture()
+        let body = #"{"appAccountToken":"\#(UUID())"}"#
+        #expect(await f.put("/inApps/v1/transactions/abc/appAccountToken", body).errorCode == 4_000_006)
+        let missing = await f.put("/inApps/v1/transactions/2000000999/appAccountToken", body)
+        #expect(missing.status == 404 && missing.errorCode == 4_040_005)
+    }
+
+    @Test("Send Consumption Information v1 takes a consumable or an auto-renewable subscription only: 4000047")
+    func consumptionV1RefusesOtherTypes() async throws {
+        let f = try APIFixture()
+        let removeAds = try await f.buy(ID.removeAds), coins = try await f.buy(ID.coins)
+        let body = #"{"customerConsented":true,"sampleContentProvided":false,"consumptionStatus":1,"platform":1,"deliveryStatus":0,"#
+            + #""accountTenure":1,"playTime":1,"lifetimeDollarsRefunded":0,"lifetimeDollarsPurchased":1,"userStatus":1,"appAccountToken":""}"#
+        #expect(await f.put("/inApps/v1/transactions/consumption/\(removeAds)", body).errorCode == 4_000_047)
+        #expect(await f.put("/inApps/v1/transactions/consumption/\(coins)", body).status == 202)
+    }
+
+    @Test("a subscription in its free trial, in billing retry or in a grace period gets no renewal-date extension: 403 4030004")
+    func extensionIneligibleStates() async throws {
+        let f = try APIFixture()
+        let trial = try await f.buy(ID.plusMonthly)  // a week's free trial
+        let body = #"{"extendByDays":3,"extendReasonCode":1,"requestIdentifier":"t"}"#
+        let inTrial = await f.put("/inApps/v1/subscriptions/extend/\(trial)", body)
+        #expect(inTrial.status == 403 && inTrial.errorCode == 4_030_004)
+        try await f.store.advanceTime(by: Period(8, .day))
+        #expect(await f.put("/inApps/v1/subscriptions/extend/\(trial)", #"{"extendByDays":3,"extendReasonCode":1,"requestIdentifier":"paid"}"#).status == 200)
+        for grace in [true, false] {
+            await f.store.update { $0.billingRetryOnRenewal = true; $0.gracePeriod = grace }
+            try await f.store.advanceTime(by: Period(40, .day))  // past the renewal, extended or not: it fails
+            let trouble = await f.put("/inApps/v1/subscriptions/extend/\(trial)", #"{"extendByDays":3,"extendReasonCode":1,"requestIdentifier":"g\#(grace)"}"#)
+            #expect(trouble.errorCode == 4_030_004, "grace period: \(grace)")
+            try await f.store.resolveBillingIssue(productID: ID.plusMonthly)
+        }
+    }
+
+    @Test("the mass extension and its status take a UUID as the request identifier: 4000011")
+    func massExtensionRequestIdentifierIsAUUID() async throws {
+        let f = try APIFixture()
+        try await f.buy(ID.proMonthly)
+        let body = #"{"extendByDays":3,"extendReasonCode":1,"requestIdentifier":"mass-1","productId":"\#(ID.proMonthly)"}"#
+        #expect(await post(f, "/inApps/v1/subscriptions/extend/mass", body).errorCode == 4_000_011)
+        #expect(await f.get("/inApps/v1/subscriptions/extend/mass/\(ID.proMonthly)/mass-1").errorCode == 4_000_011)
+        let id = UUID().uuidString.lowercased()
+        #expect(await post(f, "/inApps/v1/subscriptions/extend/mass", body.replacingOccurrences(of: "mass-1", with: id)).status == 200)
+        #expect(await f.get("/inApps/v1/subscriptions/extend/mass/\(ID.proMonthly)/\(id)").status == 200)
+    }
+
+    @Test("a mass extension ends with RENEWAL_EXTENSION SUMMARY, whose summary counts what succeeded and failed; each failure is RENEWAL_EXTENSION FAILURE")
+    func massExtensionSummaryNotification() async throws {
+        let f = try APIFixture()
+        let monthly = try await f.buy(ID.proMonthly)
+        for n in 1...2 {  // at most twice a year: the mass extension fails for it
+            #expect(await f.put("/inApps/v1/subscriptions/extend/\(monthly)", #"{"extendByDays":1,"extendReasonCode":0,"requestIdentifier":"r\#(n)"}"#).status == 200)
+        }
+        let id = UUID().uuidString.lowercased()
+        let body = #"{"extendByDays":3,"extendReasonCode":1,"requestIdentifier":"\#(id)","productId":"\#(ID.proMonthly)","storefrontCountryCodes":["USA"]}"#
+        #expect(await post(f, "/inApps/v1/subscriptions/extend/mass", body).status == 200)
+        let notices = await f.store.notifications().suffix(2)
+        #expect(notices.map { [$0.type, $0.subtype ?? ""].joined(separator: " ") } == ["RENEWAL_EXTENSION FAILURE", "RENEWAL_EXTENSION SUMMARY"])
+        let signed = try f.payload(try #require(notices.last?.signedPayload))
+        #expect(signed["data"] == nil)
+        let summary = try #require(signed["summary"])
+        #expect(summary["requestIdentifier"]?.stringValue == id && summary["productId"]?.stringValue == ID.proMonthly)
+        #expect(summary["succeededCount"]?.intValue == 0 && summary["failedCount"]?.intValue == 1)
+        #expect(summary["storefrontCountryCodes"] == ["USA"] && summary["bundleId"]?.stringValue == Repo.catalog.app.bundleID)
+        #expect(try f.payload(try #require(notices.first?.signedPayload))["data"]?["signedTransactionInfo"] != nil)
     }
 
     @Test func extendingARenewalDateNotifiesRenewalExtended() async throws {

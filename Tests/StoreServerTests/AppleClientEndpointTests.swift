@@ -193,18 +193,21 @@ struct AppleClientEndpointTests {
         await b.close()
     }
 
+    /// Apple: the mass extension's request identifier is a UUID.
+    static let massRequest1 = "6e8d2f4a-1c3b-4d5e-8f90-a1b2c3d4e5f1", massRequest2 = "6e8d2f4a-1c3b-4d5e-8f90-a1b2c3d4e5f2"
+
     @Test func extendRenewalDateForAllActiveSubscribers() async throws {
         let b = try await Backend.open()
         _ = try await b.buy(ID.proMonthly)
         let request: [String: Any] = ["@model": "MassExtendRenewalDateRequest", "extendByDays": 5, "extendReasonCode": 2,
-                                      "requestIdentifier": "mass-1", "productId": ID.proMonthly]
+                                      "requestIdentifier": Self.massRequest1, "productId": ID.proMonthly]
         var unknown = request
         unknown["productId"] = "com.lumenquest.nothing"
         let r = try await b.run([("extend_renewal_date_for_all_active_subscribers", ["mass_extend_renewal_date_request": request]),
                                  ("extend_renewal_date_for_all_active_subscribers", ["mass_extend_renewal_date_request": unknown])])
-        #expect(b.ok(r[0])["requestIdentifier"] as? String == "mass-1")
+        #expect(b.ok(r[0])["requestIdentifier"] as? String == Self.massRequest1)
         b.expectError(r[1], 400, 4_000_023)
-        #expect(await b.store.notifications().last?.type == "RENEWAL_EXTENDED")
+        #expect(await b.store.notifications().suffix(2).map { [$0.type, $0.subtype].compactMap { $0 } } == [["RENEWAL_EXTENDED"], ["RENEWAL_EXTENSION", "SUMMARY"]])
         await b.close()
     }
 
@@ -212,10 +215,10 @@ struct AppleClientEndpointTests {
         let b = try await Backend.open()
         _ = try await b.buy(ID.proMonthly)
         let request: [String: Any] = ["@model": "MassExtendRenewalDateRequest", "extendByDays": 5, "extendReasonCode": 2,
-                                      "requestIdentifier": "mass-2", "productId": ID.proMonthly]
+                                      "requestIdentifier": Self.massRequest2, "productId": ID.proMonthly]
         let r = try await b.run([("extend_renewal_date_for_all_active_subscribers", ["mass_extend_renewal_date_request": request]),
-                                 ("get_status_of_subscription_renewal_date_extensions", ["request_identifier": "mass-2", "product_id": ID.proMonthly]),
-                                 ("get_status_of_subscription_renewal_date_extensions", ["request_identifier": "mass-9", "product_id": ID.proMonthly])])
+                                 ("get_status_of_subscription_renewal_date_extensions", ["request_identifier": Self.massRequest2, "product_id": ID.proMonthly]),
+                                 ("get_status_of_subscription_renewal_date_extensions", ["request_identifier": "9f0c1a3e-0000-4000-8000-000000000009", "product_id": ID.proMonthly])])
         _ = b.ok(r[0])
         let status = b.ok(r[1])
         #expect(status["complete"] as? Bool == true && status["succeededCount"] as? Int == 1 && status["failedCount"] as? Int == 0)

@@ -328,6 +328,7 @@ struct Echo: Codable, Equatable {
     @Test func connectionsOverThePerIPLimitGet429AndTheRestAreServed() async throws {
         var limits = HTTPServer.Limits()
         limits.maximumConnectionsPerIP = 2
+        let before = Int64(Date().timeIntervalSince1970 * 1000)
         try await Self.withServer(limits: limits) { server in
             let answers = try await offPool {
                 let held = try (0..<2).map { _ in try RawClient(port: server.port) }
@@ -346,6 +347,10 @@ struct Echo: Codable, Equatable {
             }
             #expect(answers.map(\.statusCode) == [200, 200, 429, 200])
             #expect(answers[2].body.contains(#""errorCode":4290000"#))
+            // Apple's 429 says when to try again: retry-after, "a UNIX time, in milliseconds".
+            let retryAfter = answers[2].components(separatedBy: "\r\n").first { $0.lowercased().hasPrefix("retry-after:") }
+            let at = retryAfter.flatMap { Int64($0.dropFirst("retry-after:".count).trimmingCharacters(in: .whitespaces)) }
+            #expect(at.map { $0 >= before + 1000 && $0 < before + 3_600_000 } == true, "\(retryAfter ?? "no retry-after")")
         }
     }
 

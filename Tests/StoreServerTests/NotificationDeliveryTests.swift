@@ -126,6 +126,9 @@ struct NotificationDeliveryTests {
             ("SUBSCRIBED INITIAL_BUY", { try await buy(store, plus) }),  // a week's free trial
             ("DID_RENEW", { try await store.advanceTime(by: Period(8, .day)) }),
             ("DID_RENEW", { try await store.advanceTime(by: Period(1, .month)) }),
+            ("RENEWAL_EXTENDED, RENEWAL_EXTENSION SUMMARY", {
+                _ = try await store.extendRenewalDates(productID: plus, days: 1, reasonCode: 1, requestID: UUID().uuidString, storefronts: ["USA"])
+            }),
             ("DID_FAIL_TO_RENEW GRACE_PERIOD", {
                 await store.update { $0.billingRetryOnRenewal = true; $0.gracePeriod = true }
                 try await store.advanceTime(by: Period(1, .month))
@@ -154,7 +157,7 @@ struct NotificationDeliveryTests {
             await dispatcher.drain()
         }
         let received = receiver.signedPayloads
-        #expect(received.map(notificationName) == steps.map(\.0))
+        #expect(received.map(notificationName) == steps.flatMap { $0.0.components(separatedBy: ", ") })
         #expect(receiver.requests.allSatisfy { $0.contentType == "application/json" && $0.path == "/appstore/notifications" })
         let notifications = await store.notifications()
         #expect(notifications.allSatisfy { $0.delivery == .delivered && $0.attempts.map(\.result) == ["SUCCESS"] })

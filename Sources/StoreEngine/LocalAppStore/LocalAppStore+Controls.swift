@@ -10,7 +10,13 @@ extension LocalAppStore {
         let row = try controls.refundRequested(ledger.row(transactionID))
         try ledger.db.transaction {
             try ledger.update(row)
-            try enqueueNotification(.refundRequested(row.payload.productType), transaction: row.payload, record: subscription(of: row),
+            var record = try subscription(of: row)
+            // Apple: the App Store "turned off subscription auto-renewal after the customer requested a refund".
+            if let active = record, active.isActive, active.willAutoRenew {
+                record?.setAutoRenew(false)
+                try save(record!, notifying: .autoRenewChanged(enabled: false))
+            }
+            try enqueueNotification(.refundRequested(row.payload.productType), transaction: row.payload, record: record,
                                     data: ["consumptionRequestReason": .string(ConsumptionRequestReason(customerReason: reason).rawValue)])
         }
         if currentSettings.autoApproveRefunds { try decideRefundRequest(transactionID: transactionID, approve: true) }

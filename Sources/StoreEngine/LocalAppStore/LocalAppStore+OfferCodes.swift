@@ -23,7 +23,7 @@ extension LocalAppStore {
             }
             // Else nothing is charged or delivered now: the subscription renews to the code's product, with its offer.
             var record = change.current
-            record.offer = SubscriptionRecord.CarriedOffer(redeemed: redemption.offer, storefront: currentStorefront.code)
+            record.offer = SubscriptionRecord.CarriedOffer(redeemed: redemption.offer, for: item.id, storefront: currentStorefront.code)
             record.autoRenewProductID = item.id
             record.willAutoRenew = true
             try ledger.db.transaction {

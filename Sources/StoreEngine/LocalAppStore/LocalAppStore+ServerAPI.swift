@@ -116,7 +116,10 @@ extension LocalAppStore {
             throw RenewalExtensionFailure.notFound
         }
         guard !record.familyShared else { throw RenewalExtensionFailure.familyShared }
-        guard record.isActive, var latest = try ledger.row(record.latestTransactionID), let expiration = latest.payload.expirationDate else {
+        // Apple: not eligible are subscriptions "in a free offer period", in billing retry, in a grace period
+        // (its expiration date is past), and expired ones.
+        guard record.state == .subscribed, var latest = try ledger.row(record.latestTransactionID), let expiration = latest.payload.expirationDate,
+              latest.payload.offerPaymentMode != .freeTrial else {
             throw RenewalExtensionFailure.ineligible
         }
         let yearAgo = now().addingTimeInterval(-365 * 86_400)

@@ -55,7 +55,8 @@ extension LocalAppStore {
 
     /// Extend Subscription Renewal Dates for All Active Subscribers: each active subscription to
     /// `productID` bought in one of `storefronts` (all when nil) is extended as one extension would be
-    /// (and notified, RENEWAL_EXTENDED); one that may not be counts as failed. Complete at once.
+    /// (and notified, RENEWAL_EXTENDED); one that may not be counts as failed (RENEWAL_EXTENSION
+    /// FAILURE). Complete at once, told by RENEWAL_EXTENSION SUMMARY, as Apple tells it when done.
     public func extendRenewalDates(productID: String, days: Int, reasonCode: Int, requestID: String,
                                    storefronts: Set<String>?) throws -> (succeeded: Int, failed: Int) {
         catchUp()
@@ -68,8 +69,13 @@ extension LocalAppStore {
                 succeeded += 1
             } catch is RenewalExtensionFailure {
                 failed += 1
+                try ledger.db.transaction { try enqueueNotification(.renewalExtensionFailed, record: record) }
             }
         }
+        var summary: [(key: String, value: JSONValue)] = [("requestIdentifier", .string(requestID)), ("productId", .string(productID))]
+        if let storefronts { summary.append(("storefrontCountryCodes", .array(storefronts.sorted().map { .string($0) }))) }
+        summary += [("succeededCount", .number(String(succeeded))), ("failedCount", .number(String(failed)))]
+        try ledger.db.transaction { try enqueueNotification(.renewalExtensionSummary, data: .object(summary)) }
         return (succeeded, failed)
     }
 }

@@ -83,9 +83,13 @@ extension LocalAppStore {
         case .atRenewal:
             record.autoRenewProductID = item.id
             record.willAutoRenew = true
-            record.offer = nil  // an offer not yet used was for the old plan
+            // A (promotional) offer taken with the change discounts the renewal that makes it, and Apple calls that
+            // OFFER_REDEEMED DOWNGRADE; an offer not yet used was for the old plan.
+            record.offer = offer.map { SubscriptionRecord.CarriedOffer(redeemed: $0, for: item.id, storefront: currentStorefront.code) }
+            let event: StoreEvent = offer == nil ? .renewalPreferenceChanged(backToCurrent: item.id == record.productID)
+                : .offerRedeemedForNextRenewal(sameProduct: item.id == record.productID)
             try ledger.db.transaction {
-                try save(record, notifying: .renewalPreferenceChanged(backToCurrent: item.id == record.productID))
+                try save(record, notifying: event)
                 if let pending { try ledger.delete(pending) }
             }
             guard let jws = try ledger.jws(record.latestTransactionID) else { throw StoreFailure.storeKit(.unknown) }
@@ -103,7 +107,7 @@ extension LocalAppStore {
     /// from the next renewal (renewal info shows it meanwhile), as an active subscriber's offer code does.
     func carryToNextRenewal(_ offer: SubscriptionOffer, of item: CatalogProduct, nonce: String) throws {
         guard var record = try planChange(to: item)?.current else { return }
-        record.offer = SubscriptionRecord.CarriedOffer(redeemed: offer, storefront: currentStorefront.code)
+        record.offer = SubscriptionRecord.CarriedOffer(redeemed: offer, for: item.id, storefront: currentStorefront.code)
         record.willAutoRenew = true
         try ledger.db.transaction {
             try save(record, notifying: .offerRedeemedForNextRenewal(sameProduct: true))
@@ -116,6 +120,7 @@ extension LocalAppStore {
         guard record.autoRenewProductID != productID else { return }
         var record = record
         record.autoRenewProductID = productID
+        if let offer = record.offer, let other = offer.productID, other != productID { record.offer = nil }  // it was for the change
         try save(record, notifying: .renewalPreferenceChanged(backToCurrent: true))
     }
 

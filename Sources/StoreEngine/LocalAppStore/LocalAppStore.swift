@@ -103,7 +103,7 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
     public nonisolated var certificate: Certificate { identity.certificate }
 
     /// The app's install, as `AppTransaction` identifies it.
-    var appTransactionID: String { terms.appTransactionID }
+    public var appTransactionID: String { terms.appTransactionID }
 
     // MARK: Clock
 
@@ -172,7 +172,12 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
         // Buying what the customer already has gets it again for free: the existing transaction, no charge, no new row.
         if let owned = try alreadyPurchased(item) {
             guard answer == .confirm else { return .userCancelled }
-            if item.type == .autoRenewable, let current = try planChange(to: item)?.current {
+            if item.type == .autoRenewable, var current = try planChange(to: item)?.current {
+                // Apple: a customer who "subscribes again after canceling a subscription" re-enables auto-renew.
+                if !current.willAutoRenew {
+                    current.setAutoRenew(true)
+                    try save(current, notifying: .autoRenewChanged(enabled: true))
+                }
                 try callOffChange(current, keeping: item.id)
                 if let offer, offer.type == .promotional, let nonce = promotion?.nonce { try carryToNextRenewal(offer, of: item, nonce: nonce) }
             }
@@ -188,7 +193,12 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
                                    + "not at a date given: turn those off for it")
         }
         // A plan change asks for approval too; it takes effect when it completes (see `complete`).
-        if let change, pending == nil { return try applyChange(change, to: item, options: options, offer: offer) }
+        let nonces = [promotion?.nonce, eligibility?.nonce].compactMap { $0 }  // used once the offer is taken
+        if let change, pending == nil {
+            let outcome = try applyChange(change, to: item, options: options, offer: offer)
+            for nonce in nonces { _ = try ledger.useNonce(nonce) }
+            return outcome
+        }
         let payload = try newPayload(item, price: price, options: options, offer: offer)
         if let pending {
             try commit(payload, kind: .silent, status: pending)
@@ -203,7 +213,7 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
             return .success(jws: present(owned))
         }
         guard let jws = committed else { throw StoreFailure.storeKit(.unknown) }
-        for nonce in [promotion?.nonce, eligibility?.nonce].compactMap({ $0 }) { _ = try ledger.useNonce(nonce) }
+        for nonce in nonces { _ = try ledger.useNonce(nonce) }
         return .success(jws: present(jws))
     }
 

@@ -126,9 +126,15 @@ extension LocalAppStore {
     func signedPayload(_ row: Ledger.OutboxRow) throws -> (jws: String, uuid: String) {
         if let signed = row.signed, let uuid = row.uuid { return (signed, uuid) }
         let uuid = UUID().uuidString.lowercased()
+        // A mass extension's SUMMARY carries `summary` in place of `data`: the request's outcome, no app version or transaction.
+        let isSummary = row.type == NotificationType.renewalExtension.rawValue && row.subtype == NotificationSubtype.summary.rawValue
         var data: [(key: String, value: JSONValue)] = [(key: "environment", value: .string(row.environment))]
-        if let appAppleID = catalog.app.appAppleID { data.append((key: "appAppleId", value: .number(String(appAppleID)))) }
-        data += [(key: "bundleId", value: .string(catalog.app.bundleID)), (key: "bundleVersion", value: .string(catalog.app.appVersion))]
+        // Apple: appAppleId "isn't present in the sandbox environment".
+        if let appAppleID = catalog.app.appAppleID, row.environment == StoreEnvironment.production.rawValue {
+            data.append((key: "appAppleId", value: .number(String(appAppleID))))
+        }
+        data.append((key: "bundleId", value: .string(catalog.app.bundleID)))
+        if !isSummary { data.append((key: "bundleVersion", value: .string(catalog.app.appVersion))) }
         if let payload = row.transactionPayload {
             data.append((key: "signedTransactionInfo", value: .string(try identity.signer.sign(payload: Data(payload.utf8)))))
         }
@@ -139,7 +145,7 @@ extension LocalAppStore {
         if case .object(let fields)? = row.data.flatMap({ try? JSONParser.parse($0) }) { data += fields }
         var body: [(key: String, value: JSONValue)] = [(key: "notificationType", value: .string(row.type))]
         if let subtype = row.subtype { body.append((key: "subtype", value: .string(subtype))) }
-        body += [(key: "notificationUUID", value: .string(uuid)), (key: "data", value: .object(data)),
+        body += [(key: "notificationUUID", value: .string(uuid)), (key: isSummary ? "summary" : "data", value: .object(data)),
                  (key: "version", value: "2.0"), (key: "signedDate", value: .number(String(Ledger.ms(row.created))))]
         let signed = try sign(.object(body))
         // A write that changes nothing an app reads: described, so that the app's next refresh after it

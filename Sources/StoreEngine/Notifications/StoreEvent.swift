@@ -18,6 +18,8 @@ enum StoreEvent: Equatable {
     case refundRequested(ProductType)
     case refunded, refundDeclined, refundReversed, familySharingRevoked
     case renewalExtended, test
+    /// A mass renewal-date extension: done for all (its `summary`), or failed for one subscription.
+    case renewalExtensionSummary, renewalExtensionFailed
 
     var notification: (type: NotificationType, subtype: NotificationSubtype?)? {
         switch self {
@@ -42,6 +44,8 @@ enum StoreEvent: Equatable {
         case .refundReversed: (.refundReversed, nil)
         case .familySharingRevoked: (.revoke, nil)
         case .renewalExtended: (.renewalExtended, nil)
+        case .renewalExtensionSummary: (.renewalExtension, .summary)
+        case .renewalExtensionFailed: (.renewalExtension, .failure)
         case .test: (.test, nil)
         }
     }
@@ -53,11 +57,14 @@ enum StoreEvent: Equatable {
             let recovering = previous?.isInBillingRetry == true
             return (.didRenew, recovering ? .billingRecovery : nil)
         }
-        let subtype: NotificationSubtype = upgrade ? .upgrade : previous == nil ? .initialBuy : .resubscribe
-        // Promotional, win-back and offer-code offers are redeemed offers; an introductory offer is a subscription.
-        let redeemed = offer.map { $0 != .introductory } ?? false
-        if redeemed { return (.offerRedeemed, subtype) }
-        return upgrade ? (.didChangeRenewalPref, .upgrade) : (.subscribed, subtype)
+        if upgrade {
+            // A promotional or offer-code offer taken with the upgrade is a redeemed offer.
+            let redeemed = offer.map { $0 != .introductory } ?? false
+            return (redeemed ? .offerRedeemed : .didChangeRenewalPref, .upgrade)
+        }
+        // Whatever the offer: Apple sends OFFER_REDEEMED for an active subscription only (since January 2024), and
+        // "redeems an offer code to subscribe for the first time" or after the subscription expired is SUBSCRIBED.
+        return (.subscribed, previous == nil ? .initialBuy : .resubscribe)
     }
 
     private static func classify(from: SubscriptionState, to: SubscriptionState,
@@ -67,18 +74,19 @@ enum StoreEvent: Equatable {
         case (.subscribed, .inBillingRetryPeriod): (.didFailToRenew, nil)
         case (.inGracePeriod, .inBillingRetryPeriod): (.gracePeriodExpired, nil)
         case (.subscribed, .expired), (.inGracePeriod, .expired), (.inBillingRetryPeriod, .expired):
-            (.expired, reason.map(expiredSubtype) ?? .voluntary)
+            (.expired, reason.flatMap(expiredSubtype))
         default: nil
         }
     }
 
-    private static func expiredSubtype(_ reason: RenewalInfoPayload.ExpirationReason) -> NotificationSubtype {
+    /// Apple: "A notification without a subtype indicates that the subscription expired for some other reason."
+    private static func expiredSubtype(_ reason: RenewalInfoPayload.ExpirationReason) -> NotificationSubtype? {
         switch reason {
         case .autoRenewDisabled: .voluntary
         case .billingError: .billingRetry
         case .didNotConsentToPriceIncrease: .priceIncrease
         case .productUnavailable: .productNotForSale
-        default: .voluntary
+        default: nil
         }
     }
 }

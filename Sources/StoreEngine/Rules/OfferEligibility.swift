@@ -97,12 +97,13 @@ extension SubscriptionRecord.CarriedOffer {
                   priceMilliunits: payload.priceMilliunits / Int64(max(payload.quantity, 1)), remainingPeriods: offer.periodCount - 1)
     }
 
-    /// An offer code a subscriber redeems: it discounts the renewals from the next one on, each
-    /// discounted period of pay as you go, or the whole offer at once (a free trial, pay up front).
-    init(redeemed offer: SubscriptionOffer, storefront: String) {
+    /// An offer a subscriber redeems (a code, a promotional offer) for `productID`: it discounts the
+    /// renewals to it from the next one on, each discounted period of pay as you go, or the whole
+    /// offer at once (a free trial, pay up front).
+    init(redeemed offer: SubscriptionOffer, for productID: String, storefront: String) {
         let payAsYouGo = offer.paymentMode == .payAsYouGo
         self.init(type: offer.type, id: offer.id, period: offer.firstPeriod,
                   priceMilliunits: LocalAppStore.milliunits(offer.charge(in: storefront)),
-                  remainingPeriods: payAsYouGo ? offer.periodCount : 1)
+                  remainingPeriods: payAsYouGo ? offer.periodCount : 1, productID: productID)
     }
 }

@@ -96,11 +96,12 @@ struct RenewalSchedule: Equatable {
 
     /// A renewal at `date` to `productID` (whose period is `period`): it ends on the anniversary
     /// day (see `Period.advance(_:anchorDay:)`), and a carried offer discounts it, for its own
-    /// period, while periods of it are left, unless the renewal changes product (an offer code
-    /// redeemed by a subscriber is for the product it renews to).
+    /// period, while periods of it are left, when it is for that product (an offer a subscriber
+    /// redeemed is for the product it renews to; an offer code kept before offers named theirs, too).
     func renewal(of record: SubscriptionRecord, to productID: String, period: Period, at date: Date) -> Renewal {
         let anchorDay = Period.anchorDay(record.anchorDay, at: date)
-        guard let discount = record.offer, discount.remainingPeriods > 0, productID == record.productID || discount.type == .code else {
+        guard let discount = record.offer, discount.remainingPeriods > 0,
+              productID == (discount.productID ?? record.productID) || discount.type == .code else {
             return Renewal(expirationDate: end(of: period, from: date, anchorDay: anchorDay), anchorDay: anchorDay)
         }
         var left = discount

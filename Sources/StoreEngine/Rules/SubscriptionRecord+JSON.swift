@@ -26,6 +26,7 @@ extension SubscriptionRecord {
             if let id = offer.id { o.append(("id", .string(id))) }
             o += [("period", .string(offer.period.iso)), ("priceMilliunits", number(offer.priceMilliunits)),
                   ("remainingPeriods", number(offer.remainingPeriods))]
+            if let productID = offer.productID { o.append(("productID", .string(productID))) }
             m.append(("offer", .object(o)))
         }
         if let billingPlan { m.append(("billingPlan", .string(billingPlan.rawValue))) }
@@ -63,7 +64,8 @@ extension SubscriptionRecord {
             return CarriedOffer(type: try o.required("type", RecordFields.raw(OfferType.init(rawValue:))), id: try o.optional("id", \.stringValue),
                                 period: try o.required("period", RecordFields.raw(Period.init(iso:))),
                                 priceMilliunits: try o.required("priceMilliunits", RecordFields.int64),
-                                remainingPeriods: try o.required("remainingPeriods", RecordFields.int))
+                                remainingPeriods: try o.required("remainingPeriods", RecordFields.int),
+                                productID: try o.optional("productID", \.stringValue))
         }
         billingPlan = try f.optional("billingPlan", RecordFields.raw(BillingPlanType.init(rawValue:)))
         introOfferReceived = try f.optional("introOfferReceived", \.boolValue)

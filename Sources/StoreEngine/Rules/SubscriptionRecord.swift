@@ -40,6 +40,9 @@ struct SubscriptionRecord: Codable, Equatable {
         var period: Period
         var priceMilliunits: Int64
         var remainingPeriods: Int
+        /// The product it discounts: one redeemed for a change at the next renewal is for the product
+        /// changed to; nil, the subscription's own product.
+        var productID: String?
     }
 
     enum PriceIncrease: String, Codable { case notYetResponded, agreed, declined }

@@ -44,6 +44,8 @@ struct APIError: Error, Equatable {
     static func invalidCustomerConsented() -> APIError { badRequest(4_000_035, "Invalid request. The customer consented field is required and must indicate the customer consented.") }
     static func invalidDeliveryStatus() -> APIError { badRequest(4_000_036, "Invalid request. The delivery status field is invalid.") }
     static func invalidSampleContentProvided() -> APIError { badRequest(4_000_041, "Invalid request. The sample content provided field is invalid.") }
+    static func transactionTypeNotSupported() -> APIError { badRequest(4_000_047, "Invalid request. The transaction's type is not supported: a consumable or an auto-renewable subscription.") }
+    static func appTransactionIDNotSupported() -> APIError { badRequest(4_000_048, "Invalid request. This endpoint doesn't support an app transaction ID.") }
     static func notOriginalTransactionID() -> APIError { badRequest(4_000_187, "The transaction ID provided is not an original transaction ID.") }
     static func startDateTooFarInPast() -> APIError { badRequest(4_000_012, "Invalid request. The start date is earlier than the allowed start date.") }
     static func invalidEmptyStorefrontCountryCodeList() -> APIError { badRequest(4_000_027, "Invalid request. The storefront country code list is empty.") }

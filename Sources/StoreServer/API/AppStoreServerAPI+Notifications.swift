@@ -18,8 +18,11 @@ extension AppStoreServerAPI {
         return ok(Self.historyItem(notification))
     }
 
-    /// How far back Get Notification History reaches, in days (Apple: 180).
-    static let historyDays: TimeInterval = 180
+    /// How far back Get Notification History reaches, in days: Apple keeps "the past 180 days in the
+    /// production environment, and the past 30 days in the sandbox environment".
+    static func historyDays(_ environment: String) -> TimeInterval {
+        environment == StoreEnvironment.production.rawValue ? 180 : 30
+    }
 
     /// Notifications the store tried to send (none made while no URL was set), oldest first, 20 a page.
     func notificationHistory(_ request: HTTPRequest) async throws -> HTTPResponse {
@@ -27,8 +30,8 @@ extension AppStoreServerAPI {
         guard let start = body["startDate"].flatMap(Self.milliseconds) else { throw APIError.invalidStartDate() }
         guard let end = body["endDate"].flatMap(Self.milliseconds) else { throw APIError.invalidEndDate() }
         guard start <= end else { throw APIError.startDateAfterEndDate() }
-        // Apple keeps six months of notification history.
-        guard start >= (await store.now()).addingTimeInterval(-Self.historyDays * 86_400) else { throw APIError.startDateTooFarInPast() }
+        let days = Self.historyDays(await store.environment)
+        guard start >= (await store.now()).addingTimeInterval(-days * 86_400) else { throw APIError.startDateTooFarInPast() }
         let type = body["notificationType"]?.stringValue, subtype = body["notificationSubtype"]?.stringValue
         if let type, NotificationType(rawValue: type) == nil { throw APIError.invalidNotificationType() }
         if let subtype, NotificationSubtype(rawValue: subtype) == nil { throw APIError.body("unknown notificationSubtype \(subtype)") }
@@ -40,8 +43,10 @@ extension AppStoreServerAPI {
             guard let position = PagePosition(token: token) else { throw .invalidPaginationToken() }
             return position
         }
+        // A transaction ID limits the history "to this one customer": the notifications about their purchases (not TEST's).
         let sent = await store.notifications(since: start, until: end).filter { n in
             n.delivery != .notSent && (type == nil || n.type == type) && (subtype == nil || n.subtype == subtype)
+                && (transactionID == nil || n.originalTransactionID != nil)
                 && (!onlyFailures || !n.attempts.contains { $0.result == SendAttempt.success })
         }
         let page = Page(sent, position: { PagePosition(date: Int64($0.createdDate.timeIntervalSince1970 * 1000), id: $0.sequence) }, after: after)

@@ -60,6 +60,8 @@ extension AppStoreServerAPI {
     func extendRenewalDates(_ request: HTTPRequest) async throws -> HTTPResponse {
         let body = try Self.jsonObject(request)
         let terms = try Self.extensionTerms(body)
+        // Apple: for the mass extension and its status, "the requestIdentifier needs to be a UUID".
+        guard UUID(uuidString: terms.requestID) != nil else { throw APIError.invalidRequestIdentifier() }
         guard let productID = body["productId"]?.stringValue, await store.catalog.product(productID)?.subscription != nil else {
             throw APIError.invalidProductID()
         }
@@ -86,6 +88,7 @@ extension AppStoreServerAPI {
     }
 
     func massExtensionStatus(_ productID: String, _ requestID: String) async throws -> HTTPResponse {
+        guard UUID(uuidString: requestID) != nil else { throw APIError.invalidRequestIdentifier() }
         guard let text = await store.serverRecord(.massExtension, id: productID + "/" + requestID) else { throw APIError.statusRequestNotFound() }
         return .json(200, text)
     }

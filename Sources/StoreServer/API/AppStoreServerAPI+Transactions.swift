@@ -6,7 +6,7 @@ import StoreEngine
 /// v2), Finish Transaction and Set App Account Token.
 extension AppStoreServerAPI {
     func transactionInfo(_ text: String) async throws -> HTTPResponse {
-        guard let jws = await store.serverSignedTransaction(id: try Self.transactionID(text)) else { throw APIError.transactionIDNotFound() }
+        guard let jws = await store.serverSignedTransaction(id: try await inAppTransactionID(text)) else { throw APIError.transactionIDNotFound() }
         return ok(["signedTransactionInfo": .string(jws)] as JSONValue)
     }
 
@@ -34,8 +34,9 @@ extension AppStoreServerAPI {
 
     func lookUpOrder(_ orderID: String) async -> HTTPResponse {
         let transaction = await OrderID.transactionID(of: orderID).asyncFlatMap { await store.serverTransaction(id: $0) }
-        return ok(["status": .number(transaction == nil ? "1" : "0"),
-                   "signedTransactions": .array(transaction.map { [.string($0.jws)] } ?? [])] as JSONValue)
+        // Apple: a response whose status is 1 (invalid) "doesn't contain a signed transactions array".
+        guard let transaction else { return ok(["status": .number("1")] as JSONValue) }
+        return ok(["status": .number("0"), "signedTransactions": .array([.string(transaction.jws)])] as JSONValue)
     }
 
     /// Refunded purchases (a family member losing access is a revocation, not a refund), in the order refunded.
@@ -57,24 +58,23 @@ extension AppStoreServerAPI {
 
     /// Finish Transaction: the backend says it delivered the content, as the app's `finish()` would.
     func finishTransaction(_ text: String) async throws -> HTTPResponse {
-        let id = try Self.transactionID(text)
+        let id = try await inAppTransactionID(text)
         guard await store.serverTransaction(id: id) != nil else { throw APIError.transactionIDNotFound() }
         await store.finish(transactionID: id)
         return Self.done
     }
 
-    /// Set App Account Token: on an original transaction (not a family member's), a UUID.
+    /// Set App Account Token: on an original transaction (not a family member's), a UUID. Apple's codes for
+    /// it: 4000006 for an ID that is not one, 4040005 for one not found.
     func setAppAccountToken(_ text: String, _ request: HTTPRequest) async throws -> HTTPResponse {
-        guard let originalID = Int64(text), originalID > 0, text.utf8.allSatisfy({ (48...57).contains($0) }) else {
-            throw APIError.invalidOriginalTransactionID()
-        }
+        let originalID = try await inAppTransactionID(text)
         let body = try Self.jsonObject(request)
         guard let token = body["appAccountToken"]?.stringValue.flatMap(UUID.init(uuidString:)) else { throw APIError.invalidAppAccountTokenUUID() }
         do {
             try await store.setAppAccountToken(originalTransactionID: originalID, token: token)
         } catch let failure as LocalAppStore.AppAccountTokenFailure {
             switch failure {
-            case .notFound: throw APIError.transactionIDNotFound()
+            case .notFound: throw APIError.originalTransactionIDNotFound()
             case .notOriginalTransaction: throw APIError.notOriginalTransactionID()
             case .familyShared: throw APIError.familyTransactionNotSupported()
             }
@@ -89,7 +89,7 @@ extension AppStoreServerAPI {
 
     /// Send Consumption Information (v2): checked field by field as Apple does, recorded for the tester, answered 202.
     func sendConsumption(_ text: String, _ request: HTTPRequest) async throws -> HTTPResponse {
-        let id = try Self.transactionID(text)
+        let id = try await inAppTransactionID(text)
         let body = try Self.jsonObject(request)
         guard body["customerConsented"]?.boolValue == true else { throw APIError.invalidCustomerConsented() }
         guard body["sampleContentProvided"]?.boolValue != nil else { throw APIError.invalidSampleContentProvided() }
@@ -127,6 +127,10 @@ extension AppStoreServerAPI {
         }
         if let preference = body["refundPreference"], !(preference.intValue.map { (0...3).contains($0) } ?? false) {
             throw APIError.body("refundPreference must be an integer from 0 to 3")
+        }
+        // Apple's v1 is for "a consumable In-App Purchase or auto-renewable subscription".
+        if let type = await store.serverTransaction(id: id)?.payload.productType, type != .consumable, type != .autoRenewable {
+            throw APIError.transactionTypeNotSupported()
         }
         return try await record(body, for: id)
     }

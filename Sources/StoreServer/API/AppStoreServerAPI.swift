@@ -79,6 +79,14 @@ public struct AppStoreServerAPI: Sendable {
         return id
     }
 
+    /// An in-app purchase's transaction ID: the app transaction's is refused (`4000048`), as Apple's endpoints
+    /// that take one transaction refuse it.
+    func inAppTransactionID(_ text: String) async throws -> Int64 {
+        let id = try Self.transactionID(text)
+        if await store.appTransactionID == text { throw APIError.appTransactionIDNotSupported() }
+        return id
+    }
+
     /// "Any transaction ID" of the customer's (a transaction, an original transaction, the app transaction).
     func requireCustomer(_ text: String) async throws {
         guard await store.identifiesCustomer(try Self.transactionID(text)) else { throw APIError.transactionIDNotFound() }

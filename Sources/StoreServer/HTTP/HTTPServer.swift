@@ -235,7 +235,7 @@ private final class ServerCore: Sendable {
                  upload: UnsafePointer<CChar>?, uploadSize: UnsafeMutablePointer<Int>) -> MHD_Result {
         if !state.headersSeen {
             state.headersSeen = true
-            if ConnectionGuard.entry(connection)?.isOverLimit == true { return queue(Self.tooManyConnections, on: connection) }
+            if ConnectionGuard.entry(connection)?.isOverLimit == true { return queue(Self.tooManyConnections(), on: connection) }
             if state.hasTooManyArguments { return queue(Self.tooManyArguments(limits), on: connection) }
             // Refused before the body is read; MHD then closes the connection rather than read it.
             if let declared = lookup(connection, "Content-Length"), UInt64(declared).map({ $0 > UInt64(limits.maximumBodyBytes) }) ?? false {
@@ -290,8 +290,12 @@ private final class ServerCore: Sendable {
     static func tooLarge(_ limits: HTTPServer.Limits) -> HTTPResponse {
         .json(413, #"{"errorCode":4000000,"errorMessage":"The request body is larger than \#(limits.maximumBodyBytes) bytes."}"#)
     }
-    static let tooManyConnections = HTTPResponse(status: 429, headers: ["content-type": "application/json", "connection": "close"],
-                                                 body: Data(#"{"errorCode":4290000,"errorMessage":"Rate limit exceeded."}"#.utf8))
+    /// Apple's 429 says when to try again: `retry-after`, "a UNIX time, in milliseconds" (a second from now here).
+    static func tooManyConnections(now: Date = Date()) -> HTTPResponse {
+        HTTPResponse(status: 429, headers: ["content-type": "application/json", "connection": "close",
+                                            "retry-after": String(Int64((now.timeIntervalSince1970 + 1) * 1000))],
+                     body: Data(#"{"errorCode":4290000,"errorMessage":"Rate limit exceeded."}"#.utf8))
+    }
     static func tooManyArguments(_ limits: HTTPServer.Limits) -> HTTPResponse {
         .json(400, #"{"errorCode":4000000,"errorMessage":"The request has more than \#(limits.maximumQueryArguments) query arguments."}"#)
     }
