@@ -445,6 +445,27 @@ import StorefrontTestSupport
         #expect(missing.status == 404 && missing.errorCode == 4_040_005)
     }
 
+    @Test("Send Consumption Information refuses what Apple's ConsumptionRequest does: a percentage for an auto-renewable subscription, a non-zero one undelivered, GRANT_PRORATED without one, a family member's")
+    func consumptionRefusesWhatAppleDoes() async throws {
+        let f = try APIFixture()
+        let coins = try await f.buy(ID.coins), monthly = try await f.buy(ID.proMonthly)
+        func send(_ id: Int64, _ fields: String) async -> HTTPResponse {
+            await f.put("/inApps/v2/transactions/consumption/\(id)", #"{"customerConsented":true,"sampleContentProvided":false,"# + fields + "}")
+        }
+        let autoRenewable = await send(monthly, #""deliveryStatus":"DELIVERED","consumptionPercentage":5000"#)
+        #expect(autoRenewable.status == 400 && autoRenewable.json["errorMessage"]?.stringValue?.hasPrefix("ConsumptionPercentageAutoRenewable") == true)
+        #expect(await send(monthly, #""deliveryStatus":"DELIVERED","refundPreference":"GRANT_PRORATED""#).status == 202)
+        let undelivered = await send(coins, #""deliveryStatus":"UNDELIVERED_OTHER","consumptionPercentage":5000"#)
+        #expect(undelivered.json["errorMessage"]?.stringValue?.hasPrefix("UndeliveredConsumptionPercentageNonZero") == true)
+        #expect(await send(coins, #""deliveryStatus":"UNDELIVERED_OTHER","consumptionPercentage":0"#).status == 202)
+        let prorated = await send(coins, #""deliveryStatus":"DELIVERED","refundPreference":"GRANT_PRORATED""#)
+        #expect(prorated.json["errorMessage"]?.stringValue?.hasPrefix("ConsumptionPercentageOutOfRange") == true)
+        #expect(await send(coins, #""deliveryStatus":"DELIVERED","refundPreference":"GRANT_PRORATED","consumptionPercentage":40000"#).status == 202)
+        try await f.store.buyOutsideApp(productID: ID.proYearly, familyShared: true)
+        let family = try #require(await f.store.ledgerEntries(limit: 1).first?.id)
+        #expect(await send(family, #""deliveryStatus":"DELIVERED""#).errorCode == 4_000_185)
+    }
+
     @Test("Send Consumption Information v1 takes a consumable or an auto-renewable subscription only: 4000047")
     func consumptionV1RefusesOtherTypes() async throws {
         let f = try APIFixture()

@@ -102,7 +102,28 @@ extension AppStoreServerAPI {
         if let percentage = body["consumptionPercentage"], !(percentage.intValue.map { (0...100_000).contains($0) } ?? false) {
             throw APIError.body("consumptionPercentage must be an integer from 0 to 100000 (thousandths of a percent)")
         }
+        guard let transaction = await store.serverTransaction(id: id)?.payload else { throw APIError.transactionIDNotFound() }
+        try Self.checkConsumption(body, of: transaction)
         return try await record(body, for: id)
+    }
+
+    /// What Apple's ConsumptionRequest allows for the transaction it is about. Apple documents these errors
+    /// by name and no code: each is a 400 with the general code (4000000) and the name in the message.
+    static func checkConsumption(_ body: JSONValue, of transaction: TransactionPayload) throws {
+        guard transaction.ownership != .familyShared else { throw APIError.familyTransactionNotSupported() }
+        let percentage = body["consumptionPercentage"]?.intValue
+        if percentage != nil, transaction.productType == .autoRenewable {
+            throw APIError.badRequest(APIError.generalBadRequest, "ConsumptionPercentageAutoRenewableSubscriptionError: the system computes an "
+                                      + "auto-renewable subscription's consumption; leave consumptionPercentage out.")
+        }
+        if let percentage, percentage != 0, body["deliveryStatus"]?.stringValue != "DELIVERED" {
+            throw APIError.badRequest(APIError.generalBadRequest, "UndeliveredConsumptionPercentageNonZeroError: consumptionPercentage must be 0 "
+                                      + "when deliveryStatus is not DELIVERED.")
+        }
+        if body["refundPreference"]?.stringValue == "GRANT_PRORATED", transaction.productType != .autoRenewable, (percentage ?? 0) <= 0 {
+            throw APIError.badRequest(APIError.generalBadRequest, "ConsumptionPercentageOutOfRangeError: GRANT_PRORATED needs a "
+                                      + "consumptionPercentage greater than 0.")
+        }
     }
 
     /// Send Consumption Information v1 (`send_consumption_data`): Apple's integer fields, each in its
