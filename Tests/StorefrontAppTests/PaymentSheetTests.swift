@@ -21,6 +21,20 @@ struct PaymentSheetTests {
         }
     }
 
+    @Test("a subscription cancelled but not yet ended: the payment sheet says confirming resubscribes, and when it would end")
+    func cancelledSubscriptionResubscribes() async throws {
+        let (store, manager) = try await liveStore()
+        await manager.purchase("com.lumenquest.plus.monthly")
+        try await store.setAutoRenew(productID: "com.lumenquest.plus.monthly", enabled: false)
+        await manager.refresh()
+        let state = await AppState.opening(Repo.catalog, manager: manager, controls: store)
+        let end = try #require(state.snapshot.subscriptionStatuses.values.first?.first?.transaction.payload?.expirationDate)
+        let body = PaymentSheet(productID: "com.lumenquest.plus.monthly").body(state)
+        #expect(body.contains { $0.hasPrefix("Your subscription ends on \(Format.date(end)). Confirm to resubscribe") }, "\(body)")
+        await manager.stop()
+        await store.shutdown()
+    }
+
     @Test("confirming an owned product reports it was given back at no charge")
     func alreadyPurchasedOutcome() async throws {
         var state = try await fixtureState()

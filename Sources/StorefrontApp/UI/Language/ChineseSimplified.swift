@@ -16,6 +16,7 @@ extension StringTable {
         .purchasing: "正在购买…",
         .alreadyPurchased: "你已购买此项目。要免费再次获取吗？",
         .alreadySubscribed: "你已订阅此项目。确认即可保留，不会收费。",
+        .resubscribeNotice: "你的订阅将于 {date} 结束。确认即可重新订阅并恢复自动续订，现在不会收费。",
         .billingPlan: "付款方案：{plan}   （按 b 更改）",
         .planMonthly: "按月付款",
         .planUpFront: "预先付款",

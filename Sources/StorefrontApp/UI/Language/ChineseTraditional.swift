@@ -16,6 +16,7 @@ extension StringTable {
         .purchasing: "正在購買…",
         .alreadyPurchased: "你已購買此項目。要免費再次取得嗎？",
         .alreadySubscribed: "你已訂閱此項目。確認即可保留，不會收費。",
+        .resubscribeNotice: "你的訂閱將於 {date} 結束。確認即可重新訂閱並恢復自動續訂，現在不會收費。",
         .billingPlan: "付款方案：{plan}   （按 b 更改）",
         .planMonthly: "按月付款",
         .planUpFront: "預先付款",

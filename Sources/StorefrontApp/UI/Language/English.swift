@@ -4,7 +4,7 @@ enum Phrase: String, CaseIterable, Sendable {
     case perPeriod, monthlyCommitment, termsFree, termsPayAsYouGo, termsPayUpFront, termsOnce, termsThen
     // The payment sheet
     case subscribeButton, buyButton, cancelButton, unavailable, account, localTester, purchasing
-    case alreadyPurchased, alreadySubscribed, billingPlan, planMonthly, planUpFront, offerLine, introLine
+    case alreadyPurchased, alreadySubscribed, resubscribeNotice, billingPlan, planMonthly, planUpFront, offerLine, introLine
     case signatureLocal, signatureFile, priceLine, commitment, renewsAutomatically
     case priceNonRenewingFor, priceNonRenewing, priceConsumable, priceOneTime, offerChoice
     case choiceRegular, choiceIntroductory, choicePromotional, choiceWinBack
@@ -68,6 +68,7 @@ extension StringTable {
         .purchasing: "Purchasing…",
         .alreadyPurchased: "You've already purchased this. Would you like to get it again for free?",
         .alreadySubscribed: "You're currently subscribed to this. Confirm to keep it: nothing is charged.",
+        .resubscribeNotice: "Your subscription ends on {date}. Confirm to resubscribe: it renews again, and nothing is charged now.",
         .billingPlan: "Billing plan: {plan}   (b to change)",
         .planMonthly: "Monthly",
         .planUpFront: "Up front",

@@ -16,6 +16,7 @@ extension StringTable {
         .purchasing: "Achat en cours…",
         .alreadyPurchased: "Vous avez déjà acheté cet article. Voulez-vous l’obtenir à nouveau gratuitement ?",
         .alreadySubscribed: "Vous êtes déjà abonné. Confirmez pour le conserver : rien n’est facturé.",
+        .resubscribeNotice: "Votre abonnement prend fin le {date}. Confirmez pour vous réabonner : il sera de nouveau renouvelé, rien n’est facturé maintenant.",
         .billingPlan: "Formule : {plan}   (b pour changer)",
         .planMonthly: "Mensuelle",
         .planUpFront: "Paiement unique",

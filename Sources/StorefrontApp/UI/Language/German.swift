@@ -16,6 +16,7 @@ extension StringTable {
         .purchasing: "Wird gekauft …",
         .alreadyPurchased: "Du hast dies bereits gekauft. Möchtest du es kostenlos erneut laden?",
         .alreadySubscribed: "Du hast dies bereits abonniert. Bestätige, um es zu behalten: Es wird nichts berechnet.",
+        .resubscribeNotice: "Dein Abo endet am {date}. Bestätige, um es erneut zu abonnieren: Es verlängert sich wieder, jetzt wird nichts berechnet.",
         .billingPlan: "Zahlungsplan: {plan}   (b zum Ändern)",
         .planMonthly: "Monatlich",
         .planUpFront: "Im Voraus",

@@ -16,6 +16,7 @@ extension StringTable {
         .purchasing: "Acquisto in corso…",
         .alreadyPurchased: "Hai già acquistato questo elemento. Vuoi ottenerlo di nuovo gratis?",
         .alreadySubscribed: "Sei già abbonato. Conferma per mantenerlo: non ti viene addebitato nulla.",
+        .resubscribeNotice: "Il tuo abbonamento termina il {date}. Conferma per riabbonarti: si rinnoverà di nuovo e ora non ti viene addebitato nulla.",
         .billingPlan: "Piano di pagamento: {plan}   (b per cambiare)",
         .planMonthly: "Mensile",
         .planUpFront: "Anticipato",

@@ -16,6 +16,7 @@ extension StringTable {
         .purchasing: "購入しています…",
         .alreadyPurchased: "この項目はすでに購入済みです。無料でもう一度入手しますか？",
         .alreadySubscribed: "現在このサブスクリプションに登録中です。確定しても請求はありません。",
+        .resubscribeNotice: "このサブスクリプションは{date}に終了します。確定すると再登録され、自動更新が再開されます。今は請求されません。",
         .billingPlan: "お支払いプラン：{plan}   （b で変更）",
         .planMonthly: "月払い",
         .planUpFront: "一括払い",

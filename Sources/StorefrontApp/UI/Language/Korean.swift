@@ -16,6 +16,7 @@ extension StringTable {
         .purchasing: "구입 중…",
         .alreadyPurchased: "이미 구입한 항목입니다. 무료로 다시 받으시겠습니까?",
         .alreadySubscribed: "이미 구독 중입니다. 확인하면 유지되며 요금은 청구되지 않습니다.",
+        .resubscribeNotice: "구독이 {date}에 종료됩니다. 확인하면 다시 구독되어 자동 갱신이 재개되며, 지금은 요금이 청구되지 않습니다.",
         .billingPlan: "결제 방식: {plan}   (b로 변경)",
         .planMonthly: "월별 결제",
         .planUpFront: "선불 결제",

@@ -16,6 +16,7 @@ extension StringTable {
         .purchasing: "Comprando…",
         .alreadyPurchased: "Você já comprou este item. Deseja obtê-lo novamente sem custo?",
         .alreadySubscribed: "Você já assina isto. Confirme para manter: nada será cobrado.",
+        .resubscribeNotice: "Sua assinatura termina em {date}. Confirme para assinar de novo: ela voltará a ser renovada e nada será cobrado agora.",
         .billingPlan: "Plano de cobrança: {plan}   (b para mudar)",
         .planMonthly: "Mensal",
         .planUpFront: "À vista",

@@ -16,6 +16,7 @@ extension StringTable {
         .purchasing: "Comprando…",
         .alreadyPurchased: "Ya has comprado este ítem. ¿Quieres volver a obtenerlo gratis?",
         .alreadySubscribed: "Ya tienes esta suscripción. Confirma para mantenerla: no se cobra nada.",
+        .resubscribeNotice: "Tu suscripción termina el {date}. Confirma para volver a suscribirte: se renovará de nuevo y no se cobra nada ahora.",
         .billingPlan: "Plan de pago: {plan}   (b para cambiar)",
         .planMonthly: "Mensual",
         .planUpFront: "Por adelantado",

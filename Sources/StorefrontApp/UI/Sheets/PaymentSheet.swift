@@ -182,11 +182,16 @@ struct PaymentSheet: SheetView, Equatable {
             return state.words(.alreadyPurchased)
         case .autoRenewable:
             let statuses = p.subscription.flatMap { state.snapshot.subscriptionStatuses[$0.groupID] } ?? []
-            let subscribed = statuses.contains { status in
+            let subscribed = statuses.first { status in
                 status.state != .expired && status.state != .revoked
                     && status.transaction.payload.map { $0.productID == p.id && $0.ownership == .purchased } == true
             }
-            return subscribed ? state.words(.alreadySubscribed) : nil
+            guard let subscribed else { return nil }
+            // Cancelled but not yet ended: confirming resubscribes (auto-renew back on), as the App Store does.
+            if subscribed.renewalInfo.payload?.willAutoRenew == false, let end = subscribed.transaction.payload?.expirationDate {
+                return state.words(.resubscribeNotice, ["date": Format.date(end)])
+            }
+            return state.words(.alreadySubscribed)
         default:
             return nil
         }
