@@ -50,6 +50,7 @@ struct PlanChangeTests {
     func proratedRevocationPercentage() {
         #expect(thirtyDays.revocationPercentage(at: Fixture.days(22.5, after: start)) == 25_000)
         #expect(thirtyDays.revocationPercentage(at: start) == 100_000)
+        #expect(thirtyDays.revocationPercentage(at: Fixture.days(10, after: start)) == 66_667, "rounded, as Apple's, not cut")
     }
 
     @Test("unused time is all of it before the period starts, none after it ends, none without a period")

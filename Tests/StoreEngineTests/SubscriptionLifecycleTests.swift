@@ -63,6 +63,21 @@ struct SubscriptionLifecycleTests {
         #expect(record.offer == offer)
     }
 
+    @Test("recentSubscriptionStartDate ignores lapses of paid service shorter than 60 days, and upgrades; a longer lapse starts it again")
+    func recentStartIgnoresShortLapses() throws {
+        var record = try #require(SubscriptionRecord(startedBy: purchase()))
+        record.take(purchase(), offer: nil)
+        record.state = .expired  // on 2027-02-15
+        record.take(purchase(on: Fixture.date("2027-03-20T09:00:00Z")), offer: nil)
+        #expect(record.recentStartDate == bought, "33 days without service")
+        record.take(purchase("pro.yearly", on: Fixture.date("2027-04-01T09:00:00Z")), offer: nil)
+        #expect(record.recentStartDate == bought, "an upgrade: no lapse at all")
+        record.state = .expired  // on 2027-05-01
+        let back = Fixture.date("2027-07-01T09:00:00Z")
+        record.take(purchase(on: back), offer: nil)
+        #expect(record.recentStartDate == back, "61 days without service")
+    }
+
     @Test("coming back ends any price increase of the lapsed run")
     func comingBackEndsPriceIncrease() throws {
         var record = try #require(SubscriptionRecord(startedBy: purchase()))

@@ -102,6 +102,22 @@ struct SubscriptionRulesTests {
         await h.close()
     }
 
+    @Test("a billing issue resolved within the grace period renews from the old expiry: no paid days lost")
+    func graceRecoveryKeepsTheRenewalDate() async throws {
+        let h = try await Harness.make { $0.billingRetryOnRenewal = true; $0.gracePeriod = true }
+        _ = await h.manager.purchase(ID.proMonthly)
+        let expiry = try #require(await h.store.ledgerEntries(limit: 1).first?.payload.expirationDate)
+        try await h.store.advanceTime(by: Period(1, .month))
+        try await h.store.advanceTime(by: Period(3, .day))
+        #expect(await status(h)?.state == .inGracePeriod)
+        await h.store.update { $0.billingRetryOnRenewal = false }
+        try await h.store.resolveBillingIssue(productID: ID.proMonthly)
+        let renewal = try #require(await h.store.ledgerEntries(limit: 1).first?.payload)
+        #expect(renewal.reason == .renewal && renewal.expirationDate == Period(1, .month).advance(expiry))
+        #expect(renewal.purchaseDate > expiry, "charged when the issue was resolved")
+        await h.close()
+    }
+
     @Test("declining a price increase expires at period end with didNotConsentToPriceIncrease")
     func priceIncreaseDeclined() async throws {
         let h = try await Harness.make()

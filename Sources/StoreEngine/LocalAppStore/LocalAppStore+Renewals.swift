@@ -85,7 +85,8 @@ extension LocalAppStore {
 
     /// A renewal: a new transaction on the same original ID, for the auto-renew product (a pending
     /// downgrade or crossgrade takes effect here), starting when the last period ended.
-    func renew(_ record: SubscriptionRecord, at date: Date) throws -> SubscriptionRecord {
+    /// `periodFrom`: where the new period starts, when not at `date` (a recovery within the grace period).
+    func renew(_ record: SubscriptionRecord, at date: Date, periodFrom: Date? = nil) throws -> SubscriptionRecord {
         guard let item = catalog.product(record.autoRenewProductID), let last = try ledger.payload(record.latestTransactionID) else {
             var expired = record
             expired.state = .expired
@@ -98,7 +99,7 @@ extension LocalAppStore {
         let price = scheduler.price(of: record, to: item, on: plan, lastBoughtIn: last.storefront, storefront: currentStorefront.code)
         let new = try newPayload(item, price: price, options: PurchaseOptions(billingPlan: plan), offer: nil, originalID: record.originalID,
                                  originalDate: last.originalPurchaseDate, purchaseDate: date, reason: .renewal)
-        let (payload, next) = scheduler.renewal(of: record, last: last, to: item, on: plan, payload: new, at: date)
+        let (payload, next) = scheduler.renewal(of: record, last: last, to: item, on: plan, payload: new, at: periodFrom ?? date)
         // What the renewal leaves of the offer is saved first, so its notification's renewal info says it.
         return try ledger.db.transaction {
             try ledger.save(next)
@@ -161,12 +162,14 @@ extension LocalAppStore {
     /// Purchased after the transaction it renews, to the millisecond signed dates keep, even when the
     /// store's clock has not moved since (a buy and a forced renewal in one millisecond were equal).
     /// The transaction it renews ends then, as `SKTestSession.forceRenewalOfSubscription` changes it.
+    /// A billing issue resolved within the grace period renews from the old expiry: Apple: "There won't be
+    /// any interruption to the subscriber's days of paid service" (in billing retry, service paused).
     private func renewNow(_ record: SubscriptionRecord) throws {
         let renewed = try ledger.row(record.latestTransactionID)?.payload.purchaseDate
         let date = max(now(), renewed.map { $0.addingTimeInterval(0.001) } ?? .distantPast)
         try ledger.db.transaction {
             try endLatestTransaction(of: record, at: date)
-            _ = try renew(record, at: date)
+            _ = try renew(record, at: date, periodFrom: record.state == .inGracePeriod ? record.expirationDate : nil)
         }
         pumpEvents()
     }

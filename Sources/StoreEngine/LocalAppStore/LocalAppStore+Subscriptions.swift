@@ -155,7 +155,7 @@ extension LocalAppStore {
         for lapsed in try payload.reason == .renewal ? [] : ledger.subscriptions(group: group) {
             if let ended = lapsed.ended(by: payload) { try ledger.save(ended) }
         }
-        record.take(payload, offer: terms.carriedOffer(payload))
+        record.take(payload, offer: terms.carriedOffer(payload), lapseLimit: clock.rate.compressed(60 * 86_400))
         try ledger.save(record)
         return (existing?.state, record)
     }

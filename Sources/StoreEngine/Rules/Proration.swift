@@ -24,6 +24,6 @@ struct Proration: Equatable {
 
     /// A prorated refund's `revocationPercentage`, in milliunits of a percent as Apple's (50% is 50_000).
     func revocationPercentage(at now: Date) -> Int {
-        Int(100_000 * unusedFraction(at: now))
+        Int((100_000 * unusedFraction(at: now)).rounded())  // Apple: "rounded to three decimal places" of a percent
     }
 }

@@ -19,8 +19,11 @@ extension SubscriptionRecord {
     /// subscribed until the transaction expires, and billing trouble is over. A purchase starts a
     /// new run (its start date, the anniversary day, auto-renew on, `offer` the pay-as-you-go offer
     /// it begins); a renewal continues the run. A change of product, or coming back, renews to the new product.
-    mutating func take(_ payload: TransactionPayload, offer: CarriedOffer?) {
+    /// `lapseLimit`: the gap in paid service that starts `recentStartDate` again (Apple's "lapses of paid
+    /// service shorter than 60 days" are ignored; an upgrade has none), in store time.
+    mutating func take(_ payload: TransactionPayload, offer: CarriedOffer?, lapseLimit: TimeInterval = 60 * 86_400) {
         guard let expires = payload.expirationDate else { return }
+        let paidUntil = expirationDate
         if productID != payload.productID || state != .subscribed { autoRenewProductID = payload.productID }
         // A price increase was for its product: another plan has its own price.
         if payload.productID != productID { increasedPriceMilliunits = nil }
@@ -36,7 +39,7 @@ extension SubscriptionRecord {
         billingPlan = payload.billingPlanType
         if payload.offerType == .introductory { introOfferReceived = true }
         guard payload.reason == .purchase else { return }
-        recentStartDate = payload.purchaseDate
+        if payload.purchaseDate.timeIntervalSince(paidUntil) >= lapseLimit { recentStartDate = payload.purchaseDate }
         renewals = nil
         anchorDay = Period.day(of: payload.purchaseDate)
         willAutoRenew = true
