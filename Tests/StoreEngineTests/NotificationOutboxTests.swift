@@ -329,6 +329,17 @@ struct NotificationOutboxTests {
         await store.shutdown()
     }
 
+    @Test("a refund request made after a renewal fell due renews first, then turns auto-renew off")
+    func refundRequestCatchesUpFirst() async throws {
+        let time = ManualTime()
+        let store = try store(time: time)
+        let bought = try await buy(store, ID.proMonthly)
+        time.advance(32 * 86_400)  // the renewal is due; nothing has looked at the store since
+        _ = try await store.requestRefund(transactionID: bought, reason: "Other")
+        #expect(await names(store) == ["SUBSCRIBED INITIAL_BUY", "DID_RENEW", "DID_CHANGE_RENEWAL_STATUS AUTO_RENEW_DISABLED", "CONSUMPTION_REQUEST"])
+        await store.shutdown()
+    }
+
     @Test("buying the plan again after cancelling it turns auto-renew back on: DID_CHANGE_RENEWAL_STATUS AUTO_RENEW_ENABLED, and it renews")
     func buyingAgainAfterCancellingResumesAutoRenew() async throws {
         let store = try store()

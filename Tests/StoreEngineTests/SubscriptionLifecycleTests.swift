@@ -76,6 +76,10 @@ struct SubscriptionLifecycleTests {
         let back = Fixture.date("2027-07-01T09:00:00Z")
         record.take(purchase(on: back), offer: nil)
         #expect(record.recentStartDate == back, "61 days without service")
+        record.state = .revoked  // refunded: paid service ended then, however far off the expiry was
+        let again = Fixture.date("2027-07-10T09:00:00Z")
+        record.take(purchase(on: again), offer: nil)
+        #expect(record.recentStartDate == again)
     }
 
     @Test("coming back ends any price increase of the lapsed run")

@@ -433,6 +433,10 @@ import StorefrontTestSupport
         #expect(await f.put("/inApps/v1/transactions/\(app)/appAccountToken", #"{"appAccountToken":"\#(UUID())"}"#).errorCode == 4_000_048)
         let consumption = #"{"customerConsented":true,"sampleContentProvided":false,"deliveryStatus":"DELIVERED"}"#
         #expect(await f.put("/inApps/v2/transactions/consumption/\(app)", consumption).errorCode == 4_000_048)
+        #expect(await f.get("/inApps/v1/transactions/0\(app)").errorCode == 4_000_048, "the same ID, written with a leading zero")
+        let v1 = #"{"customerConsented":true,"sampleContentProvided":false,"consumptionStatus":1,"platform":1,"deliveryStatus":0,"#
+            + #""accountTenure":1,"playTime":1,"lifetimeDollarsRefunded":0,"lifetimeDollarsPurchased":1,"userStatus":1,"appAccountToken":""}"#
+        #expect(await f.put("/inApps/v1/transactions/consumption/\(app)", v1).errorCode == 4_000_048)
         #expect(await f.get("/inApps/v2/history/\(app)").status == 200, "history takes any of the customer's transaction IDs")
     }
 
@@ -525,6 +529,17 @@ import StorefrontTestSupport
         #expect(summary["succeededCount"]?.intValue == 0 && summary["failedCount"]?.intValue == 1)
         #expect(summary["storefrontCountryCodes"] == ["USA"] && summary["bundleId"]?.stringValue == Repo.catalog.app.bundleID)
         #expect(try f.payload(try #require(notices.first?.signedPayload))["data"]?["signedTransactionInfo"] != nil)
+    }
+
+    @Test("two mass extensions with one request identifier at once extend and notify once")
+    func massExtensionRetriedAtOnceRunsOnce() async throws {
+        let f = try APIFixture()
+        try await f.buy(ID.proMonthly)
+        let body = #"{"extendByDays":3,"extendReasonCode":1,"requestIdentifier":"\#(UUID().uuidString)","productId":"\#(ID.proMonthly)"}"#
+        async let first = post(f, "/inApps/v1/subscriptions/extend/mass", body)
+        async let second = post(f, "/inApps/v1/subscriptions/extend/mass", body)
+        #expect(await [first.status, second.status] == [200, 200])
+        #expect(await f.store.notifications().filter { $0.type == "RENEWAL_EXTENSION" || $0.type == "RENEWAL_EXTENDED" }.count == 2)
     }
 
     @Test func extendingARenewalDateNotifiesRenewalExtended() async throws {

@@ -43,7 +43,7 @@ struct AppleClientLatencyTests {
                 "extendByDays": 1, "extendReasonCode": 1, "requestIdentifier": "latency"]], 20),
             ("extend_renewal_date_for_all_active_subscribers", ["mass_extend_renewal_date_request": ["@model": "MassExtendRenewalDateRequest",
                 "extendByDays": 1, "extendReasonCode": 1, "requestIdentifier": "0b7f5e6a-2d1c-4e3b-9a8f-7c6d5e4f3a2b", "productId": ID.proMonthly]], 20),
-            ("get_status_of_subscription_renewal_date_extensions", ["request_identifier": "latency-mass", "product_id": ID.proMonthly], 20),
+            ("get_status_of_subscription_renewal_date_extensions", ["request_identifier": "0b7f5e6a-2d1c-4e3b-9a8f-7c6d5e4f3a2b", "product_id": ID.proMonthly], 20),
             ("request_test_notification", [:], 20),
             ("get_test_notification_status", ["test_notification_token": "@14.testNotificationToken"], 20),
             ("get_notification_history", ["request": ["startDate": now - 3_600_000, "endDate": now + 3_600_000]], 20),

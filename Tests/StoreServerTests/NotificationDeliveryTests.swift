@@ -127,7 +127,7 @@ struct NotificationDeliveryTests {
             ("DID_RENEW", { try await store.advanceTime(by: Period(8, .day)) }),
             ("DID_RENEW", { try await store.advanceTime(by: Period(1, .month)) }),
             ("RENEWAL_EXTENDED, RENEWAL_EXTENSION SUMMARY", {
-                _ = try await store.extendRenewalDates(productID: plus, days: 1, reasonCode: 1, requestID: UUID().uuidString, storefronts: ["USA"])
+                try await store.extendRenewalDates(productID: plus, days: 1, reasonCode: 1, requestID: UUID().uuidString, storefronts: ["USA"])
             }),
             ("DID_FAIL_TO_RENEW GRACE_PERIOD", {
                 await store.update { $0.billingRetryOnRenewal = true; $0.gracePeriod = true }

@@ -145,7 +145,8 @@ struct RunLoopTests {
     @MainActor
     func keysTypedWhilePurchasingAreKept() async throws {
         let app = try await RunningStorefront()
-        try await app.confirmFirstProduct(networkDelay: 0.3)
+        try await app.confirmFirstProduct(networkDelay: 2)
+        #expect(app.state.isPurchasing, "the keys below are typed while it purchases")
         app.terminal.type(.character("3"))  // History, then down to the first transaction's details
         app.terminal.type(.enter)
         try await app.waitFor("Purchased 100 Coins")

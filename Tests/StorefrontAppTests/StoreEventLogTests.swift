@@ -38,6 +38,13 @@ struct StoreEventLogTests {
         #expect(await app.quit(with: .control("c")) == 0)
     }
 
+    @Test("An expiry's reason in the log is the notification's subtype's; an EXPIRED without one says no more than that")
+    func expiryReasons() {
+        #expect(StoreEventLog.reason("VOLUNTARY") == "auto-renew turned off")
+        #expect(StoreEventLog.reason("BILLING_RETRY") == "billing retry ended without payment")
+        #expect(StoreEventLog.reason(nil) == "for another reason")
+    }
+
     @Test("A year's jump logs each renewal at its own time, then one line that sums them up")
     @MainActor
     func aJumpsRenewalsAreListedAndSummed() async throws {

@@ -7,6 +7,7 @@ extension LocalAppStore {
 
     public func requestRefund(transactionID: Int64, reason: String) async throws -> RefundRequestOutcome {
         try await simulateNetwork(.refundRequest, delay: true)
+        catchUp()  // a renewal due first renews before auto-renew goes off
         let row = try controls.refundRequested(ledger.row(transactionID))
         try ledger.db.transaction {
             try ledger.update(row)

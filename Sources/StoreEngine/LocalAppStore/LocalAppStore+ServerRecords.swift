@@ -56,9 +56,12 @@ extension LocalAppStore {
     /// Extend Subscription Renewal Dates for All Active Subscribers: each active subscription to
     /// `productID` bought in one of `storefronts` (all when nil) is extended as one extension would be
     /// (and notified, RENEWAL_EXTENDED); one that may not be counts as failed (RENEWAL_EXTENSION
-    /// FAILURE). Complete at once, told by RENEWAL_EXTENSION SUMMARY, as Apple tells it when done.
-    public func extendRenewalDates(productID: String, days: Int, reasonCode: Int, requestID: String,
-                                   storefronts: Set<String>?) throws -> (succeeded: Int, failed: Int) {
+    /// FAILURE). Complete at once, told by RENEWAL_EXTENSION SUMMARY, as Apple tells it when done, and kept
+    /// (`massExtension`, by product and request ID) for its status. A request ID seen before does nothing
+    /// again: checked and kept with no wait between, so two retries at once cannot both run.
+    public func extendRenewalDates(productID: String, days: Int, reasonCode: Int, requestID: String, storefronts: Set<String>?) throws {
+        let key = productID + "/" + requestID
+        guard try ledger.serverRecord(.massExtension, id: key) == nil else { return }
         catchUp()
         var succeeded = 0, failed = 0
         for record in try ledger.subscriptions() where record.productID == productID && record.isActive {
@@ -75,8 +78,13 @@ extension LocalAppStore {
         var summary: [(key: String, value: JSONValue)] = [("requestIdentifier", .string(requestID)), ("productId", .string(productID))]
         if let storefronts { summary.append(("storefrontCountryCodes", .array(storefronts.sorted().map { .string($0) }))) }
         summary += [("succeededCount", .number(String(succeeded))), ("failedCount", .number(String(failed)))]
-        try ledger.db.transaction { try enqueueNotification(.renewalExtensionSummary, data: .object(summary)) }
-        return (succeeded, failed)
+        let status: JSONValue = ["requestIdentifier": .string(requestID), "complete": .bool(true),
+                                 "completeDate": .number(String(Ledger.ms(now()))),
+                                 "succeededCount": .number(String(succeeded)), "failedCount": .number(String(failed))]
+        try ledger.db.transaction {
+            try enqueueNotification(.renewalExtensionSummary, data: .object(summary))
+            try ledger.putServerRecord(.massExtension, id: key, value: status.compact)
+        }
     }
 }
 

@@ -85,8 +85,9 @@ extension LocalAppStore {
             record.willAutoRenew = true
             // A (promotional) offer taken with the change discounts the renewal that makes it, and Apple calls that
             // OFFER_REDEEMED DOWNGRADE; an offer not yet used was for the old plan.
-            record.offer = offer.map { SubscriptionRecord.CarriedOffer(redeemed: $0, for: item.id, storefront: currentStorefront.code) }
-            let event: StoreEvent = offer == nil ? .renewalPreferenceChanged(backToCurrent: item.id == record.productID)
+            let redeemed = offer.flatMap { $0.type == .promotional || $0.type == .code ? $0 : nil }
+            record.offer = redeemed.map { SubscriptionRecord.CarriedOffer(redeemed: $0, for: item.id, storefront: currentStorefront.code) }
+            let event: StoreEvent = redeemed == nil ? .renewalPreferenceChanged(backToCurrent: item.id == record.productID)
                 : .offerRedeemedForNextRenewal(sameProduct: item.id == record.productID)
             try ledger.db.transaction {
                 try save(record, notifying: event)

@@ -185,6 +185,11 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
         }
         guard answer == .confirm else { return .userCancelled }
         try await simulateNetwork(.purchase, delay: true)
+        // The offer's signatures are used here, after the purchase's last wait and before its write: another
+        // purchase with the same one (another task, another process on the ledger) finds it used, and is refused.
+        for nonce in [promotion?.nonce, eligibility?.nonce].compactMap({ $0 }) {
+            guard try ledger.useNonce(nonce) else { throw StoreFailure.purchase(.invalidOfferSignature) }
+        }
 
         let change = item.type == .autoRenewable ? try planChange(to: item) : nil
         let pending = Checkout.hold(currentSettings, options)
@@ -193,12 +198,7 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
                                    + "not at a date given: turn those off for it")
         }
         // A plan change asks for approval too; it takes effect when it completes (see `complete`).
-        let nonces = [promotion?.nonce, eligibility?.nonce].compactMap { $0 }  // used once the offer is taken
-        if let change, pending == nil {
-            let outcome = try applyChange(change, to: item, options: options, offer: offer)
-            for nonce in nonces { _ = try ledger.useNonce(nonce) }
-            return outcome
-        }
+        if let change, pending == nil { return try applyChange(change, to: item, options: options, offer: offer) }
         let payload = try newPayload(item, price: price, options: options, offer: offer)
         if let pending {
             try commit(payload, kind: .silent, status: pending)
@@ -213,7 +213,6 @@ public actor LocalAppStore: TransactionSource, StoreTestControls {
             return .success(jws: present(owned))
         }
         guard let jws = committed else { throw StoreFailure.storeKit(.unknown) }
-        for nonce in nonces { _ = try ledger.useNonce(nonce) }
         return .success(jws: present(jws))
     }
 

@@ -101,7 +101,7 @@ struct RenewalSchedule: Equatable {
     func renewal(of record: SubscriptionRecord, to productID: String, period: Period, at date: Date) -> Renewal {
         let anchorDay = Period.anchorDay(record.anchorDay, at: date)
         guard let discount = record.offer, discount.remainingPeriods > 0,
-              productID == (discount.productID ?? record.productID) || discount.type == .code else {
+              productID == discount.productID ?? (discount.type == .code ? productID : record.productID) else {
             return Renewal(expirationDate: end(of: period, from: date, anchorDay: anchorDay), anchorDay: anchorDay)
         }
         var left = discount

@@ -23,7 +23,7 @@ extension SubscriptionRecord {
     /// service shorter than 60 days" are ignored; an upgrade has none), in store time.
     mutating func take(_ payload: TransactionPayload, offer: CarriedOffer?, lapseLimit: TimeInterval = 60 * 86_400) {
         guard let expires = payload.expirationDate else { return }
-        let paidUntil = expirationDate
+        let (paidUntil, wasRevoked) = (expirationDate, state == .revoked)
         if productID != payload.productID || state != .subscribed { autoRenewProductID = payload.productID }
         // A price increase was for its product: another plan has its own price.
         if payload.productID != productID { increasedPriceMilliunits = nil }
@@ -39,7 +39,8 @@ extension SubscriptionRecord {
         billingPlan = payload.billingPlanType
         if payload.offerType == .introductory { introOfferReceived = true }
         guard payload.reason == .purchase else { return }
-        if payload.purchaseDate.timeIntervalSince(paidUntil) >= lapseLimit { recentStartDate = payload.purchaseDate }
+        // A refund ended paid service when it was made, which the record does not keep: a run after one starts anew.
+        if wasRevoked || payload.purchaseDate.timeIntervalSince(paidUntil) >= lapseLimit { recentStartDate = payload.purchaseDate }
         renewals = nil
         anchorDay = Period.day(of: payload.purchaseDate)
         willAutoRenew = true

@@ -75,15 +75,8 @@ extension AppStoreServerAPI {
                 return code
             })
         }
-        let key = productID + "/" + terms.requestID
-        if await store.serverRecord(.massExtension, id: key) == nil {
-            let outcome = try await store.extendRenewalDates(productID: productID, days: terms.days, reasonCode: terms.reason,
-                                                             requestID: terms.requestID, storefronts: storefronts)
-            let status: JSONValue = ["requestIdentifier": .string(terms.requestID), "complete": .bool(true),
-                                     "completeDate": .number(String(await store.now().milliseconds)),
-                                     "succeededCount": .number(String(outcome.succeeded)), "failedCount": .number(String(outcome.failed))]
-            try await store.putServerRecord(.massExtension, id: key, value: status.compact)
-        }
+        try await store.extendRenewalDates(productID: productID, days: terms.days, reasonCode: terms.reason,
+                                           requestID: terms.requestID, storefronts: storefronts)
         return ok(["requestIdentifier": .string(terms.requestID)] as JSONValue)
     }
 

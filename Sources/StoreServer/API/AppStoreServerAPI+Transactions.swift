@@ -136,7 +136,7 @@ extension AppStoreServerAPI {
     ]
 
     func sendConsumptionV1(_ text: String, _ request: HTTPRequest) async throws -> HTTPResponse {
-        let id = try Self.transactionID(text)
+        let id = try await inAppTransactionID(text)
         let body = try Self.jsonObject(request)
         guard body["customerConsented"]?.boolValue == true else { throw APIError.invalidCustomerConsented() }
         guard body["sampleContentProvided"]?.boolValue != nil else { throw APIError.invalidSampleContentProvided() }

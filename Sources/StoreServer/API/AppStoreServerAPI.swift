@@ -83,7 +83,7 @@ public struct AppStoreServerAPI: Sendable {
     /// that take one transaction refuse it.
     func inAppTransactionID(_ text: String) async throws -> Int64 {
         let id = try Self.transactionID(text)
-        if await store.appTransactionID == text { throw APIError.appTransactionIDNotSupported() }
+        if await store.appTransactionID == String(id) { throw APIError.appTransactionIDNotSupported() }
         return id
     }
 

@@ -75,7 +75,8 @@ enum StoreEventLog {
         case "BILLING_RETRY": "billing retry ended without payment"
         case "PRICE_INCREASE": "price increase not accepted"
         case "PRODUCT_NOT_FOR_SALE": "no longer for sale"
-        default: "auto-renew turned off"
+        case "VOLUNTARY": "auto-renew turned off"
+        default: "for another reason"
         }
     }
 

@@ -27,6 +27,10 @@ struct NotificationDetailSheet: SheetView, Equatable {
         for key in ["environment", "bundleId", "bundleVersion", "appAppleId", "status"] {
             if let value = data?[key] { lines.append("data.\(key): \(Self.text(value))") }
         }
+        // A mass extension's SUMMARY says its outcome in `summary`, where others have `data`.
+        if case .object(let summary)? = body["summary"] {
+            for (key, value) in summary { lines.append("summary.\(key): \(Self.text(value))") }
+        }
         for (key, fields) in [("signedTransactionInfo", Self.transactionFields), ("signedRenewalInfo", Self.renewalFields)] {
             guard let nested = data?[key]?.stringValue.flatMap(Self.claims) else { continue }
             lines.append("data.\(key):")
