@@ -71,6 +71,10 @@ struct CatalogParsingTests {
         // Two groups with one ID.
         (#"{"app": {"name": "A", "bundleID": "a"}, "storefronts": ["USA"], "subscriptionGroups": [\#(group("g", "s1")), \#(group("g", "s2"))]}"#,
          CatalogError(file: "c.json", location: .field("subscriptionGroups[1]"), message: #"duplicate subscription group "g""#)),
+        // A subscription's offer code without its offer's terms.
+        (#"{"app": {"name": "A", "bundleID": "a"}, "storefronts": ["USA"], "subscriptionGroups": [\#(group("g", "s1"))], "offerCodes": [{"code": "FREE", "product": "s1"}]}"#,
+         CatalogError(file: "c.json", location: .field("offerCodes[0]"),
+                      message: #"an auto-renewable subscription's offer code needs an "offer" (its free trial, pay as you go or pay up front terms)"#)),
         // Not an object.
         ("[1, 2]", CatalogError(file: "c.json", location: .file, message: "expected a JSON object at the top level, found an array")),
     ])

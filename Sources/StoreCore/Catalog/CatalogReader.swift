@@ -370,6 +370,9 @@ struct CatalogReader {
                 throw offerField.error("only auto-renewable subscriptions take an offer; other products are granted once")
             }
             offer = try self.offer(offerField, type: .code, on: terms)
+        } else if product.subscription != nil {
+            // A one-time grant (ONE_TIME) is for the other product types: Apple's subscription codes have terms.
+            throw field.error("an auto-renewable subscription's offer code needs an \"offer\" (its free trial, pay as you go or pay up front terms)")
         }
         var eligibility = Set(CustomerEligibility.allCases)
         if let eligibilityField = field.optional("eligibility") {
