@@ -13,9 +13,10 @@ extension LocalAppStore {
             try ledger.update(row)
             var record = try subscription(of: row)
             // Apple: the App Store "turned off subscription auto-renewal after the customer requested a refund".
-            if let active = record, active.isActive, active.willAutoRenew {
-                record?.setAutoRenew(false)
-                try save(record!, notifying: .autoRenewChanged(enabled: false))
+            if var renewing = record, renewing.isActive, renewing.willAutoRenew {
+                renewing.setAutoRenew(false)
+                try save(renewing, notifying: .autoRenewChanged(enabled: false))
+                record = renewing
             }
             try enqueueNotification(.refundRequested(row.payload.productType), transaction: row.payload, record: record,
                                     data: ["consumptionRequestReason": .string(ConsumptionRequestReason(customerReason: reason).rawValue)])

@@ -112,7 +112,7 @@ extension LocalAppStore {
         record.willAutoRenew = true
         try ledger.db.transaction {
             try save(record, notifying: .offerRedeemedForNextRenewal(sameProduct: true))
-            _ = try ledger.useNonce(nonce)
+            guard try ledger.useNonce(nonce) else { throw StoreFailure.purchase(.invalidOfferSignature) }  // rolls the offer back
         }
     }
 

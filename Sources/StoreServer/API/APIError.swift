@@ -73,6 +73,8 @@ struct APIError: Error, Equatable {
     static func tooManyBulletPoints() -> APIError { badRequest(4_000_218, "Invalid request. A message has at most 5 bullet points.") }
     static func bulletPointTextTooLong() -> APIError { badRequest(4_000_219, "Invalid request. A bullet point's text is missing or longer than 66 characters.") }
     static func aboveImageRequiresAnImage() -> APIError { badRequest(4_000_224, "Invalid request. A header above the image needs an image.") }
+    /// An error Apple documents by name and no code: a 400 with the general code and the name in the message.
+    static func unnumbered(_ name: String, _ message: String) -> APIError { badRequest(generalBadRequest, "\(name): \(message)") }
     static func body(_ message: String) -> APIError { badRequest(generalBadRequest, "Invalid request body: \(message)") }
 
     static func subscriptionExtensionIneligible() -> APIError {

@@ -102,27 +102,22 @@ extension AppStoreServerAPI {
         if let percentage = body["consumptionPercentage"], !(percentage.intValue.map { (0...100_000).contains($0) } ?? false) {
             throw APIError.body("consumptionPercentage must be an integer from 0 to 100000 (thousandths of a percent)")
         }
-        guard let transaction = await store.serverTransaction(id: id)?.payload else { throw APIError.transactionIDNotFound() }
-        try Self.checkConsumption(body, of: transaction)
-        return try await record(body, for: id)
+        return try await record(body, for: id) { try Self.checkConsumption(body, of: $0) }
     }
 
-    /// What Apple's ConsumptionRequest allows for the transaction it is about. Apple documents these errors
-    /// by name and no code: each is a 400 with the general code (4000000) and the name in the message.
+    /// What Apple's ConsumptionRequest allows for the transaction it is about.
     static func checkConsumption(_ body: JSONValue, of transaction: TransactionPayload) throws {
         guard transaction.ownership != .familyShared else { throw APIError.familyTransactionNotSupported() }
         let percentage = body["consumptionPercentage"]?.intValue
         if percentage != nil, transaction.productType == .autoRenewable {
-            throw APIError.badRequest(APIError.generalBadRequest, "ConsumptionPercentageAutoRenewableSubscriptionError: the system computes an "
-                                      + "auto-renewable subscription's consumption; leave consumptionPercentage out.")
+            throw APIError.unnumbered("ConsumptionPercentageAutoRenewableSubscriptionError",
+                                      "the system computes an auto-renewable subscription's consumption; leave consumptionPercentage out.")
         }
         if let percentage, percentage != 0, body["deliveryStatus"]?.stringValue != "DELIVERED" {
-            throw APIError.badRequest(APIError.generalBadRequest, "UndeliveredConsumptionPercentageNonZeroError: consumptionPercentage must be 0 "
-                                      + "when deliveryStatus is not DELIVERED.")
+            throw APIError.unnumbered("UndeliveredConsumptionPercentageNonZeroError", "consumptionPercentage must be 0 when deliveryStatus is not DELIVERED.")
         }
         if body["refundPreference"]?.stringValue == "GRANT_PRORATED", transaction.productType != .autoRenewable, (percentage ?? 0) <= 0 {
-            throw APIError.badRequest(APIError.generalBadRequest, "ConsumptionPercentageOutOfRangeError: GRANT_PRORATED needs a "
-                                      + "consumptionPercentage greater than 0.")
+            throw APIError.unnumbered("ConsumptionPercentageOutOfRangeError", "GRANT_PRORATED needs a consumptionPercentage greater than 0.")
         }
     }
 
@@ -149,15 +144,18 @@ extension AppStoreServerAPI {
         if let preference = body["refundPreference"], !(preference.intValue.map { (0...3).contains($0) } ?? false) {
             throw APIError.body("refundPreference must be an integer from 0 to 3")
         }
-        // Apple's v1 is for "a consumable In-App Purchase or auto-renewable subscription".
-        if let type = await store.serverTransaction(id: id)?.payload.productType, type != .consumable, type != .autoRenewable {
-            throw APIError.transactionTypeNotSupported()
+        return try await record(body, for: id) { transaction in
+            // Apple's v1 is for "a consumable In-App Purchase or auto-renewable subscription".
+            guard transaction.productType == .consumable || transaction.productType == .autoRenewable else {
+                throw APIError.transactionTypeNotSupported()
+            }
         }
-        return try await record(body, for: id)
     }
 
-    private func record(_ body: JSONValue, for id: Int64) async throws -> HTTPResponse {
-        guard await store.serverTransaction(id: id) != nil else { throw APIError.transactionIDNotFound() }
+    /// Records what the body says of transaction `id` once `check` allows it for that transaction.
+    private func record(_ body: JSONValue, for id: Int64, check: (TransactionPayload) throws -> Void) async throws -> HTTPResponse {
+        guard let transaction = await store.serverTransaction(id: id)?.payload else { throw APIError.transactionIDNotFound() }
+        try check(transaction)
         try await store.recordConsumption(transactionID: id, information: body)
         return HTTPResponse(status: 202)
     }

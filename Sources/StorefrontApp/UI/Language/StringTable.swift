@@ -37,8 +37,8 @@ struct StringTable: Sendable {
         return out
     }
 
-    /// The template's text and slots in order; a `{` without a `}` after it is text. On its UTF-8: a
-    /// frame fills hundreds of these, and walking them by `Character` was most of a key's reduce.
+    /// The template's text and slots in order; a `{` without a `}` after it is text. On its UTF-8: every
+    /// frame fills dozens of these, and walking them a `Character` at a time was a tenth of a key's profile.
     private static func forEachPiece(of template: String, _ body: (String, _ isSlot: Bool) -> Void) {
         let (open, close) = (UInt8(ascii: "{"), UInt8(ascii: "}"))
         var rest = template.utf8[...]
